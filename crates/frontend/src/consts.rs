@@ -1,0 +1,139 @@
+//! Constants: global initial contents (bytes plus relocations) and the
+//! constant addresses (`@g`, constant GEPs and casts of them) that appear as
+//! operands.
+
+use crate::module::{ModuleCx, Sym};
+use llvm_ir::constant::Float;
+use llvm_ir::{Constant, ConstantRef, Type as LType, TypeRef};
+use walkdown_ir::{Reloc, RelocTarget};
+
+/// Writes constant `c` of type `ty` into `buf` at `off`.
+pub fn write_initializer(
+    cx: &ModuleCx<'_>,
+    c: &ConstantRef,
+    ty: &TypeRef,
+    buf: &mut [u8],
+    off: u64,
+    relocs: &mut Vec<Reloc>,
+) -> Result<(), String> {
+    let ty = cx.layout.resolve(ty)?;
+    match c.as_ref() {
+        Constant::Int { bits, value } => {
+            let n = bits.div_ceil(8) as usize;
+            put(buf, off, &value.to_le_bytes()[..n.min(8)])
+        }
+        Constant::Float(Float::Single(f)) => put(buf, off, &f.to_le_bytes()),
+        Constant::Float(Float::Double(f)) => put(buf, off, &f.to_le_bytes()),
+        Constant::Float(other) => Err(format!("floating-point constant {other:?}")),
+        Constant::Null(_) | Constant::AggregateZero(_) | Constant::Undef(_) | Constant::Poison(_) => Ok(()),
+        Constant::Array { element_type, elements } => {
+            let stride = cx.layout.size_of(element_type)?;
+            for (i, e) in elements.iter().enumerate() {
+                write_initializer(cx, e, element_type, buf, off + stride * i as u64, relocs)?;
+            }
+            Ok(())
+        }
+        Constant::Struct { values, is_packed, .. } => {
+            let fields = match ty.as_ref() {
+                LType::StructType { element_types, .. } => element_types.clone(),
+                other => return Err(format!("struct constant of type {other}")),
+            };
+            let (_, offsets) = cx.layout.struct_layout(&fields, *is_packed)?;
+            for ((v, t), o) in values.iter().zip(&fields).zip(offsets) {
+                write_initializer(cx, v, t, buf, off + o, relocs)?;
+            }
+            Ok(())
+        }
+        Constant::IntToPtr(c2) => match c2.operand.as_ref() {
+            Constant::Int { value, .. } => {
+                let n = cx.layout.dm.pointer_bytes() as usize;
+                put(buf, off, &value.to_le_bytes()[..n])
+            }
+            other => Err(format!("integer-to-pointer constant {other}")),
+        },
+        _ => match const_address(cx, c)? {
+            Some((sym, addend)) => {
+                let target = match sym {
+                    Sym::Global(g) => RelocTarget::Global(g),
+                    Sym::Func(f) => RelocTarget::Func(f),
+                };
+                relocs.push(Reloc { offset: off, target, addend });
+                Ok(())
+            }
+            None => Err(format!("constant expression {c}")),
+        },
+    }
+}
+
+fn put(buf: &mut [u8], off: u64, bytes: &[u8]) -> Result<(), String> {
+    let start = off as usize;
+    let end = start + bytes.len();
+    if end > buf.len() {
+        return Err("initializer larger than its object".into());
+    }
+    buf[start..end].copy_from_slice(bytes);
+    Ok(())
+}
+
+/// The symbol and byte offset a constant address denotes, if `c` is one.
+pub fn const_address(cx: &ModuleCx<'_>, c: &ConstantRef) -> Result<Option<(Sym, i64)>, String> {
+    match c.as_ref() {
+        Constant::GlobalReference { name, .. } => {
+            let n = crate::module::name_text(name);
+            match cx.syms.get(&n) {
+                Some(s) => Ok(Some((*s, 0))),
+                None => Err(format!("reference to unknown symbol @{n}")),
+            }
+        }
+        Constant::BitCast(b) => const_address(cx, &b.operand),
+        Constant::AddrSpaceCast(b) => const_address(cx, &b.operand),
+        Constant::PtrToInt(p) => const_address(cx, &p.operand),
+        Constant::GetElementPtr(g) => {
+            let Some((sym, base)) = const_address(cx, &g.address)? else { return Ok(None) };
+            let addr_ty = cx.module.types.type_of(&g.address);
+            let LType::PointerType { pointee_type, .. } = addr_ty.as_ref() else {
+                return Err("GEP on a non-pointer".into());
+            };
+            let mut indices = Vec::with_capacity(g.indices.len());
+            for i in &g.indices {
+                match i.as_ref() {
+                    Constant::Int { bits, value } => indices.push(sign_extend(*value, *bits)),
+                    other => return Err(format!("non-constant GEP index {other}")),
+                }
+            }
+            Ok(Some((sym, base + constant_gep_offset(cx, pointee_type, &indices)?)))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// The byte offset of a GEP with constant indices over `source_ty`.
+pub fn constant_gep_offset(cx: &ModuleCx<'_>, source_ty: &TypeRef, indices: &[i64]) -> Result<i64, String> {
+    let mut off: i64 = 0;
+    let mut ty = source_ty.clone();
+    for (n, &i) in indices.iter().enumerate() {
+        if n == 0 {
+            off = off.wrapping_add(i.wrapping_mul(cx.layout.size_of(&ty)? as i64));
+            continue;
+        }
+        let resolved = cx.layout.resolve(&ty)?;
+        match resolved.as_ref() {
+            LType::StructType { .. } => {
+                let (o, t) = cx.layout.field_offset(&resolved, i as u64)?;
+                off = off.wrapping_add(o as i64);
+                ty = t;
+            }
+            LType::ArrayType { element_type, .. } | LType::VectorType { element_type, .. } => {
+                off = off.wrapping_add(i.wrapping_mul(cx.layout.size_of(element_type)? as i64));
+                ty = element_type.clone();
+            }
+            other => return Err(format!("GEP into {other}")),
+        }
+    }
+    Ok(off)
+}
+
+/// Sign-extends the low `bits` bits of `v`.
+pub fn sign_extend(v: u64, bits: u32) -> i64 {
+    if bits >= 64 || bits == 0 { v as i64 } else { ((v << (64 - bits)) as i64) >> (64 - bits) }
+}

@@ -1,0 +1,51 @@
+//! Errors of the frontend; each names the construct and where it is.
+
+use std::path::PathBuf;
+use walkdown_ir::verify::VerifyErrors;
+
+/// Why a C file could not be turned into IR.
+#[derive(Debug, thiserror::Error)]
+pub enum FrontendError {
+    /// The source file or a temporary file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// clang or opt could not be started.
+    #[error("cannot run {tool}: {source} (install it with `apt-get install clang-14 llvm-14`)")]
+    ToolMissing {
+        /// The program.
+        tool: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// clang or opt rejected the program.
+    #[error("{tool} failed on {file}:\n{stderr}")]
+    Compile {
+        /// The program that failed.
+        tool: String,
+        /// The input file.
+        file: PathBuf,
+        /// What it printed.
+        stderr: String,
+    },
+    /// The bitcode could not be read.
+    #[error("cannot read the bitcode: {0}")]
+    Bitcode(String),
+    /// The program uses something walkdown does not model.
+    #[error("{file}:{line}: unsupported: {construct}")]
+    Unsupported {
+        /// What is not supported.
+        construct: String,
+        /// The source file.
+        file: String,
+        /// The source line (0 if unknown).
+        line: u32,
+    },
+    /// The lowering produced malformed IR (a bug in walkdown).
+    #[error("internal error: the lowered IR is malformed:\n{0}")]
+    Verify(VerifyErrors),
+}

@@ -1,0 +1,917 @@
+//! Lowering one LLVM function: blocks (phis become block parameters),
+//! instructions, constant operands, calls, intrinsics and the Test-Comp
+//! functions.
+
+use crate::consts::{const_address, sign_extend};
+use crate::error::FrontendError;
+use crate::module::{name_text, ModuleCx, Sym};
+use llvm_ir::instruction::{self as li, Instruction as LI};
+use llvm_ir::predicates::{FPPredicate, IntPredicate};
+use llvm_ir::terminator::Terminator as LT;
+use llvm_ir::{Constant, ConstantRef, Function, HasDebugLoc, Name, Operand as LOp, Type as LType, TypeRef};
+use std::collections::{HashMap, HashSet};
+use walkdown_ir::testvec::truncate;
+use walkdown_ir::{
+    BinOp, Block, BlockCall, Body, Callee, CastOp, CheckKind, CmpPred, Const, FuncData, InstKind,
+    Loc, Operand, Terminator, Type, UnOp, Value,
+};
+
+/// What an LLVM value lowers to.
+#[derive(Clone, Copy, Debug)]
+enum Lowered {
+    One(Operand),
+    /// The `{ result, overflow }` pair of a `*.with.overflow` intrinsic.
+    Pair(Operand, Operand),
+}
+
+type Res<T> = Result<T, FrontendError>;
+
+/// Lowers the body of `f` into the function of the same name.
+pub fn lower_function<'m>(cx: &mut ModuleCx<'m>, f: &'m Function) -> Res<()> {
+    let Some(Sym::Func(fid)) = cx.syms.get(&f.name).copied() else {
+        return Err(cx.unsupported(format!("function @{}", f.name), Loc::UNKNOWN));
+    };
+    let func_loc = cx.program.funcs[fid].loc;
+    let mut fl = FuncLowerer {
+        cx,
+        f,
+        body: Body::default(),
+        blocks: HashMap::new(),
+        locals: HashMap::new(),
+        phis: HashMap::new(),
+        cur: Body::ENTRY,
+        cur_name: None,
+        loc: func_loc,
+        func_loc,
+    };
+    fl.run()?;
+    let body = fl.body;
+    cx.program.funcs[fid].body = Some(body);
+    Ok(())
+}
+
+struct FuncLowerer<'a, 'm> {
+    cx: &'a mut ModuleCx<'m>,
+    f: &'m Function,
+    body: Body,
+    blocks: HashMap<&'m Name, Block>,
+    locals: HashMap<&'m Name, Lowered>,
+    phis: HashMap<&'m Name, Vec<&'m li::Phi>>,
+    cur: Block,
+    cur_name: Option<&'m Name>,
+    loc: Loc,
+    func_loc: Loc,
+}
+
+impl<'a, 'm> FuncLowerer<'a, 'm> {
+    fn unsupported(&self, what: impl Into<String>) -> FrontendError {
+        let loc = if self.loc.is_known() { self.loc } else { self.func_loc };
+        self.cx.unsupported(what, loc)
+    }
+
+    fn dm(&self) -> walkdown_ir::DataModel {
+        self.cx.layout.dm
+    }
+
+    fn pint(&self) -> Type {
+        self.dm().pointer_int()
+    }
+
+    fn scalar(&self, ty: &LType) -> Res<Type> {
+        self.cx.layout.scalar(ty).map_err(|e| self.unsupported(e))
+    }
+
+    fn type_of_op(&self, op: &LOp) -> TypeRef {
+        self.cx.module.types.type_of(op)
+    }
+
+    fn run(&mut self) -> Res<()> {
+        let f = self.f;
+        for bb in &f.basic_blocks {
+            let b = self.body.add_block();
+            self.blocks.insert(&bb.name, b);
+        }
+        if f.basic_blocks.is_empty() {
+            return Err(self.unsupported(format!("function @{} without blocks", f.name)));
+        }
+        for p in &f.parameters {
+            let ty = self.scalar(&p.ty)?;
+            let v = self.body.add_param(Body::ENTRY, ty);
+            self.locals.insert(&p.name, Lowered::One(Operand::Value(v)));
+        }
+        for bb in &f.basic_blocks {
+            let b = self.blocks[&bb.name];
+            for ins in &bb.instrs {
+                if let LI::Phi(phi) = ins {
+                    self.loc = self.cx.loc(&phi.debugloc);
+                    let ty = self.scalar(&phi.to_type)?;
+                    let v = self.body.add_param(b, ty);
+                    self.locals.insert(&phi.dest, Lowered::One(Operand::Value(v)));
+                    self.phis.entry(&bb.name).or_default().push(phi);
+                }
+            }
+        }
+        if f.name == "reach_error" {
+            // Entering reach_error is the error, whatever its body does
+            // (the native harness recognises it the same way).
+            self.loc = self.func_loc;
+            self.emit(InstKind::Check { kind: CheckKind::ReachError, cond: Const::bool(false).into() });
+        }
+        for idx in reverse_postorder(f) {
+            let bb = &f.basic_blocks[idx];
+            self.cur = self.blocks[&bb.name];
+            self.cur_name = Some(&bb.name);
+            for ins in &bb.instrs {
+                self.loc = self.cx.loc(ins.get_debug_loc());
+                self.lower_inst(ins)?;
+            }
+            self.loc = self.cx.loc(bb.term.get_debug_loc());
+            self.lower_term(&bb.term)?;
+        }
+        Ok(())
+    }
+
+    fn emit(&mut self, kind: InstKind) -> Option<Value> {
+        self.body.append(self.cur, kind, self.loc).1
+    }
+
+    fn emit_value(&mut self, kind: InstKind) -> Operand {
+        match self.emit(kind) {
+            Some(v) => Operand::Value(v),
+            None => Operand::Const(Const::bool(false)),
+        }
+    }
+
+    fn define(&mut self, name: &'m Name, op: Operand) {
+        self.locals.insert(name, Lowered::One(op));
+    }
+
+    // ---------------------------------------------------------------- operands
+
+    fn operand(&mut self, op: &LOp) -> Res<Operand> {
+        match self.lowered(op)? {
+            Lowered::One(o) => Ok(o),
+            Lowered::Pair(..) => Err(self.unsupported("an aggregate value used as a scalar")),
+        }
+    }
+
+    fn lowered(&mut self, op: &LOp) -> Res<Lowered> {
+        match op {
+            LOp::LocalOperand { name, .. } => match self.locals.get(name) {
+                Some(l) => Ok(*l),
+                None => Err(self.unsupported(format!("use of %{} before its definition", name_text(name)))),
+            },
+            LOp::ConstantOperand(c) => self.constant(c).map(Lowered::One),
+            LOp::MetadataOperand => Err(self.unsupported("a metadata operand")),
+        }
+    }
+
+    fn constant(&mut self, c: &ConstantRef) -> Res<Operand> {
+        match c.as_ref() {
+            Constant::Int { bits, value } => match Type::int(*bits) {
+                Some(ty) => Ok(Operand::Const(Const { ty, bits: truncate(*value, *bits) })),
+                None => Err(self.unsupported(format!("{bits}-bit integer constant"))),
+            },
+            Constant::Float(llvm_ir::constant::Float::Single(x)) => {
+                Ok(Operand::Const(Const { ty: Type::F32, bits: u64::from(x.to_bits()) }))
+            }
+            Constant::Float(llvm_ir::constant::Float::Double(x)) => {
+                Ok(Operand::Const(Const { ty: Type::F64, bits: x.to_bits() }))
+            }
+            Constant::Null(_) => Ok(Operand::Const(Const::null())),
+            Constant::Undef(t) | Constant::Poison(t) | Constant::AggregateZero(t) => {
+                // Reading an undefined value is undefined in C; zero is one
+                // admissible choice and keeps runs deterministic.
+                let ty = self.scalar(t)?;
+                Ok(Operand::Const(Const { ty, bits: 0 }))
+            }
+            Constant::GlobalReference { name, .. } => match self.cx.syms.get(&name_text(name)) {
+                Some(Sym::Global(g)) => Ok(Operand::Global(*g)),
+                Some(Sym::Func(f)) => Ok(Operand::Func(*f)),
+                None => Err(self.unsupported(format!("the address of @{}", name_text(name)))),
+            },
+            Constant::GetElementPtr(_) | Constant::BitCast(_) | Constant::AddrSpaceCast(_) => {
+                match const_address(self.cx, c).map_err(|e| self.unsupported(e))? {
+                    Some((sym, off)) => {
+                        let base = match sym {
+                            Sym::Global(g) => Operand::Global(g),
+                            Sym::Func(f) => Operand::Func(f),
+                        };
+                        Ok(self.ptr_add_const(base, off))
+                    }
+                    None => Err(self.unsupported(format!("constant expression {c}"))),
+                }
+            }
+            Constant::PtrToInt(p) => {
+                let arg = self.constant(&p.operand)?;
+                let to = self.scalar(&p.to_type)?;
+                Ok(self.emit_value(InstKind::Cast { op: CastOp::PtrToInt, from: Type::Ptr, to, arg }))
+            }
+            Constant::IntToPtr(p) => {
+                let arg = self.constant(&p.operand)?;
+                let from = self.operand_type(&arg);
+                Ok(self.emit_value(InstKind::Cast { op: CastOp::IntToPtr, from, to: Type::Ptr, arg }))
+            }
+            other => Err(self.unsupported(format!("constant expression {other}"))),
+        }
+    }
+
+    fn operand_type(&self, o: &Operand) -> Type {
+        self.body.operand_type(o)
+    }
+
+    fn ptr_add_const(&mut self, base: Operand, off: i64) -> Operand {
+        if off == 0 {
+            return base;
+        }
+        let offset = Operand::Const(Const::int(self.pint(), off, self.dm()));
+        self.emit_value(InstKind::PtrAdd { base, offset })
+    }
+
+    /// Converts an integer operand to the pointer-width integer type
+    /// (sign-extending or truncating), as GEP indices are.
+    fn to_pint(&mut self, o: Operand, signed: bool) -> Operand {
+        let from = self.operand_type(&o);
+        let to = self.pint();
+        let (fb, tb) = (from.bits(self.dm()), to.bits(self.dm()));
+        if let Operand::Const(c) = o {
+            let v = if signed { sign_extend(c.bits, fb) } else { c.bits as i64 };
+            return Operand::Const(Const::int(to, v, self.dm()));
+        }
+        let op = match fb.cmp(&tb) {
+            std::cmp::Ordering::Equal => return o,
+            std::cmp::Ordering::Less if signed => CastOp::SExt,
+            std::cmp::Ordering::Less => CastOp::ZExt,
+            std::cmp::Ordering::Greater => CastOp::Trunc,
+        };
+        self.emit_value(InstKind::Cast { op, from, to, arg: o })
+    }
+
+    // ------------------------------------------------------------ instructions
+
+    fn lower_inst(&mut self, ins: &'m LI) -> Res<()> {
+        match ins {
+            LI::Add(i) => self.bin(BinOp::Add, &i.operand0, &i.operand1, &i.dest),
+            LI::Sub(i) => self.bin(BinOp::Sub, &i.operand0, &i.operand1, &i.dest),
+            LI::Mul(i) => self.bin(BinOp::Mul, &i.operand0, &i.operand1, &i.dest),
+            LI::UDiv(i) => self.div(BinOp::UDiv, &i.operand0, &i.operand1, &i.dest),
+            LI::SDiv(i) => self.div(BinOp::SDiv, &i.operand0, &i.operand1, &i.dest),
+            LI::URem(i) => self.div(BinOp::URem, &i.operand0, &i.operand1, &i.dest),
+            LI::SRem(i) => self.div(BinOp::SRem, &i.operand0, &i.operand1, &i.dest),
+            LI::And(i) => self.bin(BinOp::And, &i.operand0, &i.operand1, &i.dest),
+            LI::Or(i) => self.bin(BinOp::Or, &i.operand0, &i.operand1, &i.dest),
+            LI::Xor(i) => self.bin(BinOp::Xor, &i.operand0, &i.operand1, &i.dest),
+            LI::Shl(i) => self.bin(BinOp::Shl, &i.operand0, &i.operand1, &i.dest),
+            LI::LShr(i) => self.bin(BinOp::LShr, &i.operand0, &i.operand1, &i.dest),
+            LI::AShr(i) => self.bin(BinOp::AShr, &i.operand0, &i.operand1, &i.dest),
+            LI::FAdd(i) => self.bin(BinOp::FAdd, &i.operand0, &i.operand1, &i.dest),
+            LI::FSub(i) => self.bin(BinOp::FSub, &i.operand0, &i.operand1, &i.dest),
+            LI::FMul(i) => self.bin(BinOp::FMul, &i.operand0, &i.operand1, &i.dest),
+            LI::FDiv(i) => self.bin(BinOp::FDiv, &i.operand0, &i.operand1, &i.dest),
+            LI::FRem(i) => self.bin(BinOp::FRem, &i.operand0, &i.operand1, &i.dest),
+            LI::FNeg(i) => {
+                let ty = self.scalar(&self.type_of_op(&i.operand))?;
+                let arg = self.operand(&i.operand)?;
+                let v = self.emit_value(InstKind::Un { op: UnOp::FNeg, ty, arg });
+                self.define(&i.dest, v);
+                Ok(())
+            }
+            LI::ICmp(i) => {
+                let ty = self.scalar(&self.type_of_op(&i.operand0))?;
+                let (lhs, rhs) = (self.operand(&i.operand0)?, self.operand(&i.operand1)?);
+                let v = self.emit_value(InstKind::Cmp { pred: int_pred(i.predicate), ty, lhs, rhs });
+                self.define(&i.dest, v);
+                Ok(())
+            }
+            LI::FCmp(i) => {
+                let ty = self.scalar(&self.type_of_op(&i.operand0))?;
+                let (lhs, rhs) = (self.operand(&i.operand0)?, self.operand(&i.operand1)?);
+                let v = match fp_pred(i.predicate) {
+                    Ok(pred) => self.emit_value(InstKind::Cmp { pred, ty, lhs, rhs }),
+                    Err(b) => Operand::Const(Const::bool(b)),
+                };
+                self.define(&i.dest, v);
+                Ok(())
+            }
+            LI::Trunc(i) => self.cast(CastOp::Trunc, &i.operand, &i.to_type, &i.dest),
+            LI::ZExt(i) => self.cast(CastOp::ZExt, &i.operand, &i.to_type, &i.dest),
+            LI::SExt(i) => self.cast(CastOp::SExt, &i.operand, &i.to_type, &i.dest),
+            LI::FPTrunc(i) => self.cast(CastOp::FpTrunc, &i.operand, &i.to_type, &i.dest),
+            LI::FPExt(i) => self.cast(CastOp::FpExt, &i.operand, &i.to_type, &i.dest),
+            LI::FPToUI(i) => self.cast(CastOp::FpToUi, &i.operand, &i.to_type, &i.dest),
+            LI::FPToSI(i) => self.cast(CastOp::FpToSi, &i.operand, &i.to_type, &i.dest),
+            LI::UIToFP(i) => self.cast(CastOp::UiToFp, &i.operand, &i.to_type, &i.dest),
+            LI::SIToFP(i) => self.cast(CastOp::SiToFp, &i.operand, &i.to_type, &i.dest),
+            LI::PtrToInt(i) => self.cast(CastOp::PtrToInt, &i.operand, &i.to_type, &i.dest),
+            LI::IntToPtr(i) => self.cast(CastOp::IntToPtr, &i.operand, &i.to_type, &i.dest),
+            LI::BitCast(i) => self.cast(CastOp::Bitcast, &i.operand, &i.to_type, &i.dest),
+            LI::AddrSpaceCast(i) => {
+                let o = self.operand(&i.operand)?;
+                self.define(&i.dest, o);
+                Ok(())
+            }
+            LI::Freeze(i) => {
+                let o = self.operand(&i.operand)?;
+                self.define(&i.dest, o);
+                Ok(())
+            }
+            LI::Select(i) => {
+                let ty = self.scalar(&self.type_of_op(&i.true_value))?;
+                let cond = self.operand(&i.condition)?;
+                let if_true = self.operand(&i.true_value)?;
+                let if_false = self.operand(&i.false_value)?;
+                let v = self.emit_value(InstKind::Select { ty, cond, if_true, if_false });
+                self.define(&i.dest, v);
+                Ok(())
+            }
+            LI::Alloca(i) => self.alloca(i),
+            LI::Load(i) => {
+                let ty = match self.type_of_op(&i.address).as_ref() {
+                    LType::PointerType { pointee_type, .. } => self.scalar(pointee_type)?,
+                    other => return Err(self.unsupported(format!("load through {other}"))),
+                };
+                let ptr = self.operand(&i.address)?;
+                let v = self.emit_value(InstKind::Load { ty, ptr });
+                self.define(&i.dest, v);
+                Ok(())
+            }
+            LI::Store(i) => {
+                let ty = self.scalar(&self.type_of_op(&i.value))?;
+                let ptr = self.operand(&i.address)?;
+                let value = self.operand(&i.value)?;
+                self.emit(InstKind::Store { ty, ptr, value });
+                Ok(())
+            }
+            LI::GetElementPtr(i) => self.gep(i),
+            LI::Phi(_) => Ok(()), // became block parameters
+            LI::Call(c) => self.call(c),
+            LI::ExtractValue(i) => {
+                let agg = self.lowered(&i.aggregate)?;
+                let v = match (agg, i.indices.as_slice()) {
+                    (Lowered::Pair(a, _), [0]) => a,
+                    (Lowered::Pair(_, b), [1]) => b,
+                    _ => return Err(self.unsupported("extractvalue from an aggregate value")),
+                };
+                self.define(&i.dest, v);
+                Ok(())
+            }
+            other => {
+                let text = other.to_string();
+                let short: String = text.chars().take(80).collect();
+                Err(self.unsupported(format!("instruction `{}`", short.trim())))
+            }
+        }
+    }
+
+    fn bin(&mut self, op: BinOp, a: &LOp, b: &LOp, dest: &'m Name) -> Res<()> {
+        let ty = self.scalar(&self.type_of_op(a))?;
+        let (lhs, rhs) = (self.operand(a)?, self.operand(b)?);
+        let v = self.emit_value(InstKind::Bin { op, ty, lhs, rhs });
+        self.define(dest, v);
+        Ok(())
+    }
+
+    /// Division and remainder, after checks that the divisor is not zero
+    /// and, when signed, that the quotient does not overflow (`MIN / -1`
+    /// traps on x86 just like division by zero).
+    fn div(&mut self, op: BinOp, a: &LOp, b: &LOp, dest: &'m Name) -> Res<()> {
+        let ty = self.scalar(&self.type_of_op(a))?;
+        let (lhs, rhs) = (self.operand(a)?, self.operand(b)?);
+        let bits = ty.bits(self.dm());
+        let zero = Operand::Const(Const { ty, bits: 0 });
+        if !matches!(rhs, Operand::Const(c) if c.bits != 0) {
+            let nonzero = self.emit_value(InstKind::Cmp { pred: CmpPred::Ne, ty, lhs: rhs, rhs: zero });
+            self.emit(InstKind::Check { kind: CheckKind::DivByZero, cond: nonzero });
+        }
+        let minus_one = truncate(u64::MAX, bits);
+        if matches!(op, BinOp::SDiv | BinOp::SRem) && !matches!(rhs, Operand::Const(c) if c.bits != minus_one) {
+            let min = Operand::Const(Const { ty, bits: 1u64 << (bits - 1) });
+            let is_min = self.emit_value(InstKind::Cmp { pred: CmpPred::Ne, ty, lhs, rhs: min });
+            let m1 = Operand::Const(Const { ty, bits: minus_one });
+            let not_m1 = self.emit_value(InstKind::Cmp { pred: CmpPred::Ne, ty, lhs: rhs, rhs: m1 });
+            let ok = self.emit_value(InstKind::Bin { op: BinOp::Or, ty: Type::I1, lhs: is_min, rhs: not_m1 });
+            self.emit(InstKind::Check { kind: CheckKind::Overflow, cond: ok });
+        }
+        let v = self.emit_value(InstKind::Bin { op, ty, lhs, rhs });
+        self.define(dest, v);
+        Ok(())
+    }
+
+    fn cast(&mut self, op: CastOp, a: &LOp, to_ty: &TypeRef, dest: &'m Name) -> Res<()> {
+        let from = self.scalar(&self.type_of_op(a))?;
+        let to = self.scalar(to_ty)?;
+        let arg = self.operand(a)?;
+        let v = if from == to {
+            arg // pointer-to-pointer bitcasts
+        } else {
+            self.emit_value(InstKind::Cast { op, from, to, arg })
+        };
+        self.define(dest, v);
+        Ok(())
+    }
+
+    fn alloca(&mut self, i: &'m li::Alloca) -> Res<()> {
+        let elem = self.cx.layout.size_of(&i.allocated_type).map_err(|e| self.unsupported(e))?;
+        let align = self.cx.layout.align_of(&i.allocated_type).map_err(|e| self.unsupported(e))?;
+        let align = (i.alignment as u64).max(align).max(1) as u32;
+        let count = self.operand(&i.num_elements)?;
+        let size = match count {
+            Operand::Const(c) => Operand::Const(Const::int(self.pint(), (c.bits as i64).wrapping_mul(elem as i64), self.dm())),
+            dynamic => {
+                let n = self.to_pint(dynamic, false);
+                let stride = Operand::Const(Const::int(self.pint(), elem as i64, self.dm()));
+                self.emit_value(InstKind::Bin { op: BinOp::Mul, ty: self.pint(), lhs: n, rhs: stride })
+            }
+        };
+        let v = self.emit_value(InstKind::Alloca { size, align });
+        self.define(&i.dest, v);
+        Ok(())
+    }
+
+    fn gep(&mut self, g: &'m li::GetElementPtr) -> Res<()> {
+        let base = self.operand(&g.address)?;
+        let pint = self.pint();
+        let mut const_off: i64 = 0;
+        let mut dynamic: Option<Operand> = None;
+        let mut ty = g.source_element_type.clone();
+        for (n, idx) in g.indices.iter().enumerate() {
+            let stride: u64;
+            if n == 0 {
+                stride = self.cx.layout.size_of(&ty).map_err(|e| self.unsupported(e))?;
+            } else {
+                let resolved = self.cx.layout.resolve(&ty).map_err(|e| self.unsupported(e))?;
+                match resolved.as_ref() {
+                    LType::StructType { .. } => {
+                        let k = match self.operand(idx)? {
+                            Operand::Const(c) => c.bits,
+                            _ => return Err(self.unsupported("a struct field chosen at run time")),
+                        };
+                        let (o, t) = self.cx.layout.field_offset(&resolved, k).map_err(|e| self.unsupported(e))?;
+                        const_off = const_off.wrapping_add(o as i64);
+                        ty = t;
+                        continue;
+                    }
+                    LType::ArrayType { element_type, .. } | LType::VectorType { element_type, .. } => {
+                        stride = self.cx.layout.size_of(element_type).map_err(|e| self.unsupported(e))?;
+                        ty = element_type.clone();
+                    }
+                    other => return Err(self.unsupported(format!("getelementptr into {other}"))),
+                }
+            }
+            match self.operand(idx)? {
+                Operand::Const(c) => {
+                    let bits = self.operand_type(&Operand::Const(c)).bits(self.dm());
+                    const_off = const_off.wrapping_add(sign_extend(c.bits, bits).wrapping_mul(stride as i64));
+                }
+                o => {
+                    let i = self.to_pint(o, true);
+                    let scaled = if stride == 1 {
+                        i
+                    } else {
+                        let s = Operand::Const(Const::int(pint, stride as i64, self.dm()));
+                        self.emit_value(InstKind::Bin { op: BinOp::Mul, ty: pint, lhs: i, rhs: s })
+                    };
+                    dynamic = Some(match dynamic {
+                        None => scaled,
+                        Some(d) => self.emit_value(InstKind::Bin { op: BinOp::Add, ty: pint, lhs: d, rhs: scaled }),
+                    });
+                }
+            }
+        }
+        let mut p = base;
+        if let Some(d) = dynamic {
+            p = self.emit_value(InstKind::PtrAdd { base: p, offset: d });
+        }
+        p = self.ptr_add_const(p, const_off);
+        self.define(&g.dest, p);
+        Ok(())
+    }
+
+    // ------------------------------------------------------------------ calls
+
+    fn call(&mut self, c: &'m li::Call) -> Res<()> {
+        let callee = match &c.function {
+            either::Either::Left(_) => return Err(self.unsupported("inline assembly")),
+            either::Either::Right(op) => op,
+        };
+        let direct_name = match callee {
+            LOp::ConstantOperand(k) => callee_name(k),
+            _ => None,
+        };
+        if let Some(name) = direct_name.as_deref() {
+            if let Some(rest) = name.strip_prefix("llvm.") {
+                return self.intrinsic(rest, c);
+            }
+            if !self.cx.defines(name) && self.test_comp_call(name, c)? {
+                return Ok(());
+            }
+            if let Some(why) = self.cx.bad_signatures.get(name) {
+                return Err(self.unsupported(format!("call of @{name}: {why}")));
+            }
+        }
+        let mut args = Vec::with_capacity(c.arguments.len());
+        for (a, _) in &c.arguments {
+            args.push(self.operand(a)?);
+        }
+        let callee_kind = match direct_name.as_deref().and_then(|n| self.cx.syms.get(n).copied()) {
+            Some(Sym::Func(f)) => Callee::Direct(f),
+            _ => Callee::Indirect(self.operand(callee)?),
+        };
+        let ret = match callee_kind {
+            Callee::Direct(f) => {
+                let fd = &self.cx.program.funcs[f];
+                let (params, variadic, name) = (fd.params.clone(), fd.variadic, fd.name.clone());
+                if args.len() < params.len() || (!variadic && args.len() != params.len()) {
+                    return Err(self.unsupported(format!("call of @{name} with {} arguments (it takes {})", args.len(), params.len())));
+                }
+                for (a, p) in args.iter().zip(&params) {
+                    if self.operand_type(a) != *p {
+                        return Err(self.unsupported(format!("call of @{name} with an argument of type {} for a parameter of type {p}", self.operand_type(a))));
+                    }
+                }
+                let ret = fd.ret;
+                let call_ret = self.call_result_type(callee)?;
+                if ret != call_ret {
+                    return Err(self.unsupported(format!("call of @{name} through a cast to another return type")));
+                }
+                ret
+            }
+            Callee::Indirect(_) => self.call_result_type(callee)?,
+        };
+        let v = self.emit(InstKind::Call { callee: callee_kind, args, ret });
+        if let (Some(dest), Some(v)) = (&c.dest, v) {
+            self.define(dest, Operand::Value(v));
+        }
+        Ok(())
+    }
+
+    fn call_result_type(&self, callee: &LOp) -> Res<Option<Type>> {
+        let t = self.type_of_op(callee);
+        let LType::PointerType { pointee_type, .. } = t.as_ref() else {
+            return Err(self.unsupported(format!("call through {t}")));
+        };
+        let LType::FuncType { result_type, .. } = pointee_type.as_ref() else {
+            return Err(self.unsupported(format!("call through {t}")));
+        };
+        self.cx.ret_type(result_type).map_err(|e| self.unsupported(e))
+    }
+
+    /// Lowers calls of the Test-Comp functions the program does not define;
+    /// returns whether `name` was one.
+    fn test_comp_call(&mut self, name: &str, c: &'m li::Call) -> Res<bool> {
+        if let Some(kind) = name.strip_prefix("__VERIFIER_nondet_") {
+            let Some(dest) = &c.dest else { return Ok(true) }; // result unused: still consumes an input
+            let ty = self.call_result_type(match &c.function {
+                either::Either::Right(op) => op,
+                either::Either::Left(_) => return Err(self.unsupported("inline assembly")),
+            })?;
+            let Some(ty) = ty else { return Err(self.unsupported(format!("@{name} returning void"))) };
+            let v = self.emit_value(InstKind::Nondet { ty, signed: nondet_is_signed(kind) });
+            self.define(dest, v);
+            return Ok(true);
+        }
+        match name {
+            "__VERIFIER_assume" => {
+                let Some((a, _)) = c.arguments.first() else {
+                    return Err(self.unsupported("__VERIFIER_assume without an argument"));
+                };
+                let cond = self.truth(a)?;
+                self.emit(InstKind::Assume { cond });
+                Ok(true)
+            }
+            "reach_error" | "__VERIFIER_error" => {
+                self.emit(InstKind::Check { kind: CheckKind::ReachError, cond: Const::bool(false).into() });
+                Ok(true)
+            }
+            "__assert_fail" => {
+                let kind = match c.arguments.get(3) {
+                    Some((LOp::ConstantOperand(k), _)) if self.const_string(k).as_deref() == Some("reach_error") => CheckKind::ReachError,
+                    _ => CheckKind::Assertion,
+                };
+                self.emit(InstKind::Check { kind, cond: Const::bool(false).into() });
+                Ok(true)
+            }
+            // Verification annotations: no effect on executions.
+            "__VERIFIER_assumed" | "__VERIFIER_assert_verified" => Ok(true),
+            _ => Ok(false),
+        }
+    }
+
+    /// `op != 0` as an `i1`.
+    fn truth(&mut self, op: &LOp) -> Res<Operand> {
+        let v = self.operand(op)?;
+        let ty = self.operand_type(&v);
+        if ty == Type::I1 {
+            return Ok(v);
+        }
+        if !ty.is_int_or_ptr() {
+            return Err(self.unsupported(format!("a condition of type {ty}")));
+        }
+        Ok(self.emit_value(InstKind::Cmp { pred: CmpPred::Ne, ty, lhs: v, rhs: Operand::Const(Const { ty, bits: 0 }) }))
+    }
+
+    /// The NUL-terminated string a constant pointer points to, if known.
+    fn const_string(&self, k: &ConstantRef) -> Option<String> {
+        let (Sym::Global(g), off) = const_address(self.cx, k).ok()?? else { return None };
+        let bytes = self.cx.program.globals[g].init.get(off as usize..)?;
+        let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+        Some(String::from_utf8_lossy(&bytes[..end]).into_owned())
+    }
+
+    fn intrinsic(&mut self, name: &str, c: &'m li::Call) -> Res<()> {
+        let family = name.split('.').next().unwrap_or("");
+        let mut args = Vec::new();
+        match family {
+            "dbg" | "lifetime" | "experimental" | "donothing" | "var" | "assume" | "stackrestore" => return Ok(()),
+            _ => {}
+        }
+        for (a, _) in &c.arguments {
+            args.push(self.operand(a)?);
+        }
+        let dest = c.dest.as_ref();
+        let result = match family {
+            "stacksave" => Some(Operand::Const(Const::null())),
+            "memcpy" | "memmove" => {
+                let n = self.to_pint(args[2], false);
+                let lib = if family == "memcpy" { "memcpy" } else { "memmove" };
+                self.libc_call(lib, vec![Type::Ptr, Type::Ptr, self.pint()], Some(Type::Ptr), vec![args[0], args[1], n])?;
+                None
+            }
+            "memset" => {
+                let byte = self.int_cast(args[1], Type::I32, false);
+                let n = self.to_pint(args[2], false);
+                self.libc_call("memset", vec![Type::Ptr, Type::I32, self.pint()], Some(Type::Ptr), vec![args[0], byte, n])?;
+                None
+            }
+            "sadd" | "uadd" | "ssub" | "usub" | "smul" | "umul" if name.contains(".with.overflow.") => {
+                let (op, ovf) = match family {
+                    "sadd" => (BinOp::Add, BinOp::SAddO),
+                    "uadd" => (BinOp::Add, BinOp::UAddO),
+                    "ssub" => (BinOp::Sub, BinOp::SSubO),
+                    "usub" => (BinOp::Sub, BinOp::USubO),
+                    "smul" => (BinOp::Mul, BinOp::SMulO),
+                    _ => (BinOp::Mul, BinOp::UMulO),
+                };
+                let ty = self.operand_type(&args[0]);
+                let r = self.emit_value(InstKind::Bin { op, ty, lhs: args[0], rhs: args[1] });
+                let o = self.emit_value(InstKind::Bin { op: ovf, ty, lhs: args[0], rhs: args[1] });
+                if let Some(d) = dest {
+                    self.locals.insert(d, Lowered::Pair(r, o));
+                }
+                return Ok(());
+            }
+            "abs" => {
+                let ty = self.operand_type(&args[0]);
+                let zero = Operand::Const(Const { ty, bits: 0 });
+                let neg = self.emit_value(InstKind::Bin { op: BinOp::Sub, ty, lhs: zero, rhs: args[0] });
+                let is_neg = self.emit_value(InstKind::Cmp { pred: CmpPred::Slt, ty, lhs: args[0], rhs: zero });
+                Some(self.emit_value(InstKind::Select { ty, cond: is_neg, if_true: neg, if_false: args[0] }))
+            }
+            "smax" | "smin" | "umax" | "umin" => {
+                let ty = self.operand_type(&args[0]);
+                let pred = match family {
+                    "smax" => CmpPred::Sgt,
+                    "smin" => CmpPred::Slt,
+                    "umax" => CmpPred::Ugt,
+                    _ => CmpPred::Ult,
+                };
+                let first = self.emit_value(InstKind::Cmp { pred, ty, lhs: args[0], rhs: args[1] });
+                Some(self.emit_value(InstKind::Select { ty, cond: first, if_true: args[0], if_false: args[1] }))
+            }
+            "bswap" | "ctpop" | "ctlz" | "cttz" => {
+                let op = match family {
+                    "bswap" => UnOp::Bswap,
+                    "ctpop" => UnOp::Ctpop,
+                    "ctlz" => UnOp::Ctlz,
+                    _ => UnOp::Cttz,
+                };
+                let ty = self.operand_type(&args[0]);
+                Some(self.emit_value(InstKind::Un { op, ty, arg: args[0] }))
+            }
+            "fshl" | "fshr" => Some(self.funnel_shift(family == "fshl", args[0], args[1], args[2])),
+            "fmuladd" => {
+                let ty = self.operand_type(&args[0]);
+                let m = self.emit_value(InstKind::Bin { op: BinOp::FMul, ty, lhs: args[0], rhs: args[1] });
+                Some(self.emit_value(InstKind::Bin { op: BinOp::FAdd, ty, lhs: m, rhs: args[2] }))
+            }
+            "fabs" | "sqrt" => {
+                let ty = self.operand_type(&args[0]);
+                let lib = match (family, ty) {
+                    ("fabs", Type::F32) => "fabsf",
+                    ("fabs", _) => "fabs",
+                    (_, Type::F32) => "sqrtf",
+                    _ => "sqrt",
+                };
+                self.libc_call(lib, vec![ty], Some(ty), vec![args[0]])?
+            }
+            _ => return Err(self.unsupported(format!("intrinsic @llvm.{name}"))),
+        };
+        if let (Some(d), Some(r)) = (dest, result) {
+            self.define(d, r);
+        }
+        Ok(())
+    }
+
+    /// `fshl(a, b, s)`: the high half of `a:b << (s mod w)`; `fshr`: the
+    /// low half of `a:b >> (s mod w)`.
+    fn funnel_shift(&mut self, left: bool, a: Operand, b: Operand, s: Operand) -> Operand {
+        let ty = self.operand_type(&a);
+        let w = ty.bits(self.dm());
+        let c = |v: u64| Operand::Const(Const { ty, bits: v });
+        let amt = self.emit_value(InstKind::Bin { op: BinOp::URem, ty, lhs: s, rhs: c(u64::from(w)) });
+        let inv = self.emit_value(InstKind::Bin { op: BinOp::Sub, ty, lhs: c(u64::from(w)), rhs: amt });
+        let (hi, lo) = if left {
+            (
+                self.emit_value(InstKind::Bin { op: BinOp::Shl, ty, lhs: a, rhs: amt }),
+                self.emit_value(InstKind::Bin { op: BinOp::LShr, ty, lhs: b, rhs: inv }),
+            )
+        } else {
+            (
+                self.emit_value(InstKind::Bin { op: BinOp::Shl, ty, lhs: a, rhs: inv }),
+                self.emit_value(InstKind::Bin { op: BinOp::LShr, ty, lhs: b, rhs: amt }),
+            )
+        };
+        let merged = self.emit_value(InstKind::Bin { op: BinOp::Or, ty, lhs: hi, rhs: lo });
+        let is_zero = self.emit_value(InstKind::Cmp { pred: CmpPred::Eq, ty, lhs: amt, rhs: c(0) });
+        let unchanged = if left { a } else { b };
+        self.emit_value(InstKind::Select { ty, cond: is_zero, if_true: unchanged, if_false: merged })
+    }
+
+    fn int_cast(&mut self, o: Operand, to: Type, signed: bool) -> Operand {
+        let from = self.operand_type(&o);
+        let (fb, tb) = (from.bits(self.dm()), to.bits(self.dm()));
+        let op = match fb.cmp(&tb) {
+            std::cmp::Ordering::Equal => return o,
+            std::cmp::Ordering::Less if signed => CastOp::SExt,
+            std::cmp::Ordering::Less => CastOp::ZExt,
+            std::cmp::Ordering::Greater => CastOp::Trunc,
+        };
+        self.emit_value(InstKind::Cast { op, from, to, arg: o })
+    }
+
+    /// Calls the C library function `name`, declaring it with the C
+    /// signature if the program does not; integer arguments are converted
+    /// to the declared parameter types.
+    fn libc_call(&mut self, name: &str, params: Vec<Type>, ret: Option<Type>, args: Vec<Operand>) -> Res<Option<Operand>> {
+        let f = match self.cx.syms.get(name) {
+            Some(Sym::Func(f)) => *f,
+            _ => {
+                let f = self.cx.program.funcs.push(FuncData::external(name, params, ret, false));
+                self.cx.syms.insert(name.to_string(), Sym::Func(f));
+                f
+            }
+        };
+        let fd: &FuncData = &self.cx.program.funcs[f];
+        let (fparams, fret) = (fd.params.clone(), fd.ret);
+        let mut coerced = Vec::with_capacity(args.len());
+        for (i, a) in args.into_iter().enumerate() {
+            let have = self.operand_type(&a);
+            match fparams.get(i) {
+                Some(&want) if want != have && want.is_int() && have.is_int() => coerced.push(self.int_cast(a, want, false)),
+                Some(&want) if want != have => {
+                    return Err(self.unsupported(format!("@{name} declared with a parameter of type {want}")))
+                }
+                _ => coerced.push(a),
+            }
+        }
+        Ok(self.emit(InstKind::Call { callee: Callee::Direct(f), args: coerced, ret: fret }).map(Operand::Value))
+    }
+
+    // ------------------------------------------------------------ terminators
+
+    fn lower_term(&mut self, t: &'m LT) -> Res<()> {
+        let term = match t {
+            LT::Ret(r) => match &r.return_operand {
+                None => Terminator::Return(None),
+                Some(o) => Terminator::Return(Some(self.operand(o)?)),
+            },
+            LT::Br(b) => Terminator::Jump(self.block_call(&b.dest)?),
+            LT::CondBr(b) => {
+                let cond = self.operand(&b.condition)?;
+                let if_true = self.block_call(&b.true_dest)?;
+                let if_false = self.block_call(&b.false_dest)?;
+                Terminator::Branch { cond, if_true, if_false }
+            }
+            LT::Switch(s) => {
+                let ty = self.scalar(&self.type_of_op(&s.operand))?;
+                let value = self.operand(&s.operand)?;
+                let mut cases = Vec::with_capacity(s.dests.len());
+                for (k, dest) in &s.dests {
+                    let Constant::Int { value: kv, bits } = k.as_ref() else {
+                        return Err(self.unsupported("a switch case that is not an integer"));
+                    };
+                    cases.push((truncate(*kv, *bits), self.block_call(dest)?));
+                }
+                let default = self.block_call(&s.default_dest)?;
+                Terminator::Switch { ty, value, cases, default }
+            }
+            LT::Unreachable(_) => Terminator::Unreachable,
+            other => return Err(self.unsupported(format!("terminator `{other}`"))),
+        };
+        self.body.set_term(self.cur, term, self.loc);
+        Ok(())
+    }
+
+    fn block_call(&mut self, dest: &'m Name) -> Res<BlockCall> {
+        let Some(&block) = self.blocks.get(dest) else {
+            return Err(self.unsupported(format!("a branch to unknown block %{}", name_text(dest))));
+        };
+        let mut args = Vec::new();
+        let pred = self.cur_name;
+        if let Some(phis) = self.phis.get(dest).cloned() {
+            for phi in phis {
+                let incoming = phi.incoming_values.iter().find(|(_, b)| Some(b) == pred);
+                match incoming {
+                    Some((v, _)) => args.push(self.operand(v)?),
+                    None => return Err(self.unsupported("a phi without a value for one of its predecessors")),
+                }
+            }
+        }
+        Ok(BlockCall { block, args })
+    }
+}
+
+/// The name of the function a constant callee denotes (through casts).
+fn callee_name(k: &ConstantRef) -> Option<String> {
+    match k.as_ref() {
+        Constant::GlobalReference { name, .. } => Some(name_text(name)),
+        Constant::BitCast(b) => callee_name(&b.operand),
+        _ => None,
+    }
+}
+
+/// Whether tests print the values of `__VERIFIER_nondet_<kind>` as signed.
+fn nondet_is_signed(kind: &str) -> bool {
+    !(kind.starts_with('u')
+        || matches!(kind, "bool" | "_Bool" | "size_t" | "sector_t" | "pointer" | "pchar" | "charp"))
+}
+
+fn int_pred(p: IntPredicate) -> CmpPred {
+    match p {
+        IntPredicate::EQ => CmpPred::Eq,
+        IntPredicate::NE => CmpPred::Ne,
+        IntPredicate::UGT => CmpPred::Ugt,
+        IntPredicate::UGE => CmpPred::Uge,
+        IntPredicate::ULT => CmpPred::Ult,
+        IntPredicate::ULE => CmpPred::Ule,
+        IntPredicate::SGT => CmpPred::Sgt,
+        IntPredicate::SGE => CmpPred::Sge,
+        IntPredicate::SLT => CmpPred::Slt,
+        IntPredicate::SLE => CmpPred::Sle,
+    }
+}
+
+/// The IR predicate, or the constant result of `false`/`true`.
+fn fp_pred(p: FPPredicate) -> Result<CmpPred, bool> {
+    Ok(match p {
+        FPPredicate::False => return Err(false),
+        FPPredicate::True => return Err(true),
+        FPPredicate::OEQ => CmpPred::FOeq,
+        FPPredicate::OGT => CmpPred::FOgt,
+        FPPredicate::OGE => CmpPred::FOge,
+        FPPredicate::OLT => CmpPred::FOlt,
+        FPPredicate::OLE => CmpPred::FOle,
+        FPPredicate::ONE => CmpPred::FOne,
+        FPPredicate::ORD => CmpPred::FOrd,
+        FPPredicate::UNO => CmpPred::FUno,
+        FPPredicate::UEQ => CmpPred::FUeq,
+        FPPredicate::UGT => CmpPred::FUgt,
+        FPPredicate::UGE => CmpPred::FUge,
+        FPPredicate::ULT => CmpPred::FUlt,
+        FPPredicate::ULE => CmpPred::FUle,
+        FPPredicate::UNE => CmpPred::FUne,
+    })
+}
+
+/// Indices of the blocks reachable from the entry, in reverse postorder.
+fn reverse_postorder(f: &Function) -> Vec<usize> {
+    let index: HashMap<&Name, usize> = f.basic_blocks.iter().enumerate().map(|(i, b)| (&b.name, i)).collect();
+    let succs = |i: usize| -> Vec<usize> {
+        let names: Vec<&Name> = match &f.basic_blocks[i].term {
+            LT::Br(b) => vec![&b.dest],
+            LT::CondBr(b) => vec![&b.true_dest, &b.false_dest],
+            LT::Switch(s) => s.dests.iter().map(|(_, n)| n).chain(std::iter::once(&s.default_dest)).collect(),
+            _ => vec![],
+        };
+        names.into_iter().filter_map(|n| index.get(n).copied()).collect()
+    };
+    let mut seen = HashSet::new();
+    let mut order = Vec::new();
+    let mut stack: Vec<(usize, Vec<usize>, usize)> = vec![(0, succs(0), 0)];
+    seen.insert(0);
+    while let Some((b, ss, i)) = stack.last_mut() {
+        if *i < ss.len() {
+            let s = ss[*i];
+            *i += 1;
+            if seen.insert(s) {
+                let next = succs(s);
+                stack.push((s, next, 0));
+            }
+        } else {
+            order.push(*b);
+            stack.pop();
+        }
+    }
+    order.reverse();
+    order
+}

@@ -1,0 +1,146 @@
+//! Sizes, alignments and field offsets of LLVM types under a data model
+//! (x86-64 for LP64, i386 System V for ILP32).
+
+use llvm_ir::types::{FPType, NamedStructDef, Type as LType, Types};
+use walkdown_ir::{DataModel, Type};
+
+/// Type layout for one module.
+pub struct Layout<'m> {
+    pub dm: DataModel,
+    pub types: &'m Types,
+}
+
+/// A type with no layout, described for the error message.
+pub type LayoutError = String;
+
+impl<'m> Layout<'m> {
+    /// The IR type of an LLVM first-class scalar type.
+    pub fn scalar(&self, ty: &LType) -> Result<Type, LayoutError> {
+        match ty {
+            LType::IntegerType { bits } => Type::int(*bits).ok_or_else(|| format!("{bits}-bit integers")),
+            LType::PointerType { .. } => Ok(Type::Ptr),
+            LType::FPType(FPType::Single) => Ok(Type::F32),
+            LType::FPType(FPType::Double) => Ok(Type::F64),
+            LType::FPType(other) => Err(format!("floating-point type {other:?} (long double?)")),
+            other => Err(format!("values of type {other}")),
+        }
+    }
+
+    /// The allocation size in bytes (including tail padding).
+    pub fn size_of(&self, ty: &LType) -> Result<u64, LayoutError> {
+        Ok(match ty {
+            LType::IntegerType { bits } => {
+                let store = u64::from(bits.div_ceil(8)).next_power_of_two();
+                round_up(store, self.align_of(ty)?)
+            }
+            LType::PointerType { .. } => self.dm.pointer_bytes(),
+            LType::FPType(FPType::Single) => 4,
+            LType::FPType(FPType::Double) => 8,
+            LType::FPType(FPType::X86_FP80) => match self.dm {
+                DataModel::LP64 => 16,
+                DataModel::ILP32 => 12,
+            },
+            LType::ArrayType { element_type, num_elements }
+            | LType::VectorType { element_type, num_elements, .. } => {
+                self.size_of(element_type)? * *num_elements as u64
+            }
+            LType::StructType { element_types, is_packed } => {
+                let (size, _) = self.struct_layout(element_types, *is_packed)?;
+                size
+            }
+            LType::NamedStructType { name } => return self.size_of(self.named(name)?.as_ref()),
+            other => return Err(format!("the size of type {other}")),
+        })
+    }
+
+    /// The ABI alignment in bytes.
+    pub fn align_of(&self, ty: &LType) -> Result<u64, LayoutError> {
+        Ok(match ty {
+            LType::IntegerType { bits } => {
+                let natural = u64::from(bits.div_ceil(8)).next_power_of_two();
+                match self.dm {
+                    // i386 System V aligns 8-byte scalars to 4 bytes.
+                    DataModel::ILP32 => natural.min(4),
+                    DataModel::LP64 => natural.min(16),
+                }
+            }
+            LType::PointerType { .. } => self.dm.pointer_bytes(),
+            LType::FPType(FPType::Single) => 4,
+            LType::FPType(FPType::Double) => match self.dm {
+                DataModel::ILP32 => 4,
+                DataModel::LP64 => 8,
+            },
+            LType::FPType(FPType::X86_FP80) => match self.dm {
+                DataModel::LP64 => 16,
+                DataModel::ILP32 => 4,
+            },
+            LType::ArrayType { element_type, .. } | LType::VectorType { element_type, .. } => {
+                self.align_of(element_type)?
+            }
+            LType::StructType { element_types, is_packed } => {
+                if *is_packed {
+                    1
+                } else {
+                    let mut a = 1;
+                    for t in element_types {
+                        a = a.max(self.align_of(t)?);
+                    }
+                    a
+                }
+            }
+            LType::NamedStructType { name } => return self.align_of(self.named(name)?.as_ref()),
+            other => return Err(format!("the alignment of type {other}")),
+        })
+    }
+
+    /// Size and field offsets of a struct.
+    pub fn struct_layout(&self, fields: &[llvm_ir::TypeRef], packed: bool) -> Result<(u64, Vec<u64>), LayoutError> {
+        let mut offset = 0;
+        let mut align = 1;
+        let mut offsets = Vec::with_capacity(fields.len());
+        for f in fields {
+            let a = if packed { 1 } else { self.align_of(f)? };
+            align = align.max(a);
+            offset = round_up(offset, a);
+            offsets.push(offset);
+            offset += self.size_of(f)?;
+        }
+        Ok((round_up(offset, align), offsets))
+    }
+
+    /// The byte offset of field `index` of a struct type.
+    pub fn field_offset(&self, ty: &LType, index: u64) -> Result<(u64, llvm_ir::TypeRef), LayoutError> {
+        match ty {
+            LType::StructType { element_types, is_packed } => {
+                let (_, offsets) = self.struct_layout(element_types, *is_packed)?;
+                let i = index as usize;
+                match (offsets.get(i), element_types.get(i)) {
+                    (Some(o), Some(t)) => Ok((*o, t.clone())),
+                    _ => Err(format!("field {index} of {ty}")),
+                }
+            }
+            LType::NamedStructType { name } => self.field_offset(self.named(name)?.as_ref(), index),
+            other => Err(format!("a field of non-struct type {other}")),
+        }
+    }
+
+    /// The definition of a named struct.
+    pub fn named(&self, name: &str) -> Result<llvm_ir::TypeRef, LayoutError> {
+        match self.types.named_struct_def(name) {
+            Some(NamedStructDef::Defined(t)) => Ok(t.clone()),
+            _ => Err(format!("opaque struct %{name}")),
+        }
+    }
+
+    /// Resolves a named struct to its definition; other types unchanged.
+    pub fn resolve(&self, ty: &llvm_ir::TypeRef) -> Result<llvm_ir::TypeRef, LayoutError> {
+        match ty.as_ref() {
+            LType::NamedStructType { name } => self.named(name),
+            _ => Ok(ty.clone()),
+        }
+    }
+}
+
+fn round_up(v: u64, align: u64) -> u64 {
+    if align <= 1 { v } else { v.div_ceil(align) * align }
+}

@@ -1,0 +1,195 @@
+//! Lowering a whole LLVM module: symbols, globals and their initial
+//! contents, then each defined function.
+
+use crate::error::FrontendError;
+use crate::layout::Layout;
+use llvm_ir::{DebugLoc, Module};
+use std::collections::HashMap;
+use walkdown_ir::{DataModel, FileId, FuncData, FuncId, GlobalData, GlobalId, Loc, Program, Type};
+
+/// A module-level symbol.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sym {
+    /// A global variable.
+    Global(GlobalId),
+    /// A function.
+    Func(FuncId),
+}
+
+/// State shared by the lowering of all functions of a module.
+pub struct ModuleCx<'m> {
+    pub module: &'m Module,
+    pub layout: Layout<'m>,
+    pub program: Program,
+    pub syms: HashMap<String, Sym>,
+    /// Functions whose signature cannot be expressed, with the reason; an
+    /// error only if the program calls them.
+    pub bad_signatures: HashMap<String, String>,
+    files: HashMap<String, FileId>,
+    main_file_basename: String,
+}
+
+/// Lowers `module`, compiled for data model `dm` from the file called
+/// `source_name` (which becomes file 0 of the program).
+pub fn lower_module(module: &Module, dm: DataModel, source_name: &str) -> Result<Program, FrontendError> {
+    let mut program = Program::new(dm);
+    program.files.push(source_name.to_string());
+    let main_file_basename = std::path::Path::new(source_name)
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut cx = ModuleCx {
+        module,
+        layout: Layout { dm, types: &module.types },
+        program,
+        syms: HashMap::new(),
+        bad_signatures: HashMap::new(),
+        files: HashMap::new(),
+        main_file_basename,
+    };
+    cx.declare_symbols()?;
+    for gv in &module.global_vars {
+        cx.lower_initializer(gv)?;
+    }
+    for f in &module.functions {
+        crate::func::lower_function(&mut cx, f)?;
+    }
+    walkdown_ir::verify::verify_program(&cx.program).map_err(FrontendError::Verify)?;
+    Ok(cx.program)
+}
+
+impl<'m> ModuleCx<'m> {
+    /// The IR location of an LLVM debug location.
+    pub fn loc(&mut self, dl: &Option<DebugLoc>) -> Loc {
+        let Some(dl) = dl else { return Loc::UNKNOWN };
+        if dl.line == 0 {
+            return Loc::UNKNOWN;
+        }
+        let file = self.file_id(&dl.filename);
+        Loc { file, line: dl.line, col: dl.col.unwrap_or(0) }
+    }
+
+    fn file_id(&mut self, name: &str) -> FileId {
+        if let Some(&f) = self.files.get(name) {
+            return f;
+        }
+        let base = std::path::Path::new(name).file_name().map(|s| s.to_string_lossy().into_owned());
+        let id = if base.as_deref() == Some(self.main_file_basename.as_str()) {
+            FileId::from_u32(0)
+        } else {
+            self.program.files.push(name.to_string())
+        };
+        self.files.insert(name.to_string(), id);
+        id
+    }
+
+    /// An unsupported-construct error at `loc`.
+    pub fn unsupported(&self, construct: impl Into<String>, loc: Loc) -> FrontendError {
+        FrontendError::Unsupported {
+            construct: construct.into(),
+            file: self.program.file_name(loc).to_string(),
+            line: loc.line,
+        }
+    }
+
+    fn declare_symbols(&mut self) -> Result<(), FrontendError> {
+        let m = self.module;
+        if let Some(a) = m.global_aliases.first() {
+            return Err(self.unsupported(format!("global alias @{}", name_text(&a.name)), Loc::UNKNOWN));
+        }
+        for gv in &m.global_vars {
+            let loc = self.loc(&gv.debugloc);
+            let name = name_text(&gv.name);
+            let llvm_ir::Type::PointerType { pointee_type, .. } = gv.ty.as_ref() else {
+                return Err(self.unsupported(format!("global @{name} of non-pointer type"), loc));
+            };
+            let size = self.layout.size_of(pointee_type).map_err(|e| self.unsupported(format!("global @{name}: {e}"), loc))?;
+            let abi = self.layout.align_of(pointee_type).map_err(|e| self.unsupported(format!("global @{name}: {e}"), loc))?;
+            let align = (gv.alignment as u64).max(abi).max(1) as u32;
+            let id = self.program.globals.push(GlobalData {
+                name: name.clone(),
+                size,
+                align,
+                constant: gv.is_constant,
+                init: Vec::new(),
+                relocs: Vec::new(),
+                loc,
+            });
+            self.syms.insert(name, Sym::Global(id));
+        }
+        for f in &m.functions {
+            let loc = self.loc(&f.debugloc);
+            let params: Result<Vec<Type>, String> = f.parameters.iter().map(|p| self.layout.scalar(&p.ty)).collect();
+            let params = params.map_err(|e| self.unsupported(format!("parameter of @{}: {e}", f.name), loc))?;
+            let ret = self.ret_type(&f.return_type).map_err(|e| self.unsupported(format!("return type of @{}: {e}", f.name), loc))?;
+            let id = self.program.funcs.push(FuncData {
+                name: f.name.clone(),
+                params,
+                ret,
+                variadic: f.is_var_arg,
+                loc,
+                body: None,
+                builtin: None,
+            });
+            self.syms.insert(f.name.clone(), Sym::Func(id));
+        }
+        for d in &m.func_declarations {
+            if d.name.starts_with("llvm.") || self.syms.contains_key(&d.name) {
+                continue;
+            }
+            let params: Result<Vec<Type>, String> = d.parameters.iter().map(|p| self.layout.scalar(&p.ty)).collect();
+            let ret = self.ret_type(&d.return_type);
+            let (params, ret) = match (params, ret) {
+                (Ok(p), Ok(r)) => (p, r),
+                (Err(e), _) | (_, Err(e)) => {
+                    self.bad_signatures.insert(d.name.clone(), e);
+                    (Vec::new(), None)
+                }
+            };
+            let id = self.program.funcs.push(FuncData::external(&d.name, params, ret, d.is_var_arg));
+            self.syms.insert(d.name.clone(), Sym::Func(id));
+        }
+        Ok(())
+    }
+
+    /// The IR return type (`None` for void).
+    pub fn ret_type(&self, ty: &llvm_ir::TypeRef) -> Result<Option<Type>, String> {
+        match ty.as_ref() {
+            llvm_ir::Type::VoidType => Ok(None),
+            t => self.layout.scalar(t).map(Some),
+        }
+    }
+
+    /// Whether the module defines a function called `name`.
+    pub fn defines(&self, name: &str) -> bool {
+        self.module.functions.iter().any(|f| f.name == name)
+    }
+
+    fn lower_initializer(&mut self, gv: &llvm_ir::module::GlobalVariable) -> Result<(), FrontendError> {
+        let name = name_text(&gv.name);
+        let Some(Sym::Global(id)) = self.syms.get(&name).copied() else { return Ok(()) };
+        let Some(init) = &gv.initializer else { return Ok(()) };
+        let loc = self.program.globals[id].loc;
+        let size = self.program.globals[id].size;
+        let mut bytes = vec![0u8; size as usize];
+        let mut relocs = Vec::new();
+        let llvm_ir::Type::PointerType { pointee_type, .. } = gv.ty.as_ref() else { return Ok(()) };
+        crate::consts::write_initializer(self, init, pointee_type, &mut bytes, 0, &mut relocs)
+            .map_err(|e| self.unsupported(format!("initializer of @{name}: {e}"), loc))?;
+        while bytes.last() == Some(&0) {
+            bytes.pop();
+        }
+        let g = &mut self.program.globals[id];
+        g.init = bytes;
+        g.relocs = relocs;
+        Ok(())
+    }
+}
+
+/// The text of an LLVM name (`%3` → "3").
+pub fn name_text(n: &llvm_ir::Name) -> String {
+    match n {
+        llvm_ir::Name::Name(s) => s.to_string(),
+        llvm_ir::Name::Number(k) => k.to_string(),
+    }
+}

@@ -1,0 +1,103 @@
+//! Command-line parsing and the subcommands.
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::{Path, PathBuf};
+use walkdown_frontend::FrontendSettings;
+use walkdown_ir::goals::Goals;
+use walkdown_ir::{DataModel, Program};
+
+/// walkdown: generates test suites for C programs.
+#[derive(Parser, Debug)]
+#[command(name = "walkdown", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// The data model, as Test-Comp task files name it.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+#[allow(clippy::upper_case_acronyms)]
+enum DataModelArg {
+    /// 64-bit `long` and pointers (`-m64`).
+    LP64,
+    /// 32-bit `long` and pointers (`-m32`).
+    ILP32,
+}
+
+impl From<DataModelArg> for DataModel {
+    fn from(d: DataModelArg) -> Self {
+        match d {
+            DataModelArg::LP64 => DataModel::LP64,
+            DataModelArg::ILP32 => DataModel::ILP32,
+        }
+    }
+}
+
+/// Options shared by every command that reads a program.
+#[derive(clap::Args, Debug)]
+struct ProgramArgs {
+    /// The C file (`.c`, `.i`) or textual IR file (`.wir`).
+    file: PathBuf,
+    /// Data model: LP64 (default) or ILP32.
+    #[arg(long = "data-model", value_enum, default_value = "lp64", ignore_case = true)]
+    data_model: DataModelArg,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Print the program's IR in its textual form.
+    Ir {
+        #[command(flatten)]
+        program: ProgramArgs,
+    },
+    /// List the goals: every branch outcome and error site, with its id and source location.
+    Goals {
+        #[command(flatten)]
+        program: ProgramArgs,
+    },
+}
+
+/// Runs the command line; returns the process exit code.
+pub fn main() -> i32 {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("walkdown: error: {e:#}");
+            2
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<i32> {
+    match cli.command {
+        Command::Ir { program } => {
+            let p = load(&program)?;
+            print!("{}", walkdown_ir::write::program_to_string(&p));
+            Ok(0)
+        }
+        Command::Goals { program } => {
+            let p = load(&program)?;
+            let goals = Goals::compute(&p);
+            for (id, g) in goals.goals.iter() {
+                let func = match g.kind {
+                    walkdown_ir::goals::GoalKind::Edge { func, .. } | walkdown_ir::goals::GoalKind::Error { func, .. } => func,
+                };
+                println!("{id}\t{}\t{}\t{}", goals.describe(id), p.describe_loc(g.loc), p.funcs[func].name);
+            }
+            Ok(0)
+        }
+    }
+}
+
+/// Reads a program: C through the frontend, `.wir` through the IR reader.
+fn load(args: &ProgramArgs) -> Result<Program> {
+    load_program(&args.file, args.data_model.into())
+}
+
+/// Reads a program from a C or textual IR file.
+pub fn load_program(file: &Path, dm: DataModel) -> Result<Program> {
+    let settings = FrontendSettings { data_model: dm, ..Default::default() };
+    walkdown_frontend::compile_c(file, &settings).with_context(|| format!("cannot lower {}", file.display()))
+}
