@@ -1,1 +1,115 @@
-//! placeholder
+//! Compiling and running a C task natively with gcc and gcov: the ground
+//! truth walkdown's tests are checked against, measured the way Test-Comp's
+//! validator does (the reference is `shared/eval/measure.py`).
+//!
+//! - [`compile`]: build the task with coverage next to walkdown's harness;
+//! - [`run`]: replay one test vector under a time limit;
+//! - [`gcov`]: read the accumulated coverage of the task file;
+//! - [`harness`]: the C harness and its contract with the Rust side;
+//! - [`validate_suite`]: all of it for a whole suite (`walkdown validate`).
+//!
+//! Reading test files is not done here: callers pass [`TestVector`]s (the
+//! `walkdown-formats` crate reads them).
+
+pub mod compile;
+pub mod gcov;
+pub mod harness;
+pub mod linemarkers;
+pub mod run;
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+use walkdown_ir::testvec::TestVector;
+use walkdown_ir::DataModel;
+
+pub use compile::{BuildSettings, NativeBuild};
+pub use gcov::GcovCoverage;
+pub use run::{ExhaustedInputs, NativeOutcome, NativeRun, RunLimits};
+
+/// Everything that can go wrong building, running or measuring natively.
+#[derive(Debug, Error)]
+pub enum NativeError {
+    /// The task file could not be read.
+    #[error("{}: cannot read the task: {source}", path.display())]
+    ReadTask {
+        /// The task.
+        path: PathBuf,
+        /// The underlying failure.
+        source: io::Error,
+    },
+    /// A file-system operation in the build directory failed.
+    #[error("{context}: {source}")]
+    Io {
+        /// What was being done.
+        context: String,
+        /// The underlying failure.
+        source: io::Error,
+    },
+    /// A program (gcc, gcov, the built task) could not be started.
+    #[error("cannot run {}: {source}", tool.display())]
+    ToolNotRun {
+        /// The program.
+        tool: PathBuf,
+        /// The underlying failure.
+        source: io::Error,
+    },
+    /// gcc rejected the task or the harness.
+    #[error("compilation failed: {command}\n{stderr}")]
+    CompileFailed {
+        /// The failing command line.
+        command: String,
+        /// The end of gcc's error output.
+        stderr: String,
+    },
+    /// gcov failed or printed something unreadable.
+    #[error("gcov: {message}")]
+    Gcov {
+        /// What went wrong.
+        message: String,
+    },
+}
+
+/// A suite replayed natively: each run, and the coverage of all of them.
+#[derive(Clone, Debug)]
+pub struct SuiteCoverage {
+    /// One run per test, in suite order.
+    pub runs: Vec<NativeRun>,
+    /// The gcov coverage of the task after all runs.
+    pub coverage: GcovCoverage,
+    /// Whether entry into the task's own `reach_error` was observable (see
+    /// [`NativeBuild::has_reach_error_hook`]).
+    pub reach_error_hook: bool,
+}
+
+impl SuiteCoverage {
+    /// Tests whose outcome satisfies `predicate`.
+    pub fn count(&self, predicate: impl Fn(&NativeRun) -> bool) -> usize {
+        self.runs.iter().filter(|run| predicate(run)).count()
+    }
+
+    /// Tests that reached `reach_error`.
+    pub fn reach_error_count(&self) -> usize {
+        self.count(|run| run.outcome == NativeOutcome::ReachError)
+    }
+
+    /// Tests that timed out.
+    pub fn timeout_count(&self) -> usize {
+        self.count(|run| run.outcome == NativeOutcome::Timeout)
+    }
+}
+
+/// Build `task` for `data_model`, run every vector of `suite` (in order,
+/// one process each, under `limits`) and measure gcov coverage of the task.
+pub fn validate_suite(
+    task: &Path,
+    suite: &[TestVector],
+    data_model: DataModel,
+    limits: &RunLimits,
+) -> Result<SuiteCoverage, NativeError> {
+    let build = NativeBuild::compile(task, data_model, &BuildSettings::default())?;
+    let runs = suite.iter().map(|vector| build.run(vector, limits)).collect::<Result<Vec<_>, _>>()?;
+    let coverage = build.coverage()?;
+    Ok(SuiteCoverage { runs, coverage, reach_error_hook: build.has_reach_error_hook() })
+}

@@ -1,0 +1,157 @@
+//! What a run takes and what it reports: options, limits, outcomes, results
+//! and the errors of preparing a program.
+
+use walkdown_ir::goals::GoalId;
+use walkdown_ir::{CheckKind, FileId, FuncId, Inst, Loc, Type};
+
+/// Resource limits of one run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExecLimits {
+    /// Instructions and terminators executed before the run stops with
+    /// [`Outcome::StepLimit`]. Default 50 000 000.
+    pub max_steps: u64,
+    /// Frames on the call stack (`main` is depth 1) before the run stops
+    /// with [`Outcome::DepthLimit`]. Default 20 000.
+    pub max_call_depth: u32,
+    /// Bytes of live stack and heap objects. Beyond it `malloc`, `calloc`
+    /// and `realloc` return NULL and `alloca` ends the run as
+    /// [`Outcome::Unsupported`]. Default 1 GiB.
+    pub max_memory: u64,
+}
+
+impl Default for ExecLimits {
+    fn default() -> Self {
+        ExecLimits {
+            max_steps: 50_000_000,
+            max_call_depth: 20_000,
+            max_memory: 1 << 30,
+        }
+    }
+}
+
+/// Options of one run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunOptions {
+    /// Resource limits (see [`ExecLimits`] for the defaults).
+    pub limits: ExecLimits,
+    /// Whether to count executions per source line
+    /// ([`RunResult::line_counts`]). Default false (it costs a little time
+    /// per instruction).
+    pub record_lines: bool,
+}
+
+/// How a run ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// `main` returned this value (a `void` main gives 0), or the program
+    /// called `exit` with it.
+    Exit(i32),
+    /// An `assume` (or `__VERIFIER_assume`) failed: the execution is not one
+    /// the program admits.
+    AssumeFailed,
+    /// The program called `abort`.
+    Abort,
+    /// A `check` failed or an access faulted.
+    Error {
+        /// The error class.
+        kind: CheckKind,
+        /// The function of the failing instruction.
+        func: FuncId,
+        /// The failing instruction (for errors inside a modelled library
+        /// function: the call).
+        inst: Inst,
+        /// Its source location.
+        loc: Loc,
+        /// Its error-site goal, if it has one (then also in
+        /// [`RunResult::covered`]).
+        goal: Option<GoalId>,
+    },
+    /// The run executed `max_steps` steps without ending.
+    StepLimit,
+    /// A call went deeper than `max_call_depth` frames.
+    DepthLimit,
+    /// The run reached something the interpreter does not model (an
+    /// `unreachable` terminator, a call through a mismatched signature, an
+    /// allocation it cannot make, ...).
+    Unsupported {
+        /// What it was.
+        what: String,
+        /// Where.
+        loc: Loc,
+    },
+}
+
+impl Outcome {
+    /// Whether the run ended in an error (a failed `check` or a fault).
+    pub fn is_error(&self) -> bool {
+        matches!(self, Outcome::Error { .. })
+    }
+}
+
+/// One input value a run consumed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConsumedInput {
+    /// The type the program read it as.
+    pub ty: Type,
+    /// Whether tests print it as a signed number.
+    pub signed: bool,
+    /// Its register bits (zero-extended; floats as IEEE bits).
+    pub bits: u64,
+}
+
+/// The number of times a source line was executed: how often execution
+/// entered a run of instructions of that line inside a block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineCount {
+    /// The file.
+    pub file: FileId,
+    /// The line (1-based).
+    pub line: u32,
+    /// Executions (0 for lines of the program that did not run).
+    pub count: u64,
+}
+
+/// Everything one run observed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunResult {
+    /// How it ended.
+    pub outcome: Outcome,
+    /// Goals covered (branch edges taken, the error site reached), sorted.
+    pub covered: Vec<GoalId>,
+    /// Per source line execution counts, sorted by file and line, including
+    /// every line of the program (with 0 when it did not run); empty unless
+    /// [`RunOptions::record_lines`].
+    pub line_counts: Vec<LineCount>,
+    /// Every value a `nondet` (or an unknown external function) returned,
+    /// in order; past the end of the test vector these are zeros, so this
+    /// always has `nondet_calls` entries and replays the run exactly.
+    pub inputs: Vec<ConsumedInput>,
+    /// Inputs requested.
+    pub nondet_calls: u64,
+    /// Whether the program asked for more inputs than the vector held.
+    pub inputs_exhausted: bool,
+    /// Instructions and terminators executed.
+    pub steps: u64,
+    /// External functions called that have neither a body nor a model, in
+    /// order of first call, each once.
+    pub unknown_externals: Vec<String>,
+}
+
+/// Why a program cannot be prepared for execution.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InterpError {
+    /// There is no defined `main`.
+    #[error("the program has no defined `main` function")]
+    NoEntry,
+    /// The IR refers to something that does not exist.
+    #[error("malformed IR in @{func}: {message}")]
+    Malformed {
+        /// The function (or `global NAME`).
+        func: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The globals do not fit the address space.
+    #[error("cannot lay out memory: {0}")]
+    Layout(String),
+}

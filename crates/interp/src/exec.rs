@@ -1,0 +1,597 @@
+//! The execution loop over the executable form.
+//!
+//! One register file (`Vec<u64>`) serves the whole run: the frames of the
+//! call stack, each at a base right after its caller's, each holding its
+//! function's values and then its constants (copied in at the call, see
+//! `call`). Calls push a small [`Frame`] record; block arguments are
+//! copied straight into their registers, through a reusable scratch buffer
+//! when the moves overlap (parallel-copy semantics). Nothing is allocated
+//! per instruction once the register file and scratch buffers have grown
+//! to the run's needs.
+
+use crate::api::{ConsumedInput, ExecLimits, LineCount, Outcome, RunResult};
+use crate::code::{FuncKind, Prepared, XInst, NONE};
+use crate::eval::{
+    eval_bin_bits, eval_cast, eval_cmp_bits, eval_ptradd, eval_select, eval_un_bits, mask, sext,
+};
+use crate::memory::{MemFault, Memory, ObjectKind};
+use walkdown_ir::entity::EntityRef;
+use walkdown_ir::goals::GoalId;
+use walkdown_ir::testvec::InputValue;
+use walkdown_ir::{CheckKind, Inst, Loc, Type};
+
+/// A caller's state, saved across a call.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Frame {
+    pub(crate) ret_pc: u32,
+    pub(crate) base: u32,
+    pub(crate) frame: u32,
+    pub(crate) dst: u32,
+    pub(crate) ret_mask: u64,
+    pub(crate) alloca_mark: u32,
+}
+
+/// What an instruction did to the control flow.
+pub(crate) enum Flow {
+    /// Go on with the next instruction.
+    Next,
+    /// Enter a function (caller's frame already pushed).
+    Enter {
+        /// Its entry.
+        pc: usize,
+        /// Its frame base.
+        base: usize,
+        /// Its frame size.
+        frame: usize,
+    },
+    /// The run ends.
+    Stop(Outcome),
+}
+
+/// The state of one run.
+pub(crate) struct Machine<'p, 't> {
+    pub(crate) p: &'p Prepared,
+    pub(crate) mem: Memory,
+    pub(crate) frames: Vec<Frame>,
+    pub(crate) allocas: Vec<usize>,
+    scratch: Vec<u64>,
+    /// Byte scratch for the string and memory functions.
+    pub(crate) bytes: Vec<u8>,
+    covered: Vec<u64>,
+    lines: Vec<u64>,
+    inputs: &'t [InputValue],
+    next_input: usize,
+    consumed: Vec<ConsumedInput>,
+    nondet_calls: u64,
+    exhausted: bool,
+    unknown: Vec<u32>,
+    pub(crate) limits: ExecLimits,
+    steps: u64,
+}
+
+impl<'p, 't> Machine<'p, 't> {
+    pub(crate) fn new(
+        p: &'p Prepared,
+        inputs: &'t [InputValue],
+        limits: ExecLimits,
+        lines: bool,
+    ) -> Self {
+        let mut mem = p.memory.clone();
+        mem.set_max_live_bytes(limits.max_memory);
+        Machine {
+            p,
+            mem,
+            frames: Vec::new(),
+            allocas: Vec::new(),
+            scratch: Vec::new(),
+            bytes: Vec::new(),
+            covered: vec![0; p.goal_count.div_ceil(64)],
+            lines: if lines {
+                vec![0; p.lines.len()]
+            } else {
+                Vec::new()
+            },
+            inputs,
+            next_input: 0,
+            consumed: Vec::new(),
+            nondet_calls: 0,
+            exhausted: false,
+            unknown: Vec::new(),
+            limits,
+            steps: 0,
+        }
+    }
+
+    /// Runs `main` to the end and collects the results.
+    pub(crate) fn run(mut self, record_lines: bool) -> RunResult {
+        let outcome = self.start(record_lines);
+        let p = self.p;
+        let mut covered = Vec::new();
+        for (w, &bits) in self.covered.iter().enumerate() {
+            let mut b = bits;
+            while b != 0 {
+                let i = b.trailing_zeros() as usize;
+                covered.push(GoalId::new(w * 64 + i));
+                b &= b - 1;
+            }
+        }
+        let line_counts = if record_lines {
+            p.lines
+                .iter()
+                .zip(&self.lines)
+                .map(|(&(file, line), &count)| LineCount { file, line, count })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        RunResult {
+            outcome,
+            covered,
+            line_counts,
+            inputs: self.consumed,
+            nondet_calls: self.nondet_calls,
+            inputs_exhausted: self.exhausted,
+            steps: self.steps,
+            unknown_externals: self
+                .unknown
+                .iter()
+                .map(|&f| p.funcs[f as usize].name.clone())
+                .collect(),
+        }
+    }
+
+    fn start(&mut self, record_lines: bool) -> Outcome {
+        let p = self.p;
+        let main = &p.funcs[p.entry as usize];
+        let FuncKind::Defined {
+            entry,
+            frame,
+            params,
+            consts_start,
+            consts_len,
+        } = &main.kind
+        else {
+            return Outcome::Unsupported {
+                what: "`main` has no body".into(),
+                loc: Loc::UNKNOWN,
+            };
+        };
+        let base = 0;
+        let mut regs = vec![0; base + *frame as usize];
+        let (cs, cl) = (*consts_start as usize, *consts_len as usize);
+        let cbase = base + *frame as usize - cl;
+        regs[cbase..cbase + cl].copy_from_slice(&p.consts[cs..cs + cl]);
+        for (&r, &v) in params.iter().zip(&p.main_args) {
+            regs[base + r as usize] = v;
+        }
+        if self.limits.max_call_depth == 0 {
+            return Outcome::DepthLimit;
+        }
+        if record_lines {
+            self.exec::<true>(&mut regs, *entry as usize, base, *frame as usize)
+        } else {
+            self.exec::<false>(&mut regs, *entry as usize, base, *frame as usize)
+        }
+    }
+
+    /// Marks goal `g` covered.
+    #[inline(always)]
+    fn cover(&mut self, g: u32) {
+        if g != NONE {
+            if let Some(w) = self.covered.get_mut(g as usize / 64) {
+                *w |= 1u64 << (g % 64);
+            }
+        }
+    }
+
+    /// The error outcome of the instruction at `pc`, covering its error-site
+    /// goal.
+    pub(crate) fn error(&mut self, pc: usize, kind: CheckKind) -> Outcome {
+        let m = self.p.meta[pc];
+        self.cover(m.goal);
+        Outcome::Error {
+            kind,
+            func: m.func,
+            inst: m.inst.unwrap_or(Inst::from_u32(u32::MAX)),
+            loc: m.loc,
+            goal: (m.goal != NONE).then(|| GoalId::new(m.goal as usize)),
+        }
+    }
+
+    pub(crate) fn fault(&mut self, pc: usize, f: MemFault) -> Outcome {
+        self.error(pc, f.kind)
+    }
+
+    pub(crate) fn unsupported(&self, pc: usize, what: String) -> Outcome {
+        Outcome::Unsupported {
+            what,
+            loc: self.p.meta[pc].loc,
+        }
+    }
+
+    /// The next input as a value of type `ty` (0 once the vector is
+    /// exhausted).
+    pub(crate) fn nondet(&mut self, ty: Type, signed: bool) -> u64 {
+        self.nondet_calls += 1;
+        let bits = match self.inputs.get(self.next_input) {
+            Some(&v) => {
+                self.next_input += 1;
+                input_bits(v, ty, signed, self.p.dm)
+            }
+            None => {
+                self.exhausted = true;
+                0
+            }
+        };
+        self.consumed.push(ConsumedInput { ty, signed, bits });
+        bits
+    }
+
+    /// Records a call of an external function without model.
+    pub(crate) fn note_unknown(&mut self, func: u32) {
+        if !self.unknown.contains(&func) {
+            self.unknown.push(func);
+        }
+    }
+
+    /// Takes edge `e`: covers its goal, copies the block arguments.
+    #[inline(always)]
+    fn take(&mut self, r: &mut [u64], e: u32, base: usize) -> usize {
+        let edge = self.p.edges[e as usize];
+        self.cover(edge.goal);
+        if edge.moves_len != 0 {
+            let moves = &self.p.moves
+                [edge.moves_start as usize..(edge.moves_start + edge.moves_len) as usize];
+            if edge.parallel {
+                self.scratch.clear();
+                for &(_, src) in moves {
+                    self.scratch.push(r[src.slot(base)]);
+                }
+                for (&(dst, _), &v) in moves.iter().zip(&self.scratch) {
+                    r[base + dst as usize] = v;
+                }
+            } else {
+                for &(dst, src) in moves {
+                    r[base + dst as usize] = r[src.slot(base)];
+                }
+            }
+        }
+        edge.pc as usize
+    }
+
+    /// The main loop. The inner loop works on a slice of the register file
+    /// (so its pointer and length stay in machine registers); it breaks out
+    /// only for calls, which may grow the file.
+    fn exec<const LINES: bool>(
+        &mut self,
+        regs: &mut Vec<u64>,
+        mut pc: usize,
+        mut base: usize,
+        mut frame: usize,
+    ) -> Outcome {
+        let p = self.p;
+        let code = &p.code[..];
+        let dm = p.dm;
+        let max_steps = self.limits.max_steps;
+        let mut steps = self.steps;
+        macro_rules! stop {
+            ($o:expr) => {{
+                let o = $o;
+                self.steps = steps;
+                return o;
+            }};
+        }
+        loop {
+            let r: &mut [u64] = &mut regs[..];
+            macro_rules! rd {
+                ($o:expr) => {
+                    r[$o.slot(base)]
+                };
+            }
+            macro_rules! wr {
+                ($d:expr, $v:expr) => {
+                    let v = $v;
+                    r[base + $d as usize] = v;
+                };
+            }
+            // A comparison fused with the branch after it: the branch is a
+            // step of its own, at the next program counter.
+            macro_rules! cmp_br {
+                ($c:expr, $dst:expr, $t:expr, $f:expr) => {{
+                    let c: bool = $c;
+                    wr!($dst, u64::from(c));
+                    if steps >= max_steps {
+                        stop!(Outcome::StepLimit);
+                    }
+                    steps += 1;
+                    pc += 1;
+                    if LINES {
+                        let s = p.line_slot[pc];
+                        if s != NONE {
+                            self.lines[s as usize] += 1;
+                        }
+                    }
+                    pc = self.take(r, if c { $t } else { $f }, base);
+                }};
+            }
+            let site = loop {
+                if steps >= max_steps {
+                    stop!(Outcome::StepLimit);
+                }
+                steps += 1;
+                if LINES {
+                    let s = p.line_slot[pc];
+                    if s != NONE {
+                        self.lines[s as usize] += 1;
+                    }
+                }
+                match code[pc] {
+                    XInst::Add { sh, dst, a, b } => {
+                        wr!(dst, rd!(a).wrapping_add(rd!(b)) & (u64::MAX >> sh));
+                        pc += 1;
+                    }
+                    XInst::Sub { sh, dst, a, b } => {
+                        wr!(dst, rd!(a).wrapping_sub(rd!(b)) & (u64::MAX >> sh));
+                        pc += 1;
+                    }
+                    XInst::Mul { sh, dst, a, b } => {
+                        wr!(dst, rd!(a).wrapping_mul(rd!(b)) & (u64::MAX >> sh));
+                        pc += 1;
+                    }
+                    XInst::And { dst, a, b } => {
+                        wr!(dst, rd!(a) & rd!(b));
+                        pc += 1;
+                    }
+                    XInst::Or { dst, a, b } => {
+                        wr!(dst, rd!(a) | rd!(b));
+                        pc += 1;
+                    }
+                    XInst::Xor { dst, a, b } => {
+                        wr!(dst, rd!(a) ^ rd!(b));
+                        pc += 1;
+                    }
+                    XInst::Shl { sh, dst, a, b } => {
+                        let n = rd!(b) & u64::from(63 - sh);
+                        wr!(dst, (rd!(a) << n) & (u64::MAX >> sh));
+                        pc += 1;
+                    }
+                    XInst::LShr { sh, dst, a, b } => {
+                        let n = rd!(b) & u64::from(63 - sh);
+                        wr!(dst, rd!(a) >> n);
+                        pc += 1;
+                    }
+                    XInst::AShr { sh, dst, a, b } => {
+                        let n = rd!(b) & u64::from(63 - sh);
+                        let x = ((rd!(a) << sh) as i64) >> sh;
+                        wr!(dst, ((x >> n) as u64) & (u64::MAX >> sh));
+                        pc += 1;
+                    }
+                    XInst::Bin {
+                        op,
+                        bits,
+                        dst,
+                        a,
+                        b,
+                    } => {
+                        wr!(dst, eval_bin_bits(op, u32::from(bits), rd!(a), rd!(b)));
+                        pc += 1;
+                    }
+                    XInst::Eq { dst, a, b } => {
+                        wr!(dst, u64::from(rd!(a) == rd!(b)));
+                        pc += 1;
+                    }
+                    XInst::Ne { dst, a, b } => {
+                        wr!(dst, u64::from(rd!(a) != rd!(b)));
+                        pc += 1;
+                    }
+                    XInst::Ult { dst, a, b } => {
+                        wr!(dst, u64::from(rd!(a) < rd!(b)));
+                        pc += 1;
+                    }
+                    XInst::Ule { dst, a, b } => {
+                        wr!(dst, u64::from(rd!(a) <= rd!(b)));
+                        pc += 1;
+                    }
+                    XInst::Slt { sh, dst, a, b } => {
+                        let (x, y) = (rd!(a) << sh, rd!(b) << sh);
+                        wr!(dst, u64::from((x as i64) < (y as i64)));
+                        pc += 1;
+                    }
+                    XInst::Sle { sh, dst, a, b } => {
+                        let (x, y) = (rd!(a) << sh, rd!(b) << sh);
+                        wr!(dst, u64::from((x as i64) <= (y as i64)));
+                        pc += 1;
+                    }
+                    XInst::BrEq { dst, a, b, t, f } => cmp_br!(rd!(a) == rd!(b), dst, t, f),
+                    XInst::BrNe { dst, a, b, t, f } => cmp_br!(rd!(a) != rd!(b), dst, t, f),
+                    XInst::BrUlt { dst, a, b, t, f } => cmp_br!(rd!(a) < rd!(b), dst, t, f),
+                    XInst::BrUle { dst, a, b, t, f } => cmp_br!(rd!(a) <= rd!(b), dst, t, f),
+                    XInst::BrSlt {
+                        sh,
+                        dst,
+                        a,
+                        b,
+                        t,
+                        f,
+                    } => {
+                        cmp_br!(((rd!(a) << sh) as i64) < ((rd!(b) << sh) as i64), dst, t, f)
+                    }
+                    XInst::BrSle {
+                        sh,
+                        dst,
+                        a,
+                        b,
+                        t,
+                        f,
+                    } => {
+                        cmp_br!(
+                            ((rd!(a) << sh) as i64) <= ((rd!(b) << sh) as i64),
+                            dst,
+                            t,
+                            f
+                        )
+                    }
+                    XInst::Cmp {
+                        pred,
+                        bits,
+                        dst,
+                        a,
+                        b,
+                    } => {
+                        wr!(
+                            dst,
+                            u64::from(eval_cmp_bits(pred, u32::from(bits), rd!(a), rd!(b)))
+                        );
+                        pc += 1;
+                    }
+                    XInst::Load { ty, size, dst, ptr } => {
+                        match self.mem.load(rd!(ptr), u64::from(size)) {
+                            Ok(v) => {
+                                wr!(dst, if ty == Type::I1 { v & 1 } else { v });
+                                pc += 1;
+                            }
+                            Err(f) => stop!(self.fault(pc, f)),
+                        }
+                    }
+                    XInst::Store { size, ptr, val } => {
+                        match self.mem.store(rd!(ptr), u64::from(size), rd!(val)) {
+                            Ok(()) => pc += 1,
+                            Err(f) => stop!(self.fault(pc, f)),
+                        }
+                    }
+                    XInst::Branch { c, t, f } => {
+                        let e = if rd!(c) & 1 != 0 { t } else { f };
+                        pc = self.take(r, e, base);
+                    }
+                    XInst::Jump { edge } => pc = self.take(r, edge, base),
+                    XInst::PtrAdd { dst, base: b, off } => {
+                        wr!(dst, eval_ptradd(rd!(b), rd!(off), dm));
+                        pc += 1;
+                    }
+                    XInst::Cast {
+                        op,
+                        from,
+                        to,
+                        dst,
+                        a,
+                    } => {
+                        wr!(dst, eval_cast(op, from, to, rd!(a), dm));
+                        pc += 1;
+                    }
+                    XInst::Select { dst, c, t, f } => {
+                        wr!(dst, eval_select(rd!(c), rd!(t), rd!(f)));
+                        pc += 1;
+                    }
+                    XInst::Un { op, bits, dst, a } => {
+                        wr!(dst, eval_un_bits(op, u32::from(bits), rd!(a)));
+                        pc += 1;
+                    }
+                    XInst::Switch { table } => {
+                        let t = p.switches[table as usize];
+                        let v = rd!(t.val) & mask(t.ty.bits(dm));
+                        let cases = &p.cases
+                            [t.cases_start as usize..(t.cases_start + t.cases_len) as usize];
+                        let e = match cases.binary_search_by_key(&v, |&(k, _)| k) {
+                            Ok(i) => cases[i].1,
+                            Err(_) => t.default,
+                        };
+                        pc = self.take(r, e, base);
+                    }
+                    XInst::Call { site } => break site,
+                    XInst::Ret { val } => {
+                        let v = match val {
+                            Some(o) => rd!(o),
+                            None => 0,
+                        };
+                        let Some(f) = self.frames.pop() else {
+                            let main = &p.funcs[p.entry as usize];
+                            let code = match main.ret {
+                                Some(ty) => sext(v, ty.bits(dm)) as i32,
+                                None => 0,
+                            };
+                            stop!(Outcome::Exit(code));
+                        };
+                        while self.allocas.len() > f.alloca_mark as usize {
+                            if let Some(i) = self.allocas.pop() {
+                                self.mem.release(i);
+                            }
+                        }
+                        base = f.base as usize;
+                        frame = f.frame as usize;
+                        if f.dst != NONE {
+                            r[base + f.dst as usize] = v & f.ret_mask;
+                        }
+                        pc = f.ret_pc as usize;
+                    }
+                    XInst::Alloca { dst, size, align } => {
+                        let n = rd!(size);
+                        match self
+                            .mem
+                            .alloc(n, u64::from(align), ObjectKind::Stack, false)
+                        {
+                            Ok((idx, addr)) => {
+                                self.allocas.push(idx);
+                                wr!(dst, addr);
+                                pc += 1;
+                            }
+                            Err(e) => stop!(self.unsupported(
+                                pc,
+                                format!("stack allocation of {n} bytes failed: {e:?}")
+                            )),
+                        }
+                    }
+                    XInst::Nondet { ty, signed, dst } => {
+                        wr!(dst, self.nondet(ty, signed));
+                        pc += 1;
+                    }
+                    XInst::Assume { c } => {
+                        if rd!(c) & 1 == 0 {
+                            stop!(Outcome::AssumeFailed);
+                        }
+                        pc += 1;
+                    }
+                    XInst::Check { kind, c } => {
+                        if rd!(c) & 1 == 0 {
+                            stop!(self.error(pc, kind));
+                        }
+                        pc += 1;
+                    }
+                    XInst::Unreachable => {
+                        stop!(self.unsupported(pc, "reached `unreachable`".into()))
+                    }
+                    XInst::Trap { msg } => {
+                        let m = p.messages.get(msg as usize).cloned().unwrap_or_default();
+                        stop!(self.unsupported(pc, m))
+                    }
+                }
+            };
+            let site = p.calls[site as usize];
+            match self.call(regs, &site, pc, base, frame) {
+                Flow::Next => pc += 1,
+                Flow::Enter {
+                    pc: entry,
+                    base: b,
+                    frame: f,
+                } => {
+                    pc = entry;
+                    base = b;
+                    frame = f;
+                }
+                Flow::Stop(o) => stop!(o),
+            }
+        }
+    }
+}
+
+/// An input value converted to the register bits of type `ty`.
+pub fn input_bits(v: InputValue, ty: Type, signed: bool, dm: walkdown_ir::DataModel) -> u64 {
+    match ty {
+        Type::I1 => u64::from(match v {
+            InputValue::Int(i) => i != 0,
+            InputValue::Float(f) => f != 0.0,
+        }),
+        Type::F32 => u64::from((v.to_f64() as f32).to_bits()),
+        Type::F64 => v.to_f64().to_bits(),
+        _ => v.to_int_bits(ty.bits(dm), signed),
+    }
+}

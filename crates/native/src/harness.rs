@@ -1,0 +1,135 @@
+//! walkdown's own C harness (`c/walkdown_harness.c`): the Test-Comp
+//! functions a task calls (`__VERIFIER_nondet_*`, `__VERIFIER_assume`,
+//! `reach_error`, ...), fed from a file of values, and the report it leaves
+//! behind when the run ends. This module holds the contract between the
+//! Rust side and that C file: environment variable names, the input file
+//! syntax and the report syntax.
+
+use walkdown_ir::testvec::{InputValue, TestVector};
+
+/// The harness source, compiled next to every task.
+pub const HARNESS_SOURCE: &str = include_str!("../c/walkdown_harness.c");
+
+/// Environment variable naming the file of input values, one a line.
+pub const ENV_INPUTS: &str = "WD_INPUTS";
+/// Environment variable naming the report file the harness writes.
+pub const ENV_REPORT: &str = "WD_REPORT";
+/// Environment variable with the address-space limit, in MiB.
+pub const ENV_MEMORY_LIMIT_MB: &str = "WD_MEMLIMIT_MB";
+/// Environment variable choosing what happens when inputs run out
+/// (`exit` ends the run with status 1; anything else returns 0).
+pub const ENV_EXHAUSTED: &str = "WD_EXHAUSTED";
+
+/// The input file for `vector`: integers in decimal, floats in a form that
+/// reads back to the same `double` (`strtold` accepts every spelling used).
+pub fn input_file_text(vector: &TestVector) -> String {
+    let mut text = String::new();
+    for value in &vector.values {
+        match *value {
+            InputValue::Int(v) => text.push_str(&v.to_string()),
+            InputValue::Float(f) if f.is_nan() => text.push_str("nan"),
+            InputValue::Float(f) if f.is_infinite() => text.push_str(if f > 0.0 { "inf" } else { "-inf" }),
+            // Debug keeps a `.` or an exponent, so an integer nondet reads
+            // the value as floating-point text and truncates it like a cast.
+            InputValue::Float(f) => text.push_str(&format!("{f:?}")),
+        }
+        text.push('\n');
+    }
+    text
+}
+
+/// How the harness says the process ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReportedEnd {
+    /// `exit()` or a return from `main`.
+    Exit,
+    /// The harness aborted the run itself (error reached, assertion failed).
+    HarnessAbort,
+    /// A fatal signal arrived (including `SIGABRT` from the task's `abort()`
+    /// and `SIGTERM` from a timeout).
+    Signal(i32),
+}
+
+/// The content of a report file.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HarnessReport {
+    /// `nondet` calls executed, including those past the last value.
+    pub nondet_calls: u64,
+    /// Some `nondet` call found no value left.
+    pub inputs_exhausted: bool,
+    /// `__VERIFIER_assume` was called with a false condition.
+    pub assume_failed: bool,
+    /// `reach_error` (or `__VERIFIER_error`) was entered.
+    pub reach_error: bool,
+    /// An `assert()` failed (an `__assert_fail` not coming from `reach_error`).
+    pub assert_fail: bool,
+    /// How the process ended, if the report says.
+    pub end: Option<ReportedEnd>,
+}
+
+impl HarnessReport {
+    /// Parse a report; `None` when the text is not a complete report (the
+    /// process was killed before it could write one).
+    pub fn parse(text: &str) -> Option<HarnessReport> {
+        let mut report = HarnessReport::default();
+        for line in text.lines() {
+            let (key, value) = line.split_once(' ')?;
+            let flag = || match value {
+                "0" => Some(false),
+                "1" => Some(true),
+                _ => None,
+            };
+            match key {
+                "nondet_calls" => report.nondet_calls = value.parse().ok()?,
+                "inputs_exhausted" => report.inputs_exhausted = flag()?,
+                "assume_failed" => report.assume_failed = flag()?,
+                "reach_error" => report.reach_error = flag()?,
+                "assert_fail" => report.assert_fail = flag()?,
+                "end" => {
+                    report.end = Some(match value {
+                        "exit" => ReportedEnd::Exit,
+                        "abort" => ReportedEnd::HarnessAbort,
+                        other => ReportedEnd::Signal(other.strip_prefix("signal ")?.parse().ok()?),
+                    })
+                }
+                // Newer harness fields are ignored rather than fatal.
+                _ => {}
+            }
+        }
+        // The `end` line comes last: without it the write was cut short.
+        report.end.is_some().then_some(report)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn input_text_spellings() {
+        let vector = TestVector {
+            values: vec![
+                InputValue::Int(-3),
+                InputValue::Int(i128::from(u64::MAX)),
+                InputValue::Float(2.0),
+                InputValue::Float(1e300),
+                InputValue::Float(f64::NAN),
+                InputValue::Float(f64::NEG_INFINITY),
+            ],
+        };
+        assert_eq!(input_file_text(&vector), "-3\n18446744073709551615\n2.0\n1e300\nnan\n-inf\n");
+    }
+
+    #[test]
+    fn parses_reports() {
+        let text = "nondet_calls 12\ninputs_exhausted 1\nassume_failed 0\nreach_error 0\nassert_fail 1\nend signal 6\n";
+        let report = HarnessReport::parse(text).unwrap();
+        assert_eq!(report.nondet_calls, 12);
+        assert!(report.inputs_exhausted && report.assert_fail && !report.reach_error);
+        assert_eq!(report.end, Some(ReportedEnd::Signal(6)));
+        assert_eq!(HarnessReport::parse("nondet_calls 1\nend exit\n").unwrap().end, Some(ReportedEnd::Exit));
+        assert_eq!(HarnessReport::parse("nondet_calls 1\n"), None);
+        assert_eq!(HarnessReport::parse(""), None);
+        assert_eq!(HarnessReport::parse("nondet_calls x\nend exit\n"), None);
+    }
+}
