@@ -2,6 +2,9 @@
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
+
+mod run;
+mod validate;
 use std::path::{Path, PathBuf};
 use walkdown_frontend::FrontendSettings;
 use walkdown_ir::goals::Goals;
@@ -39,9 +42,15 @@ impl From<DataModelArg> for DataModel {
 struct ProgramArgs {
     /// The C file (`.c`, `.i`) or textual IR file (`.wir`).
     file: PathBuf,
-    /// Data model: LP64 (default) or ILP32.
-    #[arg(long = "data-model", value_enum, default_value = "lp64", ignore_case = true)]
-    data_model: DataModelArg,
+    /// Data model: LP64 (the default) or ILP32 (`-m32`).
+    #[arg(long = "data-model", value_enum, ignore_case = true)]
+    data_model: Option<DataModelArg>,
+}
+
+impl ProgramArgs {
+    fn data_model(&self) -> DataModel {
+        self.data_model.map(DataModel::from).unwrap_or(DataModel::LP64)
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -56,6 +65,13 @@ enum Command {
         #[command(flatten)]
         program: ProgramArgs,
     },
+    /// Run one test in the interpreter: its outcome, the error and where, the goals covered.
+    ///
+    /// Exit code 1 when the run ends in an error (a failed check, reach_error, abort).
+    Run(run::RunArgs),
+    /// Compile the program natively with gcc --coverage, run every test of a
+    /// Test-Comp suite, and report gcov branch and line coverage.
+    Validate(validate::ValidateArgs),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -88,16 +104,23 @@ fn run(cli: Cli) -> Result<i32> {
             }
             Ok(0)
         }
+        Command::Run(args) => run::run(&args),
+        Command::Validate(args) => validate::validate(&args),
     }
 }
 
 /// Reads a program: C through the frontend, `.wir` through the IR reader.
 fn load(args: &ProgramArgs) -> Result<Program> {
-    load_program(&args.file, args.data_model.into())
+    load_program(&args.file, args.data_model())
 }
 
-/// Reads a program from a C or textual IR file.
+/// Reads a program from a C file (`.c`, `.i`) or a textual IR file (`.wir`,
+/// whose own `data_model` line wins over `dm`).
 pub fn load_program(file: &Path, dm: DataModel) -> Result<Program> {
+    if file.extension().is_some_and(|e| e == "wir") {
+        let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+        return walkdown_ir_reader::parse_and_verify(&text).map_err(|e| anyhow::anyhow!("{}:{e}", file.display()));
+    }
     let settings = FrontendSettings { data_model: dm, ..Default::default() };
     walkdown_frontend::compile_c(file, &settings).with_context(|| format!("cannot lower {}", file.display()))
 }

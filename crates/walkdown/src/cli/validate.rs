@@ -1,0 +1,79 @@
+//! `walkdown validate`: replays a Test-Comp suite on the natively compiled
+//! program (gcc `--coverage` and walkdown's harness) and reports gcov branch
+//! and line coverage, counted as the reference measurement counts them.
+
+use super::DataModelArg;
+use anyhow::{Context, Result};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+use walkdown_ir::DataModel;
+use walkdown_native::{validate_suite, ExhaustedInputs, NativeOutcome, RunLimits};
+
+/// Arguments of `walkdown validate`.
+#[derive(clap::Args, Debug)]
+pub struct ValidateArgs {
+    /// The C file (`.c` or `.i`) the suite was made for.
+    file: PathBuf,
+    /// The suite directory (metadata.xml and one XML file per test).
+    suite: PathBuf,
+    /// Data model; by default the suite metadata's architecture, else LP64.
+    #[arg(long = "data-model", value_enum, ignore_case = true)]
+    data_model: Option<DataModelArg>,
+    /// Seconds each test may run before it is stopped.
+    #[arg(long, default_value_t = 2.0)]
+    timeout: f64,
+    /// End a run with exit status 1 when it asks for more values than the
+    /// test has (TestCov's choice) instead of giving it 0.
+    #[arg(long)]
+    exit_on_exhausted: bool,
+}
+
+/// Runs the command.
+pub fn validate(args: &ValidateArgs) -> Result<i32> {
+    let suite = walkdown_formats::read_suite(&args.suite)?;
+    for (name, error) in &suite.invalid {
+        eprintln!("walkdown: warning: skipping {name}: {error}");
+    }
+    let data_model = match (args.data_model, suite.metadata.as_ref().and_then(|m| m.data_model())) {
+        (Some(flag), _) => DataModel::from(flag),
+        (None, Some(from_metadata)) => from_metadata,
+        (None, None) => DataModel::LP64,
+    };
+    if !(args.timeout > 0.0 && args.timeout.is_finite()) {
+        anyhow::bail!("--timeout must be a positive number of seconds");
+    }
+    let limits = RunLimits {
+        timeout: Duration::from_secs_f64(args.timeout),
+        on_exhausted: if args.exit_on_exhausted { ExhaustedInputs::Exit } else { ExhaustedInputs::ReturnZero },
+        ..RunLimits::default()
+    };
+    let vectors = suite.vectors();
+    eprintln!("walkdown: running {} tests natively ({data_model})", vectors.len());
+    let result = validate_suite(&args.file, &vectors, data_model, &limits)
+        .with_context(|| format!("cannot validate {}", args.file.display()))?;
+
+    let mut outcomes: BTreeMap<String, usize> = BTreeMap::new();
+    for run in &result.runs {
+        let name = match run.outcome {
+            NativeOutcome::Exit(code) => format!("exit {code}"),
+            NativeOutcome::ReachError => "reach_error".into(),
+            NativeOutcome::AssertionFailure => "assertion failure".into(),
+            NativeOutcome::Abort => "abort".into(),
+            NativeOutcome::Signal(sig) => format!("signal {sig}"),
+            NativeOutcome::Timeout => "timeout".into(),
+        };
+        *outcomes.entry(name).or_default() += 1;
+    }
+    let c = &result.coverage;
+    println!("tests: {} run, {} invalid files skipped", result.runs.len(), suite.invalid.len());
+    let summary: Vec<String> = outcomes.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    println!("outcomes: {}", summary.join(", "));
+    println!("branches: {} of {} covered ({:.2}%)", c.branches_covered, c.branches_total, c.branch_percent());
+    println!("lines: {} of {} covered ({:.2}%)", c.lines_covered, c.lines_total, c.line_percent());
+    println!("functions: {} of {} entered", c.functions_covered, c.functions_total);
+    if !result.reach_error_hook && result.reach_error_count() == 0 {
+        eprintln!("walkdown: note: the program defines no reach_error, so reaching it was not observable");
+    }
+    Ok(0)
+}
