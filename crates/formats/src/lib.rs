@@ -5,7 +5,8 @@
 //! - [`metadata`]: the suite's `metadata.xml`;
 //! - [`suite`]: a whole suite directory, in validator order;
 //! - [`lines`]: one value a line, and comma lists for `--inputs`;
-//! - [`literal`]: the value syntax all of them share.
+//! - [`literal`]: the value syntax all of them share;
+//! - [`report`]: `report.json` of a generation run.
 //!
 //! Every writer is crash-safe ([`atomic`]): an interrupted run leaves whole
 //! files only.
@@ -15,6 +16,7 @@ pub mod lines;
 pub mod literal;
 pub mod metadata;
 pub mod suite;
+pub mod report;
 pub mod testcase;
 mod xmldoc;
 
@@ -34,6 +36,14 @@ pub use testcase::{read_testcase, write_testcase, InputAnnotation, TestCase};
 /// Everything that can go wrong reading or writing a test file.
 #[derive(Debug, Error)]
 pub enum FormatError {
+    /// A JSON file is not a well-formed report.
+    #[error("{}: malformed report: {message}", path.display())]
+    Malformed {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
     /// The file or directory could not be read.
     #[error("{}: cannot read: {source}", path.display())]
     Read {
