@@ -3,6 +3,7 @@
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 
+mod gen;
 mod run;
 mod validate;
 use std::path::{Path, PathBuf};
@@ -69,6 +70,10 @@ enum Command {
     ///
     /// Exit code 1 when the run ends in an error (a failed check, reach_error, abort).
     Run(run::RunArgs),
+    /// Generate a Test-Comp test suite with concolic search.
+    ///
+    /// Exit code 1 when a test reaches an error (reach_error, a failed check, abort).
+    Gen(gen::GenArgs),
     /// Compile the program natively with gcc --coverage, run every test of a
     /// Test-Comp suite, and report gcov branch and line coverage.
     Validate(validate::ValidateArgs),
@@ -105,6 +110,7 @@ fn run(cli: Cli) -> Result<i32> {
             Ok(0)
         }
         Command::Run(args) => run::run(&args),
+        Command::Gen(args) => gen::gen(&args),
         Command::Validate(args) => validate::validate(&args),
     }
 }

@@ -1,0 +1,1090 @@
+//! The symbolic shadow: runs a test vector concretely on the IR while every
+//! value that depends on an input also carries an SMT expression over the
+//! input symbols, and records the path condition with the alternatives
+//! that a search may take at each branch, switch and check.
+//!
+//! Concrete semantics come from `walkdown_interp::eval` (the interpreter's
+//! own functions), so the concrete half of a traced run computes what the
+//! interpreter computes; the engine still replays every candidate test in
+//! the interpreter, which is the judge. Where the shadow cannot follow a
+//! value symbolically (floating point, pointers used as call targets or
+//! allocation sizes), it keeps the concrete value: for addresses and sizes
+//! the equality with the concrete value joins the path condition, so the
+//! solver never proposes inputs that would silently change them.
+
+use walkdown_ir::entity::EntityRef;
+use crate::sym::Sym;
+use std::collections::HashMap;
+use walkdown_interp::code::{FuncKind, Model, Prepared};
+use walkdown_interp::eval::{eval_bin, eval_cast, eval_cmp, eval_fabs, eval_select, eval_sqrt, eval_un};
+use walkdown_interp::memory::{Memory, ObjectKind};
+use walkdown_interp::{input_bits, ExecLimits};
+use walkdown_ir::goals::{GoalId, Goals};
+use walkdown_ir::testvec::InputValue;
+use walkdown_ir::{
+    Block, BlockCall, Body, Builtin, Callee, CheckKind, DataModel, FuncId, Inst, InstKind, Operand, Program,
+    Terminator, Type, Value,
+};
+use walkdown_smt::{ExprId, SymId};
+
+/// Limits of one traced run.
+#[derive(Clone, Debug)]
+pub struct TraceLimits {
+    /// Execution limits (steps, call depth, memory), as in the interpreter.
+    pub exec: ExecLimits,
+    /// Branch points recorded per run; later branches are followed but
+    /// offer no alternatives. Default 10,000.
+    pub max_points: usize,
+    /// Alternatives recorded per branch site and run: a loop's branch offers
+    /// alternatives in its first iterations only. Default 64.
+    pub max_visits_per_site: u32,
+    /// Objects up to this size (bytes) are read through a symbolic offset
+    /// as a choice over their contents; larger ones concretize the offset.
+    /// Default 256.
+    pub max_symbolic_object: u64,
+}
+
+impl Default for TraceLimits {
+    fn default() -> Self {
+        TraceLimits {
+            exec: ExecLimits { max_steps: 20_000_000, ..ExecLimits::default() },
+            max_points: 10_000,
+            max_visits_per_site: 64,
+            max_symbolic_object: 256,
+        }
+    }
+}
+
+/// Why an alternative exists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AltKind {
+    /// The other side of a branch or another switch case.
+    Branch,
+    /// The failure of a check (or a memory access that can leave its object).
+    Check(CheckKind),
+}
+
+/// Another way a run could have gone at a branch point.
+#[derive(Clone, Copy, Debug)]
+pub struct Alternative {
+    /// Boolean condition under which the run goes this way.
+    pub cond: ExprId,
+    /// The goal it would cover (the branch edge or the error site).
+    pub goal: Option<GoalId>,
+    /// What it is.
+    pub kind: AltKind,
+    /// The function and block it leads to (for branches), for distances.
+    pub target: Option<(FuncId, Block)>,
+}
+
+/// A point where the run could have gone another way.
+#[derive(Clone, Debug)]
+pub struct BranchPoint {
+    /// Length of the path-condition prefix that leads here.
+    pub prefix: usize,
+    /// The other ways.
+    pub alternatives: Vec<Alternative>,
+    /// The site (function, block).
+    pub site: (FuncId, Block),
+}
+
+/// One input the run consumed, with its symbol (none for floats).
+#[derive(Clone, Copy, Debug)]
+pub struct TracedInput {
+    /// Its type.
+    pub ty: Type,
+    /// How tests print it.
+    pub signed: bool,
+    /// Its bits in this run.
+    pub bits: u64,
+    /// Its symbol.
+    pub sym: Option<SymId>,
+}
+
+/// A traced run.
+#[derive(Clone, Debug, Default)]
+pub struct Trace {
+    /// Path condition: boolean expressions, each true on this run.
+    pub path: Vec<ExprId>,
+    /// Branch points in order.
+    pub points: Vec<BranchPoint>,
+    /// Inputs in order of consumption.
+    pub inputs: Vec<TracedInput>,
+    /// Goals the run covered (edges and reached error sites).
+    pub covered: Vec<GoalId>,
+    /// How it ended, in words (the interpreter's replay gives the real
+    /// outcome).
+    pub end: TraceEnd,
+    /// Steps executed.
+    pub steps: u64,
+    /// Values concretized with their equality recorded.
+    pub concretizations: u64,
+}
+
+/// How a traced run ended.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum TraceEnd {
+    /// Normal exit or `exit`.
+    #[default]
+    Exit,
+    /// An error or `abort`.
+    Error(String),
+    /// An `assume` failed.
+    AssumeFailed,
+    /// A limit was hit.
+    Limit,
+    /// Something the shadow cannot execute.
+    Unsupported(String),
+}
+
+struct Frame<'p> {
+    func: FuncId,
+    body: &'p Body,
+    vals: Vec<u64>,
+    shadow: Vec<Option<ExprId>>,
+    block: Block,
+    pos: usize,
+    ret_to: Option<Value>,
+    stack_objects: Vec<usize>,
+}
+
+enum Stop {
+    End(TraceEnd),
+}
+
+/// Runs vectors with the symbolic shadow.
+pub struct Tracer<'p> {
+    program: &'p Program,
+    goals: &'p Goals,
+    prepared: &'p Prepared,
+    /// Input symbols by position, created once so that traces share them.
+    symbols: Vec<(SymId, ExprId, u32)>,
+    /// Address of each global, by global index.
+    global_addrs: Vec<u64>,
+}
+
+struct Run<'p, 'a> {
+    t: &'a mut Tracer<'p>,
+    sym: Sym<'a>,
+    limits: &'a TraceLimits,
+    inputs: &'a [InputValue],
+    next_input: usize,
+    mem: Memory,
+    mem_shadow: HashMap<u64, ExprId>,
+    frames: Vec<Frame<'p>>,
+    trace: Trace,
+    visits: HashMap<(FuncId, Block), u32>,
+    covered_bits: Vec<u64>,
+    dm: DataModel,
+}
+
+impl<'p> Tracer<'p> {
+    /// A tracer for `program` (prepared by the interpreter as `prepared`).
+    pub fn new(program: &'p Program, goals: &'p Goals, prepared: &'p Prepared) -> Self {
+        let mut global_addrs = vec![0; program.globals.len()];
+        for o in prepared.memory.objects() {
+            if let ObjectKind::Global(g) = o.kind {
+                global_addrs[g.index()] = o.base;
+            }
+        }
+        Tracer { program, goals, prepared, symbols: Vec::new(), global_addrs }
+    }
+
+    /// Runs `inputs` and returns the trace.
+    pub fn run(&mut self, pool: &mut walkdown_smt::ExprPool, inputs: &[InputValue], limits: &TraceLimits) -> Trace {
+        let dm = self.program.data_model;
+        let mut mem = self.prepared.memory.clone();
+        mem.set_max_live_bytes(limits.exec.max_memory);
+        let goal_words = self.goals.len().div_ceil(64);
+        let mut run = Run {
+            t: self,
+            sym: Sym::new(pool),
+            limits,
+            inputs,
+            next_input: 0,
+            mem,
+            mem_shadow: HashMap::new(),
+            frames: Vec::new(),
+            trace: Trace::default(),
+            visits: HashMap::new(),
+            covered_bits: vec![0; goal_words],
+            dm,
+        };
+        let end = match run.start() {
+            Ok(()) => TraceEnd::Exit,
+            Err(Stop::End(e)) => e,
+        };
+        run.trace.end = end;
+        let mut trace = run.trace;
+        trace.covered.sort();
+        trace
+    }
+
+    /// The symbol of input number `index` (created on first use).
+    fn input_symbol(&mut self, pool: &mut walkdown_smt::ExprPool, index: usize, width: u32) -> (SymId, ExprId) {
+        while self.symbols.len() <= index {
+            let k = self.symbols.len();
+            let (s, e) = pool.new_symbol(&format!("in{k}"), width).expect("input widths are 1 to 64 bits");
+            self.symbols.push((s, e, width));
+        }
+        let (s, e, w) = self.symbols[index];
+        if w == width {
+            (s, e)
+        } else {
+            // The same position read with another type in another run: a
+            // fresh symbol keeps the widths of both apart.
+            let (s, e) = pool.new_symbol(&format!("in{index}_{width}"), width).expect("input widths are 1 to 64 bits");
+            self.symbols[index] = (s, e, width);
+            (s, e)
+        }
+    }
+}
+
+impl<'p, 'a> Run<'p, 'a> {
+    fn start(&mut self) -> Result<(), Stop> {
+        let entry = self.t.program.entry().ok_or_else(|| unsupported("the program has no `main`".into()))?;
+        let main_args = self.t.prepared.main_args.clone();
+        self.enter(entry, &main_args.iter().map(|&v| (v, None)).collect::<Vec<_>>(), None)?;
+        loop {
+            if self.trace.steps >= self.limits.exec.max_steps {
+                return Err(Stop::End(TraceEnd::Limit));
+            }
+            self.trace.steps += 1;
+            let frame = self.frames.last().expect("a frame is active");
+            let body = frame.body;
+            let data = &body.blocks[frame.block];
+            if frame.pos < data.insts.len() {
+                let inst = data.insts[frame.pos];
+                self.frames.last_mut().expect("a frame is active").pos += 1;
+                self.exec_inst(inst)?;
+            } else if self.exec_term(&data.term)? {
+                return Ok(());
+            }
+        }
+    }
+
+    fn frame(&self) -> &Frame<'p> {
+        self.frames.last().expect("a frame is active")
+    }
+
+    fn frame_mut(&mut self) -> &mut Frame<'p> {
+        self.frames.last_mut().expect("a frame is active")
+    }
+
+    /// Concrete value and shadow of an operand in the current frame.
+    fn operand(&self, op: &Operand) -> (u64, Option<ExprId>) {
+        match *op {
+            Operand::Value(v) => {
+                let f = self.frame();
+                (f.vals[v.index()], f.shadow[v.index()])
+            }
+            Operand::Const(c) => (c.bits, None),
+            Operand::Global(g) => (self.t.prepared_global(g), None),
+            Operand::Func(f) => (self.t.prepared.funcs[f.index()].addr, None),
+        }
+    }
+
+    fn set(&mut self, v: Value, bits: u64, shadow: Option<ExprId>) {
+        let f = self.frame_mut();
+        f.vals[v.index()] = bits;
+        f.shadow[v.index()] = shadow;
+    }
+
+    fn width(&self, ty: Type) -> u32 {
+        ty.bits(self.dm)
+    }
+
+    fn cover(&mut self, goal: Option<GoalId>) {
+        if let Some(g) = goal {
+            let i = g.index();
+            if self.covered_bits[i / 64] & (1 << (i % 64)) == 0 {
+                self.covered_bits[i / 64] |= 1 << (i % 64);
+                self.trace.covered.push(g);
+            }
+        }
+    }
+
+    /// Whether branch points may still be recorded at `site`.
+    fn may_record(&mut self, site: (FuncId, Block)) -> bool {
+        if self.trace.points.len() >= self.limits.max_points {
+            return false;
+        }
+        let n = self.visits.entry(site).or_insert(0);
+        *n += 1;
+        *n <= self.limits.max_visits_per_site
+    }
+
+    /// Records a point with `alternatives` and then adds `taken` to the path.
+    fn branch_point(&mut self, site: (FuncId, Block), alternatives: Vec<Alternative>, taken: ExprId) {
+        if self.sym.is_true(taken) {
+            return;
+        }
+        if self.may_record(site) {
+            let prefix = self.trace.path.len();
+            let alternatives: Vec<Alternative> =
+                alternatives.into_iter().filter(|a| !self.sym.is_false(a.cond)).collect();
+            if !alternatives.is_empty() {
+                self.trace.points.push(BranchPoint { prefix, alternatives, site });
+            }
+        }
+        self.trace.path.push(taken);
+    }
+
+    /// Fixes a symbolic value to its concrete value, recording the equality.
+    fn concretize(&mut self, bits: u64, shadow: Option<ExprId>, width: u32) {
+        if let Some(e) = shadow {
+            let c = self.sym.bv(bits, width);
+            let eq = self.sym.eq(e, c);
+            if !self.sym.is_true(eq) {
+                self.trace.path.push(eq);
+                self.trace.concretizations += 1;
+            }
+        }
+    }
+
+    fn next_input(&mut self, ty: Type, signed: bool) -> (u64, Option<ExprId>) {
+        let index = self.trace.inputs.len();
+        let bits = match self.inputs.get(self.next_input) {
+            Some(&v) => {
+                self.next_input += 1;
+                input_bits(v, ty, signed, self.dm)
+            }
+            None => 0,
+        };
+        let (sym, expr) = if ty.is_int_or_ptr() {
+            let width = self.width(ty);
+            let (s, e) = self.t.input_symbol(self.sym.pool(), index, width);
+            (Some(s), Some(e))
+        } else {
+            (None, None)
+        };
+        self.trace.inputs.push(TracedInput { ty, signed, bits, sym });
+        (bits, expr)
+    }
+
+    fn exec_inst(&mut self, inst: Inst) -> Result<(), Stop> {
+        let body = self.frame().body;
+        let data = &body.insts[inst];
+        let dm = self.dm;
+        match &data.kind {
+            InstKind::Bin { op, ty, lhs, rhs } => {
+                let (a, sa) = self.operand(lhs);
+                let (b, sb) = self.operand(rhs);
+                let bits = if op.is_float() {
+                    walkdown_interp::eval::eval_fbin(*op, *ty, a, b)
+                } else {
+                    eval_bin(*op, *ty, a, b, dm)
+                };
+                let shadow = if op.is_float() || (sa.is_none() && sb.is_none()) {
+                    None
+                } else {
+                    let w = self.width(*ty);
+                    let ea = sa.unwrap_or_else(|| self.sym.bv(a, w));
+                    let eb = sb.unwrap_or_else(|| self.sym.bv(b, w));
+                    Some(self.sym.bin(*op, w, ea, eb))
+                };
+                self.set(data.result.expect("bin has a result"), bits, shadow);
+            }
+            InstKind::Un { op, ty, arg } => {
+                let (a, sa) = self.operand(arg);
+                let bits = eval_un(*op, *ty, a, dm);
+                let shadow = match sa {
+                    Some(e) if ty.is_int_or_ptr() => self.sym.un(*op, self.width(*ty), e),
+                    _ => None,
+                };
+                self.set(data.result.expect("un has a result"), bits, shadow);
+            }
+            InstKind::Cmp { pred, ty, lhs, rhs } => {
+                let (a, sa) = self.operand(lhs);
+                let (b, sb) = self.operand(rhs);
+                let bits = u64::from(eval_cmp(*pred, *ty, a, b, dm));
+                let shadow = if pred.is_float() || (sa.is_none() && sb.is_none()) {
+                    None
+                } else {
+                    let w = self.width(*ty);
+                    let ea = sa.unwrap_or_else(|| self.sym.bv(a, w));
+                    let eb = sb.unwrap_or_else(|| self.sym.bv(b, w));
+                    let c = self.sym.cmp(*pred, ea, eb);
+                    Some(self.sym.bool_to_bv1(c))
+                };
+                self.set(data.result.expect("cmp has a result"), bits, shadow);
+            }
+            InstKind::Cast { op, from, to, arg } => {
+                let (a, sa) = self.operand(arg);
+                let bits = eval_cast(*op, *from, *to, a, dm);
+                let shadow = match sa {
+                    Some(e) if from.is_int_or_ptr() && to.is_int_or_ptr() => {
+                        Some(self.sym.cast(*op, self.width(*from), self.width(*to), e))
+                    }
+                    _ => None,
+                };
+                self.set(data.result.expect("cast has a result"), bits, shadow);
+            }
+            InstKind::Select { ty, cond, if_true, if_false } => {
+                let (c, sc) = self.operand(cond);
+                let (t, st) = self.operand(if_true);
+                let (f, sf) = self.operand(if_false);
+                let bits = eval_select(c, t, f);
+                let shadow = if !ty.is_int_or_ptr() {
+                    if sc.is_some() {
+                        // A float chosen by a symbolic condition: keep the
+                        // condition's value fixed so the choice stays right.
+                        self.concretize(c, sc, 1);
+                    }
+                    None
+                } else if sc.is_none() {
+                    if c & 1 != 0 {
+                        st
+                    } else {
+                        sf
+                    }
+                } else {
+                    let w = self.width(*ty);
+                    let et = st.unwrap_or_else(|| self.sym.bv(t, w));
+                    let ef = sf.unwrap_or_else(|| self.sym.bv(f, w));
+                    let cb = self.sym.bv1_to_bool(sc.expect("checked"));
+                    Some(self.sym.ite(cb, et, ef))
+                };
+                self.set(data.result.expect("select has a result"), bits, shadow);
+            }
+            InstKind::Load { ty, ptr } => {
+                let (addr, sp) = self.operand(ptr);
+                let n = ty.store_size(dm);
+                let addr = self.address(inst, addr, sp, n)?;
+                let bits = match self.mem.load(addr, n) {
+                    Ok(v) => v,
+                    Err(fault) => return Err(error(format!("{} at load", fault.kind.name()))),
+                };
+                let shadow = self.load_shadow(addr, n, *ty, sp);
+                self.set(data.result.expect("load has a result"), bits, shadow);
+            }
+            InstKind::Store { ty, ptr, value } => {
+                let (addr, sp) = self.operand(ptr);
+                let (v, sv) = self.operand(value);
+                let n = ty.store_size(dm);
+                let addr = self.address(inst, addr, sp, n)?;
+                if let Err(fault) = self.mem.store(addr, n, v) {
+                    return Err(error(format!("{} at store", fault.kind.name())));
+                }
+                let sv = if ty.is_int_or_ptr() { sv } else { None };
+                self.store_shadow(addr, n, sv, self.width(*ty));
+            }
+            InstKind::Alloca { size, align } => {
+                let (n, sn) = self.operand(size);
+                self.concretize(n, sn, dm.pointer_bits());
+                match self.mem.alloc(n, u64::from(*align), ObjectKind::Stack, false) {
+                    Ok((idx, addr)) => {
+                        self.frame_mut().stack_objects.push(idx);
+                        self.clear_shadow(addr, n);
+                        self.set(data.result.expect("alloca has a result"), addr, None);
+                    }
+                    Err(_) => return Err(Stop::End(TraceEnd::Limit)),
+                }
+            }
+            InstKind::PtrAdd { base, offset } => {
+                let (b, sb) = self.operand(base);
+                let (o, so) = self.operand(offset);
+                let bits = walkdown_interp::eval::eval_ptradd(b, o, dm);
+                let shadow = if sb.is_none() && so.is_none() {
+                    None
+                } else {
+                    let w = dm.pointer_bits();
+                    let eb = sb.unwrap_or_else(|| self.sym.bv(b, w));
+                    let eo = so.unwrap_or_else(|| self.sym.bv(o, w));
+                    Some(self.sym.bin(walkdown_ir::BinOp::Add, w, eb, eo))
+                };
+                self.set(data.result.expect("ptradd has a result"), bits, shadow);
+            }
+            InstKind::Call { callee, args, ret } => {
+                let target = match callee {
+                    Callee::Direct(f) => *f,
+                    Callee::Indirect(op) => {
+                        let (addr, sa) = self.operand(op);
+                        self.concretize(addr, sa, dm.pointer_bits());
+                        match self.t.prepared.func_addrs.binary_search_by_key(&addr, |&(a, _)| a) {
+                            Ok(i) => FuncId::new(self.t.prepared.func_addrs[i].1 as usize),
+                            Err(_) => return Err(error("call through a pointer that is no function".into())),
+                        }
+                    }
+                };
+                let argv: Vec<(u64, Option<ExprId>)> = args.iter().map(|a| self.operand(a)).collect();
+                self.call(inst, target, &argv, data.result, *ret)?;
+            }
+            InstKind::Nondet { ty, signed } => {
+                let (bits, shadow) = self.next_input(*ty, *signed);
+                self.set(data.result.expect("nondet has a result"), bits, shadow);
+            }
+            InstKind::Assume { cond } => {
+                let (c, sc) = self.operand(cond);
+                if let Some(e) = sc {
+                    let b = self.sym.bv1_to_bool(e);
+                    let b = if c & 1 != 0 { b } else { self.sym.not(b) };
+                    self.trace.path.push(b);
+                }
+                if c & 1 == 0 {
+                    return Err(Stop::End(TraceEnd::AssumeFailed));
+                }
+            }
+            InstKind::Check { kind, cond } => {
+                let (c, sc) = self.operand(cond);
+                let goal = self.t.goals.error_site(self.frame().func, inst);
+                if let Some(e) = sc {
+                    let holds = self.sym.bv1_to_bool(e);
+                    let fails = self.sym.not(holds);
+                    let site = (self.frame().func, self.frame().block);
+                    let (taken, alt) = if c & 1 != 0 { (holds, fails) } else { (fails, holds) };
+                    let alternative = Alternative {
+                        cond: alt,
+                        goal: if c & 1 != 0 { goal } else { None },
+                        kind: if c & 1 != 0 { AltKind::Check(*kind) } else { AltKind::Branch },
+                        target: None,
+                    };
+                    self.branch_point(site, vec![alternative], taken);
+                }
+                if c & 1 == 0 {
+                    self.cover(goal);
+                    return Err(error(kind.name().into()));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks a memory access of `n` bytes through a pointer whose address
+    /// may be symbolic: offers the out-of-bounds alternative, then fixes
+    /// the address unless the load can read it symbolically.
+    fn address(&mut self, inst: Inst, addr: u64, sp: Option<ExprId>, n: u64) -> Result<u64, Stop> {
+        let Some(e) = sp else { return Ok(addr) };
+        let w = self.dm.pointer_bits();
+        let site = (self.frame().func, self.frame().block);
+        if let Some(obj) = self.mem.find(addr).and_then(|i| self.mem.object(i)).filter(|o| o.live) {
+            let (base, size) = (obj.base, obj.size);
+            if size >= n && addr >= base && addr + n <= base + size {
+                let lo = self.sym.bv(base, w);
+                let hi = self.sym.bv(base + size - n, w);
+                let ge = self.sym.cmp(walkdown_ir::CmpPred::Uge, e, lo);
+                let le = self.sym.cmp(walkdown_ir::CmpPred::Ule, e, hi);
+                let inside = self.sym.and(ge, le);
+                let outside = self.sym.not(inside);
+                let goal = self.t.goals.error_site(self.frame().func, inst);
+                let alt = Alternative { cond: outside, goal, kind: AltKind::Check(CheckKind::OutOfBounds), target: None };
+                self.branch_point(site, vec![alt], inside);
+            }
+        }
+        Ok(addr)
+    }
+
+    /// The shadow of `n` bytes loaded from `addr` as a value of `ty`.
+    fn load_shadow(&mut self, addr: u64, n: u64, ty: Type, sp: Option<ExprId>) -> Option<ExprId> {
+        if !ty.is_int_or_ptr() {
+            if sp.is_some() {
+                self.concretize(addr, sp, self.dm.pointer_bits());
+            }
+            return None;
+        }
+        let w = self.width(ty);
+        if let Some(pe) = sp {
+            if let Some(e) = self.symbolic_read(addr, pe, n, w) {
+                return Some(e);
+            }
+            self.concretize(addr, sp, self.dm.pointer_bits());
+        }
+        self.bytes_shadow(addr, n, w)
+    }
+
+    /// The value at a concrete address from the byte shadows.
+    fn bytes_shadow(&mut self, addr: u64, n: u64, w: u32) -> Option<ExprId> {
+        if self.mem_shadow.is_empty() || !(0..n).any(|i| self.mem_shadow.contains_key(&(addr + i))) {
+            return None;
+        }
+        let mut acc: Option<ExprId> = None;
+        for i in (0..n).rev() {
+            let byte = match self.mem_shadow.get(&(addr + i)) {
+                Some(&e) => e,
+                None => {
+                    let v = self.mem.load(addr + i, 1).unwrap_or(0);
+                    self.sym.bv(v, 8)
+                }
+            };
+            acc = Some(match acc {
+                None => byte,
+                Some(hi) => self.sym.concat(hi, byte),
+            });
+        }
+        let e = acc.expect("n > 0");
+        Some(if w < 8 * n as u32 { self.sym.extract(e, w - 1, 0) } else { e })
+    }
+
+    /// A read through a symbolic address within a small object: the choice
+    /// over every aligned position the address may take.
+    fn symbolic_read(&mut self, addr: u64, pe: ExprId, n: u64, w: u32) -> Option<ExprId> {
+        let idx = self.mem.find(addr)?;
+        let obj = self.mem.object(idx)?;
+        if !obj.live || obj.size > self.limits.max_symbolic_object || obj.size < n {
+            return None;
+        }
+        let (base, size) = (obj.base, obj.size);
+        let phase = (addr - base) % n;
+        let pw = self.dm.pointer_bits();
+        let mut positions: Vec<u64> = Vec::new();
+        let mut off = phase;
+        while off + n <= size {
+            positions.push(base + off);
+            off += n;
+        }
+        let mut acc: Option<ExprId> = None;
+        for &p in positions.iter().rev() {
+            let v = match self.bytes_shadow(p, n, w) {
+                Some(e) => e,
+                None => {
+                    let bits = self.mem.load(p, n).ok()?;
+                    self.sym.bv(bits, w)
+                }
+            };
+            acc = Some(match acc {
+                None => v,
+                Some(rest) => {
+                    let pc = self.sym.bv(p, pw);
+                    let at = self.sym.eq(pe, pc);
+                    self.sym.ite(at, v, rest)
+                }
+            });
+        }
+        // Keep the address on its alignment class, which the choice assumes.
+        if phase != 0 || n > 1 {
+            let nn = self.sym.bv(n, pw);
+            let rel = {
+                let b = self.sym.bv(base, pw);
+                self.sym.bin(walkdown_ir::BinOp::Sub, pw, pe, b)
+            };
+            let r = self.sym.bin(walkdown_ir::BinOp::URem, pw, rel, nn);
+            let ph = self.sym.bv(phase, pw);
+            let aligned = self.sym.eq(r, ph);
+            if !self.sym.is_true(aligned) {
+                self.trace.path.push(aligned);
+            }
+        }
+        acc
+    }
+
+    fn clear_shadow(&mut self, addr: u64, n: u64) {
+        if self.mem_shadow.is_empty() {
+            return;
+        }
+        if n > 4096 {
+            self.mem_shadow.retain(|&a, _| a < addr || a >= addr + n);
+        } else {
+            for i in 0..n {
+                self.mem_shadow.remove(&(addr + i));
+            }
+        }
+    }
+
+    fn store_shadow(&mut self, addr: u64, n: u64, sv: Option<ExprId>, w: u32) {
+        let Some(e) = sv else {
+            self.clear_shadow(addr, n);
+            return;
+        };
+        let full = (8 * n) as u32;
+        let e = if w < full { self.sym.cast(walkdown_ir::CastOp::ZExt, w, full, e) } else { e };
+        for i in 0..n {
+            let lo = (8 * i) as u32;
+            let byte = self.sym.extract(e, lo + 7, lo);
+            if self.sym.const_value(byte).is_some() {
+                self.mem_shadow.remove(&(addr + i));
+            } else {
+                self.mem_shadow.insert(addr + i, byte);
+            }
+        }
+    }
+
+    fn enter(&mut self, f: FuncId, args: &[(u64, Option<ExprId>)], ret_to: Option<Value>) -> Result<(), Stop> {
+        if self.frames.len() as u64 >= u64::from(self.limits.exec.max_call_depth) {
+            return Err(Stop::End(TraceEnd::Limit));
+        }
+        let body = self.t.program.funcs[f].body.as_ref().ok_or_else(|| unsupported("call of a function without body".into()))?;
+        let nvals = body.values.len();
+        let mut frame = Frame {
+            func: f,
+            body,
+            vals: vec![0; nvals],
+            shadow: vec![None; nvals],
+            block: Body::ENTRY,
+            pos: 0,
+            ret_to,
+            stack_objects: Vec::new(),
+        };
+        for (i, &p) in body.blocks[Body::ENTRY].params.iter().enumerate() {
+            if let Some(&(v, s)) = args.get(i) {
+                frame.vals[p.index()] = v;
+                frame.shadow[p.index()] = s;
+            }
+        }
+        self.frames.push(frame);
+        Ok(())
+    }
+
+    fn call(
+        &mut self,
+        inst: Inst,
+        target: FuncId,
+        args: &[(u64, Option<ExprId>)],
+        result: Option<Value>,
+        ret: Option<Type>,
+    ) -> Result<(), Stop> {
+        let xf = &self.t.prepared.funcs[target.index()];
+        match &xf.kind {
+            FuncKind::Defined { .. } => self.enter(target, args, result),
+            FuncKind::Model(Model::ReachError) => {
+                self.cover(self.t.goals.error_site(self.frame().func, inst));
+                Err(error("reach_error".into()))
+            }
+            FuncKind::Model(Model::AssertFail) => {
+                self.cover(self.t.goals.error_site(self.frame().func, inst));
+                Err(error("assertion".into()))
+            }
+            FuncKind::Model(Model::Assume) => {
+                let (c, sc) = args.first().copied().unwrap_or((1, None));
+                if let Some(e) = sc {
+                    let w = e_width(self, e);
+                    let zero = self.sym.bv(0, w);
+                    let nz = self.sym.eq(e, zero);
+                    let nz = if c != 0 { self.sym.not(nz) } else { nz };
+                    self.trace.path.push(nz);
+                }
+                if c == 0 {
+                    return Err(Stop::End(TraceEnd::AssumeFailed));
+                }
+                Ok(())
+            }
+            FuncKind::Model(Model::Nondet { signed }) => {
+                if let (Some(ty), Some(r)) = (ret, result) {
+                    let (bits, shadow) = self.next_input(ty, *signed && ty.is_int() && ty != Type::I1);
+                    self.set(r, bits, shadow);
+                }
+                Ok(())
+            }
+            FuncKind::Unknown => {
+                if let (Some(ty), Some(r)) = (ret, result) {
+                    let (bits, shadow) = self.next_input(ty, true);
+                    self.set(r, bits, shadow);
+                }
+                Ok(())
+            }
+            FuncKind::Builtin(b) => self.builtin(*b, args, result, ret),
+        }
+    }
+
+    fn builtin(
+        &mut self,
+        b: Builtin,
+        args: &[(u64, Option<ExprId>)],
+        result: Option<Value>,
+        ret: Option<Type>,
+    ) -> Result<(), Stop> {
+        let pw = self.dm.pointer_bits();
+        let arg = |i: usize| args.get(i).copied().unwrap_or((0, None));
+        let fault = |k: CheckKind| error(format!("{} in a library call", k.name()));
+        let value: u64 = match b {
+            Builtin::Malloc | Builtin::Calloc | Builtin::Realloc => {
+                let (a0, s0) = arg(0);
+                let (a1, s1) = arg(1);
+                self.concretize(a0, s0, pw);
+                if b != Builtin::Malloc {
+                    self.concretize(a1, s1, pw);
+                }
+                let n = match b {
+                    Builtin::Malloc => Some(a0),
+                    Builtin::Calloc => a0.checked_mul(a1),
+                    _ => Some(a1),
+                };
+                match n.map(|n| self.mem.alloc(n, 16, ObjectKind::Heap, false)) {
+                    Some(Ok((_, addr))) => {
+                        if b == Builtin::Realloc && a0 != 0 {
+                            let old = self.mem.heap_block(a0).map_err(fault)?;
+                            let old_size = self.mem.object(old).map_or(0, |o| o.size);
+                            let len = old_size.min(a1);
+                            self.copy(addr, a0, len)?;
+                            self.mem.release(old);
+                        }
+                        addr
+                    }
+                    _ => 0,
+                }
+            }
+            Builtin::Free => {
+                let (p, sp) = arg(0);
+                self.concretize(p, sp, pw);
+                self.mem.free_heap(p).map_err(fault)?;
+                0
+            }
+            Builtin::Memset => {
+                let (p, sp) = arg(0);
+                let (c, sc) = arg(1);
+                let (n, sn) = arg(2);
+                self.concretize(p, sp, pw);
+                self.concretize(n, sn, pw);
+                self.mem.bytes_mut(p, n).map_err(|f| fault(f.kind))?.fill(c as u8);
+                match sc {
+                    Some(e) => {
+                        let w = e_width(self, e);
+                        let byte = if w >= 8 { self.sym.extract(e, 7, 0) } else { self.sym.cast(walkdown_ir::CastOp::ZExt, w, 8, e) };
+                        for i in 0..n {
+                            self.mem_shadow.insert(p + i, byte);
+                        }
+                    }
+                    None => self.clear_shadow(p, n),
+                }
+                p
+            }
+            Builtin::Memcpy | Builtin::Memmove => {
+                let (d, sd) = arg(0);
+                let (s, ss) = arg(1);
+                let (n, sn) = arg(2);
+                self.concretize(d, sd, pw);
+                self.concretize(s, ss, pw);
+                self.concretize(n, sn, pw);
+                self.copy(d, s, n)?;
+                d
+            }
+            Builtin::Exit => return Err(Stop::End(TraceEnd::Exit)),
+            Builtin::Abort => return Err(error("abort".into())),
+            Builtin::Print | Builtin::NoOp => 0,
+            Builtin::Fabs | Builtin::Sqrt => {
+                let ty = ret.unwrap_or(Type::F64);
+                let v = arg(0).0;
+                if b == Builtin::Fabs {
+                    eval_fabs(ty, v)
+                } else {
+                    eval_sqrt(ty, v)
+                }
+            }
+            // String and comparison functions run concretely: their
+            // pointer arguments are fixed, their results carry no shadow.
+            Builtin::Memcmp | Builtin::Strlen | Builtin::Strcmp | Builtin::Strncmp | Builtin::Strcpy
+            | Builtin::Strncpy | Builtin::Strchr => {
+                for &(v, s) in args {
+                    self.concretize(v, s, pw);
+                }
+                self.string_builtin(b, args.iter().map(|a| a.0).collect())?
+            }
+        };
+        if let (Some(r), Some(ty)) = (result, ret) {
+            let bits = walkdown_interp::eval::truncate(value, ty.bits(self.dm));
+            self.set(r, bits, None);
+        }
+        Ok(())
+    }
+
+    fn string_builtin(&mut self, b: Builtin, a: Vec<u64>) -> Result<u64, Stop> {
+        let fault = |f: walkdown_interp::memory::MemFault| error(format!("{} in a library call", f.kind.name()));
+        let a0 = a.first().copied().unwrap_or(0);
+        let a1 = a.get(1).copied().unwrap_or(0);
+        let a2 = a.get(2).copied().unwrap_or(0);
+        let cstr = |mem: &mut Memory, p: u64, max: u64| -> Result<Vec<u8>, Stop> {
+            let mut out = Vec::new();
+            let mut i = 0;
+            while i < max {
+                let c = mem.load(p + i, 1).map_err(fault)? as u8;
+                out.push(c);
+                if c == 0 {
+                    break;
+                }
+                i += 1;
+            }
+            Ok(out)
+        };
+        Ok(match b {
+            Builtin::Strlen => cstr(&mut self.mem, a0, u64::MAX)?.len() as u64 - 1,
+            Builtin::Strcmp | Builtin::Strncmp => {
+                let max = if b == Builtin::Strcmp { u64::MAX } else { a2 };
+                let mut i = 0;
+                loop {
+                    if i >= max {
+                        break 0;
+                    }
+                    let x = self.mem.load(a0 + i, 1).map_err(fault)? as u8;
+                    let y = self.mem.load(a1 + i, 1).map_err(fault)? as u8;
+                    if x != y {
+                        break (i32::from(x) - i32::from(y)) as i64 as u64;
+                    }
+                    if x == 0 {
+                        break 0;
+                    }
+                    i += 1;
+                }
+            }
+            Builtin::Memcmp => {
+                let mut r = 0u64;
+                for i in 0..a2 {
+                    let x = self.mem.load(a0 + i, 1).map_err(fault)? as u8;
+                    let y = self.mem.load(a1 + i, 1).map_err(fault)? as u8;
+                    if x != y {
+                        r = (i32::from(x) - i32::from(y)) as i64 as u64;
+                        break;
+                    }
+                }
+                r
+            }
+            Builtin::Strcpy => {
+                let s = cstr(&mut self.mem, a1, u64::MAX)?;
+                self.mem.write_bytes(a0, &s).map_err(fault)?;
+                self.clear_shadow(a0, s.len() as u64);
+                a0
+            }
+            Builtin::Strncpy => {
+                let mut s = cstr(&mut self.mem, a1, a2)?;
+                s.resize(a2 as usize, 0);
+                self.mem.write_bytes(a0, &s).map_err(fault)?;
+                self.clear_shadow(a0, a2);
+                a0
+            }
+            Builtin::Strchr => {
+                let s = cstr(&mut self.mem, a0, u64::MAX)?;
+                let c = a1 as u8;
+                match s.iter().position(|&x| x == c) {
+                    Some(i) => a0 + i as u64,
+                    None => 0,
+                }
+            }
+            _ => 0,
+        })
+    }
+
+    /// `memmove` with shadows.
+    fn copy(&mut self, dst: u64, src: u64, n: u64) -> Result<(), Stop> {
+        self.mem.copy(dst, src, n).map_err(|f| error(format!("{} in a library call", f.kind.name())))?;
+        if self.mem_shadow.is_empty() {
+            return Ok(());
+        }
+        let moved: Vec<(u64, Option<ExprId>)> =
+            (0..n).map(|i| (dst + i, self.mem_shadow.get(&(src + i)).copied())).collect();
+        for (a, s) in moved {
+            match s {
+                Some(e) => {
+                    self.mem_shadow.insert(a, e);
+                }
+                None => {
+                    self.mem_shadow.remove(&a);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Moves to `call`'s block with its arguments.
+    fn jump(&mut self, call: &BlockCall) {
+        let vals: Vec<(u64, Option<ExprId>)> = call.args.iter().map(|a| self.operand(a)).collect();
+        let body = self.frame().body;
+        let params = &body.blocks[call.block].params;
+        for (p, (v, s)) in params.iter().zip(vals) {
+            self.set(*p, v, s);
+        }
+        let f = self.frame_mut();
+        f.block = call.block;
+        f.pos = 0;
+    }
+
+    /// Executes a terminator; true when the program ended.
+    fn exec_term(&mut self, term: &Terminator) -> Result<bool, Stop> {
+        let func = self.frame().func;
+        let block = self.frame().block;
+        match term {
+            Terminator::Jump(call) => self.jump(call),
+            Terminator::Branch { cond, if_true, if_false } => {
+                let (c, sc) = self.operand(cond);
+                let taken = c & 1 != 0;
+                let goal = |succ: u32| self.t.goals.edge(func, block, succ);
+                let (g_taken, g_other) = if taken { (goal(0), goal(1)) } else { (goal(1), goal(0)) };
+                self.cover(g_taken);
+                if let Some(e) = sc {
+                    let b = self.sym.bv1_to_bool(e);
+                    let nb = self.sym.not(b);
+                    let (t, alt) = if taken { (b, nb) } else { (nb, b) };
+                    let other = if taken { if_false.block } else { if_true.block };
+                    let a = Alternative { cond: alt, goal: g_other, kind: AltKind::Branch, target: Some((func, other)) };
+                    self.branch_point((func, block), vec![a], t);
+                }
+                self.jump(if taken { if_true } else { if_false });
+            }
+            Terminator::Switch { ty, value, cases, default } => {
+                let (v, sv) = self.operand(value);
+                let w = self.width(*ty);
+                let v = walkdown_interp::eval::truncate(v, w);
+                let chosen = cases.iter().position(|(k, _)| walkdown_interp::eval::truncate(*k, w) == v);
+                let succ = chosen.unwrap_or(cases.len()) as u32;
+                self.cover(self.t.goals.edge(func, block, succ));
+                if let Some(e) = sv {
+                    let mut eqs = Vec::with_capacity(cases.len());
+                    for (k, _) in cases {
+                        let kc = self.sym.bv(*k, w);
+                        eqs.push(self.sym.eq(e, kc));
+                    }
+                    let mut none = self.sym.bool(true);
+                    for &q in &eqs {
+                        let nq = self.sym.not(q);
+                        none = self.sym.and(none, nq);
+                    }
+                    let mut alts = Vec::new();
+                    for (i, &q) in eqs.iter().enumerate() {
+                        if Some(i) != chosen {
+                            let goal = self.t.goals.edge(func, block, i as u32);
+                            alts.push(Alternative { cond: q, goal, kind: AltKind::Branch, target: Some((func, cases[i].1.block)) });
+                        }
+                    }
+                    if chosen.is_some() {
+                        let goal = self.t.goals.edge(func, block, cases.len() as u32);
+                        alts.push(Alternative { cond: none, goal, kind: AltKind::Branch, target: Some((func, default.block)) });
+                    }
+                    let taken = match chosen {
+                        Some(i) => eqs[i],
+                        None => none,
+                    };
+                    self.branch_point((func, block), alts, taken);
+                }
+                let call = match chosen {
+                    Some(i) => &cases[i].1,
+                    None => default,
+                };
+                self.jump(call);
+            }
+            Terminator::Return(val) => {
+                let rv = val.as_ref().map(|v| self.operand(v));
+                let frame = self.frames.pop().expect("a frame is active");
+                for idx in frame.stack_objects.iter().rev() {
+                    if let Some(o) = self.mem.object(*idx) {
+                        let (base, size) = (o.base, o.size);
+                        self.clear_shadow(base, size);
+                    }
+                    self.mem.release(*idx);
+                }
+                if self.frames.is_empty() {
+                    return Ok(true);
+                }
+                if let (Some(r), Some((v, s))) = (frame.ret_to, rv) {
+                    self.set(r, v, s);
+                }
+            }
+            Terminator::Unreachable => return Err(unsupported("`unreachable` reached".into())),
+        }
+        Ok(false)
+    }
+}
+
+impl Tracer<'_> {
+    fn prepared_global(&self, g: walkdown_ir::GlobalId) -> u64 {
+        self.global_addrs.get(g.index()).copied().unwrap_or(0)
+    }
+}
+
+fn e_width(run: &mut Run<'_, '_>, e: ExprId) -> u32 {
+    run.sym.width(e)
+}
+
+fn error(what: String) -> Stop {
+    Stop::End(TraceEnd::Error(what))
+}
+
+fn unsupported(what: String) -> Stop {
+    Stop::End(TraceEnd::Unsupported(what))
+}

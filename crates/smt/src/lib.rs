@@ -1,0 +1,47 @@
+//! The solver facade of walkdown: a hash-consed expression DAG over
+//! bit-vectors, Booleans and byte arrays, a [`Solver`] interface, layers
+//! that answer queries without the backend (slicing, an exact cache, a
+//! counterexample cache) and a Z3 backend.
+//!
+//! This crate knows neither LLVM nor the walkdown IR; engines translate
+//! their values into [`ExprPool`] terms and ask a [`SolverStack`].
+//!
+//! ```
+//! use walkdown_smt::{ExprPool, Solver, SolverSettings, SolverStack};
+//!
+//! let mut pool = ExprPool::new();
+//! let (x_sym, x) = pool.new_symbol("x", 8).unwrap();
+//! let three = pool.bv_const(8, 3).unwrap();
+//! let twelve = pool.bv_const(8, 12).unwrap();
+//! let prod = pool.mul(x, three).unwrap();
+//! let goal = pool.eq(prod, twelve).unwrap();
+//! let mut solver = SolverStack::build(&SolverSettings::default());
+//! let model = solver.model(&pool, &[goal]).unwrap().unwrap();
+//! let v = model.sym(x_sym).unwrap();
+//! assert_eq!(v.wrapping_mul(3) & 0xff, 12);
+//! ```
+#![deny(missing_docs)]
+
+mod display;
+mod eval;
+mod expr;
+pub mod fold;
+mod hash;
+mod layers;
+mod solver;
+mod stack;
+mod z3backend;
+
+pub use display::ExprDisplay;
+pub use eval::{ArrayValue, Assignment, Value};
+pub use expr::{
+    ArrayId, Children, ExprError, ExprId, ExprPool, Leaf, Node, Sort, SymId, MAX_WIDTH,
+};
+pub use fold::{BvBinOp, BvUnOp, CmpOp};
+pub use layers::{
+    slice, CachingSolver, CexCachingSolver, SlicingSolver, DEFAULT_CACHE_CAPACITY,
+    DEFAULT_CEX_CAPACITY,
+};
+pub use solver::{Answer, LayerStats, Model, Query, Solver, SolverError};
+pub use stack::{SolverSettings, SolverStack};
+pub use z3backend::{Z3Settings, Z3Solver};

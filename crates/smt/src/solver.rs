@@ -1,0 +1,282 @@
+//! The solver interface every layer and backend implements, and the
+//! statistics they report.
+//!
+//! A solver answers one question: is a conjunction of Boolean expressions
+//! satisfiable, and if so, by which values. Layers (caches, slicing) wrap
+//! another solver and answer some queries themselves; the backend at the
+//! bottom of a stack is Z3.
+
+use std::fmt;
+use std::time::Duration;
+
+use crate::eval::Assignment;
+use crate::expr::{ExprError, ExprId, ExprPool, Leaf};
+
+/// A satisfiability question: is the conjunction of `constraints` satisfiable?
+///
+/// **Convention: the last constraint is the one being asked about** (the
+/// "focus"); the ones before it are the path condition so far. Callers put
+/// the branch condition they want to flip (already negated) last. The
+/// slicing layer keeps only the constraints that share symbols with the
+/// focus, directly or through other constraints, and assumes the rest is
+/// satisfiable, which holds when they are the path condition of a path that
+/// was just executed. An empty query is trivially satisfiable.
+#[derive(Clone, Copy, Debug)]
+pub struct Query<'a> {
+    /// Boolean expressions, all of which must hold; the focus is last.
+    pub constraints: &'a [ExprId],
+}
+
+impl<'a> Query<'a> {
+    /// A query over `constraints`, whose last element is the focus.
+    pub fn new(constraints: &'a [ExprId]) -> Self {
+        Query { constraints }
+    }
+
+    /// The constraint being asked about, if any.
+    pub fn focus(&self) -> Option<ExprId> {
+        self.constraints.last().copied()
+    }
+
+    /// The constraints sorted by id without duplicates: the identity of the
+    /// query, since hash-consing gives equal terms equal ids.
+    pub fn key(&self) -> Box<[ExprId]> {
+        let mut k = self.constraints.to_vec();
+        k.sort_unstable();
+        k.dedup();
+        k.into_boxed_slice()
+    }
+
+    /// Every symbol and array the query depends on, sorted.
+    pub fn leaves(&self, pool: &ExprPool) -> Vec<Leaf> {
+        let mut out: Vec<Leaf> = Vec::new();
+        for &c in self.constraints {
+            out.extend_from_slice(pool.symbols_of(c));
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
+/// A satisfying assignment. It gives a value to every symbol and array of
+/// the query that was answered (Z3's model completion fills in the ones Z3
+/// did not care about) and to nothing else, so callers merge it into their
+/// current inputs with [`Assignment::extend_from`]. With slicing on, "the
+/// query" is the slice: symbols only in dropped constraints are absent.
+pub type Model = Assignment;
+
+/// The answer to a [`Query`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// Satisfiable, with a model.
+    Sat(Model),
+    /// Unsatisfiable.
+    Unsat,
+    /// The backend gave up; the reason is Z3's (e.g. "timeout").
+    Unknown(String),
+}
+
+impl Answer {
+    /// Whether the answer is `Sat`.
+    pub fn is_sat(&self) -> bool {
+        matches!(self, Answer::Sat(_))
+    }
+
+    /// Whether the answer is `Unsat`.
+    pub fn is_unsat(&self) -> bool {
+        matches!(self, Answer::Unsat)
+    }
+
+    /// The model of a `Sat` answer.
+    pub fn model(&self) -> Option<&Model> {
+        match self {
+            Answer::Sat(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// `Some(true)` for sat, `Some(false)` for unsat, `None` for unknown.
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Answer::Sat(_) => Some(true),
+            Answer::Unsat => Some(false),
+            Answer::Unknown(_) => None,
+        }
+    }
+}
+
+/// Why a solver could not give an [`Answer`] at all (as opposed to
+/// answering `Unknown`).
+#[derive(Debug, thiserror::Error)]
+pub enum SolverError {
+    /// Building a helper expression failed (e.g. a non-Boolean constraint).
+    #[error("expression: {0}")]
+    Expr(#[from] ExprError),
+    /// A constraint is not Boolean.
+    #[error("constraint {0} is not Boolean")]
+    NotBool(ExprId),
+    /// Z3 refused an input or failed internally.
+    #[error("z3: {0}")]
+    Backend(String),
+    /// Z3's model does not satisfy the query under [`ExprPool::eval`]: the
+    /// translation and the evaluator disagree, which is a bug in one of them.
+    #[error("model does not satisfy constraint {constraint}: {detail}")]
+    BadModel {
+        /// The first constraint that evaluated to false.
+        constraint: ExprId,
+        /// The constraint, printed.
+        detail: String,
+    },
+}
+
+/// What one layer of a solver stack did, for a one-line report.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LayerStats {
+    /// The layer's name (`"slicing"`, `"cache"`, `"cex-cache"`, `"z3"`).
+    pub layer: &'static str,
+    /// Queries that reached this layer.
+    pub queries: u64,
+    /// Queries this layer answered without asking the layer below.
+    pub hits: u64,
+    /// Answers that were sat.
+    pub sat: u64,
+    /// Answers that were unsat.
+    pub unsat: u64,
+    /// Answers that were unknown (or errors).
+    pub unknown: u64,
+    /// Wall time spent in this layer, including the layers below it.
+    pub time: Duration,
+    /// Layer-specific counters, e.g. constraints dropped by slicing.
+    pub notes: Vec<(&'static str, u64)>,
+}
+
+impl fmt::Display for LayerStats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{:<10} queries {:>7} hits {:>7} sat {:>7} unsat {:>7} unknown {:>5} time {:>9.3}s",
+            self.layer,
+            self.queries,
+            self.hits,
+            self.sat,
+            self.unsat,
+            self.unknown,
+            self.time.as_secs_f64()
+        )?;
+        for (k, v) in &self.notes {
+            write!(f, " {k} {v}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Counting shared by the layers.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Counter {
+    pub queries: u64,
+    pub hits: u64,
+    pub sat: u64,
+    pub unsat: u64,
+    pub unknown: u64,
+    pub time: Duration,
+}
+
+impl Counter {
+    pub fn record(&mut self, answer: &Result<Answer, SolverError>, hit: bool, time: Duration) {
+        self.queries += 1;
+        self.hits += u64::from(hit);
+        self.time += time;
+        match answer {
+            Ok(Answer::Sat(_)) => self.sat += 1,
+            Ok(Answer::Unsat) => self.unsat += 1,
+            _ => self.unknown += 1,
+        }
+    }
+
+    pub fn stats(&self, layer: &'static str, notes: Vec<(&'static str, u64)>) -> LayerStats {
+        LayerStats {
+            layer,
+            queries: self.queries,
+            hits: self.hits,
+            sat: self.sat,
+            unsat: self.unsat,
+            unknown: self.unknown,
+            time: self.time,
+            notes,
+        }
+    }
+}
+
+/// A decision procedure for [`Query`]s, or a layer in front of one.
+///
+/// Solvers take the pool by shared reference on every call: the pool
+/// only grows, so ids seen earlier stay valid, and a solver that keeps
+/// per-node state watches [`ExprPool::uid`] to notice a different pool.
+pub trait Solver {
+    /// Answers a query. `Unknown` is an answer; `Err` means no answer.
+    fn check(&mut self, pool: &ExprPool, query: &Query<'_>) -> Result<Answer, SolverError>;
+
+    /// Appends one line per layer, this one first.
+    fn stats(&self, out: &mut Vec<LayerStats>);
+
+    /// Whether the conjunction is satisfiable; `None` when unknown.
+    fn is_sat(
+        &mut self,
+        pool: &ExprPool,
+        constraints: &[ExprId],
+    ) -> Result<Option<bool>, SolverError> {
+        Ok(self.check(pool, &Query::new(constraints))?.as_bool())
+    }
+
+    /// A model of the conjunction; `None` when unsat or unknown (use
+    /// [`Solver::check`] to tell them apart).
+    fn model(
+        &mut self,
+        pool: &ExprPool,
+        constraints: &[ExprId],
+    ) -> Result<Option<Model>, SolverError> {
+        Ok(match self.check(pool, &Query::new(constraints))? {
+            Answer::Sat(m) => Some(m),
+            _ => None,
+        })
+    }
+
+    /// Whether `e` can hold together with `constraints` (asks
+    /// `constraints ∧ e` with `e` as the focus); `None` when unknown.
+    fn may_be_true(
+        &mut self,
+        pool: &mut ExprPool,
+        constraints: &[ExprId],
+        e: ExprId,
+    ) -> Result<Option<bool>, SolverError> {
+        let mut q = Vec::with_capacity(constraints.len() + 1);
+        q.extend_from_slice(constraints);
+        q.push(e);
+        Ok(self.check(pool, &Query::new(&q))?.as_bool())
+    }
+
+    /// Whether `constraints` imply `e` (asks whether `constraints ∧ ¬e` is
+    /// unsat, with `¬e` as the focus); `None` when unknown.
+    fn must_be_true(
+        &mut self,
+        pool: &mut ExprPool,
+        constraints: &[ExprId],
+        e: ExprId,
+    ) -> Result<Option<bool>, SolverError> {
+        let ne = pool.not(e)?;
+        let mut q = Vec::with_capacity(constraints.len() + 1);
+        q.extend_from_slice(constraints);
+        q.push(ne);
+        Ok(self.check(pool, &Query::new(&q))?.as_bool().map(|sat| !sat))
+    }
+}
+
+impl<S: Solver + ?Sized> Solver for Box<S> {
+    fn check(&mut self, pool: &ExprPool, query: &Query<'_>) -> Result<Answer, SolverError> {
+        (**self).check(pool, query)
+    }
+    fn stats(&self, out: &mut Vec<LayerStats>) {
+        (**self).stats(out)
+    }
+}

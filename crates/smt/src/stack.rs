@@ -1,0 +1,92 @@
+//! Assembling the standard solver stack from settings.
+
+use crate::expr::ExprPool;
+use crate::layers::{CachingSolver, CexCachingSolver, SlicingSolver};
+use crate::solver::{Answer, LayerStats, Query, Solver, SolverError};
+use crate::z3backend::{Z3Settings, Z3Solver};
+
+/// Which layers a [`SolverStack`] has, and the backend's timeout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SolverSettings {
+    /// The exact query cache ([`CachingSolver`]).
+    pub cache: bool,
+    /// Independence slicing ([`SlicingSolver`]).
+    pub slicing: bool,
+    /// The counterexample cache ([`CexCachingSolver`]).
+    pub cex_cache: bool,
+    /// Z3's per-query limit in milliseconds (see [`Z3Settings::timeout_ms`]).
+    pub timeout_ms: Option<u32>,
+}
+
+impl Default for SolverSettings {
+    /// Every layer on, 10 s per query.
+    fn default() -> Self {
+        SolverSettings {
+            cache: true,
+            slicing: true,
+            cex_cache: true,
+            timeout_ms: Z3Settings::default().timeout_ms,
+        }
+    }
+}
+
+/// A solver made of the enabled layers over Z3.
+///
+/// The order is slicing → cache → counterexample cache → Z3:
+/// - slicing comes first so the caches see the slice, not the whole path
+///   condition: queries that differ only in unrelated constraints then
+///   share cache entries, and the counterexample cache has fewer
+///   constraints to evaluate and fewer symbols a model must cover;
+/// - the exact cache comes before the counterexample cache because a hash
+///   lookup is cheaper than evaluating up to 64 models;
+/// - the counterexample cache is last before Z3 so it learns from every
+///   answer Z3 gives.
+///
+/// It holds Z3 terms, which belong to the thread-local Z3 context, so a
+/// stack stays on the thread that built it.
+pub struct SolverStack {
+    top: Box<dyn Solver>,
+}
+
+impl SolverStack {
+    /// Builds the stack over a fresh Z3 backend.
+    pub fn build(settings: &SolverSettings) -> Self {
+        let backend = Z3Solver::new(Z3Settings {
+            timeout_ms: settings.timeout_ms,
+        });
+        Self::build_on(settings, Box::new(backend))
+    }
+
+    /// Builds the layers of `settings` over any backend (its timeout
+    /// setting is then ignored); used to test the layers in isolation.
+    pub fn build_on(settings: &SolverSettings, backend: Box<dyn Solver>) -> Self {
+        let mut s: Box<dyn Solver> = backend;
+        if settings.cex_cache {
+            s = Box::new(CexCachingSolver::new(s));
+        }
+        if settings.cache {
+            s = Box::new(CachingSolver::new(s));
+        }
+        if settings.slicing {
+            s = Box::new(SlicingSolver::new(s));
+        }
+        SolverStack { top: s }
+    }
+
+    /// One line per layer, top first, the backend last.
+    pub fn report(&self) -> Vec<LayerStats> {
+        let mut out = Vec::new();
+        self.top.stats(&mut out);
+        out
+    }
+}
+
+impl Solver for SolverStack {
+    fn check(&mut self, pool: &ExprPool, query: &Query<'_>) -> Result<Answer, SolverError> {
+        self.top.check(pool, query)
+    }
+
+    fn stats(&self, out: &mut Vec<LayerStats>) {
+        self.top.stats(out)
+    }
+}

@@ -1,0 +1,459 @@
+//! The Z3 backend: translates pool expressions to Z3 terms, runs Z3 with a
+//! timeout and reads the model back.
+//!
+//! This links Debian's libz3 4.8.12 through the `z3` crate 0.22, whose
+//! enum numbering for declaration kinds does not match that library. So
+//! nothing here asks Z3 what kind a term is: terms go in from our own node
+//! kinds, and values come out by evaluating our own symbols in the model
+//! (with model completion) and reading numerals.
+//!
+//! Z3's context is implicit and thread-local, so a [`Z3Solver`] (and any
+//! stack holding one) stays on the thread that made it.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::Instant;
+
+use z3::ast::{Array, Bool, BV};
+use z3::{Params, SatResult, Sort};
+
+use crate::display::{array_label, sym_label};
+use crate::eval::{ArrayValue, Assignment, Env, Memo};
+use crate::expr::{ArrayId, ExprId, ExprPool, Leaf, Node, Sort as PSort, SymId};
+use crate::hash::FxHashMap;
+use crate::solver::{Answer, Counter, LayerStats, Query, Solver, SolverError};
+
+/// Settings of the Z3 backend.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Z3Settings {
+    /// Wall-clock limit per query in milliseconds; `None` for no limit.
+    /// A query that hits it is answered `Unknown("timeout")`. The default,
+    /// 10 000 ms, is long enough for the queries of one branch of a
+    /// Test-Comp task and short enough that a few hopeless ones cannot eat
+    /// a 15-minute budget.
+    pub timeout_ms: Option<u32>,
+}
+
+impl Default for Z3Settings {
+    fn default() -> Self {
+        Z3Settings {
+            timeout_ms: Some(10_000),
+        }
+    }
+}
+
+#[derive(Clone)]
+enum Term {
+    Bool(Bool),
+    Bv(BV),
+    Array(Array),
+}
+
+/// Answers queries with Z3.
+///
+/// Translated terms are kept for the life of the solver (per pool), since
+/// successive path-condition queries share almost all their nodes. Each
+/// query then runs on a fresh `z3::Solver`: on the stress test in
+/// `tests/layers.rs` (`push_pop_vs_fresh`), push/pop on one solver was
+/// slower, because after the first push Z3 switches from its bit-blasting
+/// tactic pipeline to the incremental core, which handles bit-vector
+/// arithmetic worse; creating a solver costs only microseconds.
+pub struct Z3Solver {
+    settings: Z3Settings,
+    pool_uid: u64,
+    terms: FxHashMap<ExprId, Term>,
+    counter: Counter,
+    incremental: Option<z3::Solver>,
+}
+
+impl Z3Solver {
+    /// A backend with the given settings.
+    pub fn new(settings: Z3Settings) -> Self {
+        Z3Solver {
+            settings,
+            pool_uid: 0,
+            terms: FxHashMap::default(),
+            counter: Counter::default(),
+            incremental: None,
+        }
+    }
+
+    /// Switches between a fresh solver per query (`false`, the default)
+    /// and push/pop on one solver (`true`); kept for measurements.
+    #[doc(hidden)]
+    pub fn set_incremental(&mut self, on: bool) {
+        self.incremental = if on { Some(z3::Solver::new()) } else { None };
+    }
+
+    fn term(&mut self, pool: &ExprPool, root: ExprId) -> Result<Term, SolverError> {
+        if let Some(t) = self.terms.get(&root) {
+            return Ok(t.clone());
+        }
+        let mut stack = vec![(root, false)];
+        while let Some((id, expanded)) = stack.pop() {
+            if self.terms.contains_key(&id) {
+                continue;
+            }
+            let node = pool.get(id);
+            if !expanded {
+                stack.push((id, true));
+                for c in node.children() {
+                    if !self.terms.contains_key(&c) {
+                        stack.push((c, false));
+                    }
+                }
+                continue;
+            }
+            let t = self.build(pool, id, node)?;
+            self.terms.insert(id, t);
+        }
+        self.terms
+            .get(&root)
+            .cloned()
+            .ok_or_else(|| SolverError::Backend(format!("{root} was not translated")))
+    }
+
+    fn child(&self, id: ExprId) -> Result<&Term, SolverError> {
+        self.terms
+            .get(&id)
+            .ok_or_else(|| SolverError::Backend(format!("operand {id} not translated")))
+    }
+
+    fn bool_of(&self, id: ExprId) -> Result<Bool, SolverError> {
+        match self.child(id)? {
+            Term::Bool(b) => Ok(b.clone()),
+            _ => Err(SolverError::Backend(format!("{id} is not Boolean"))),
+        }
+    }
+
+    fn bv_of(&self, id: ExprId) -> Result<BV, SolverError> {
+        match self.child(id)? {
+            Term::Bv(b) => Ok(b.clone()),
+            _ => Err(SolverError::Backend(format!("{id} is not a bit-vector"))),
+        }
+    }
+
+    fn array_of(&self, id: ExprId) -> Result<Array, SolverError> {
+        match self.child(id)? {
+            Term::Array(a) => Ok(a.clone()),
+            _ => Err(SolverError::Backend(format!("{id} is not an array"))),
+        }
+    }
+
+    // Operands are translated already; the pool guarantees sorts match,
+    // which is what keeps the z3 crate's internal unwraps from firing.
+    fn build(&self, pool: &ExprPool, id: ExprId, node: &Node) -> Result<Term, SolverError> {
+        use crate::fold::{BvBinOp as B, BvUnOp as U, CmpOp as C};
+        let width = |e: ExprId| pool.width(e).unwrap_or(1);
+        Ok(match *node {
+            Node::Bool(b) => Term::Bool(Bool::from_bool(b)),
+            Node::Bv { width, value } => Term::Bv(bv_numeral(width, value)?),
+            Node::Var { sym, width } => Term::Bv(BV::new_const(sym_label(pool, sym), width)),
+            Node::ArrayVar { array, index_width } => Term::Array(Array::new_const(
+                array_label(pool, array),
+                &Sort::bitvector(index_width),
+                &Sort::bitvector(8),
+            )),
+            Node::ConstArray { index_width, value } => Term::Array(Array::const_array(
+                &Sort::bitvector(index_width),
+                &BV::from_u64(u64::from(value), 8),
+            )),
+            Node::Not(a) => Term::Bool(self.bool_of(a)?.not()),
+            Node::And(ref xs) | Node::Or(ref xs) => {
+                let args = xs
+                    .iter()
+                    .map(|&x| self.bool_of(x))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Term::Bool(if matches!(node, Node::And(_)) {
+                    Bool::and(&args)
+                } else {
+                    Bool::or(&args)
+                })
+            }
+            Node::Ite { cond, then, els } => {
+                let c = self.bool_of(cond)?;
+                match pool.sort(id) {
+                    PSort::Bool => Term::Bool(c.ite(&self.bool_of(then)?, &self.bool_of(els)?)),
+                    _ => Term::Bv(c.ite(&self.bv_of(then)?, &self.bv_of(els)?)),
+                }
+            }
+            Node::Eq(a, b) => match pool.sort(a) {
+                PSort::Bool => Term::Bool(self.bool_of(a)?.eq(self.bool_of(b)?)),
+                _ => Term::Bool(self.bv_of(a)?.eq(self.bv_of(b)?)),
+            },
+            Node::BvUn(op, a) => {
+                let a = self.bv_of(a)?;
+                Term::Bv(match op {
+                    U::Not => a.bvnot(),
+                    U::Neg => a.bvneg(),
+                })
+            }
+            Node::BvBin(op, a, b) => {
+                let (a, b) = (self.bv_of(a)?, self.bv_of(b)?);
+                Term::Bv(match op {
+                    B::Add => a.bvadd(b),
+                    B::Sub => a.bvsub(b),
+                    B::Mul => a.bvmul(b),
+                    B::UDiv => a.bvudiv(b),
+                    B::SDiv => a.bvsdiv(b),
+                    B::URem => a.bvurem(b),
+                    B::SRem => a.bvsrem(b),
+                    B::Shl => a.bvshl(b),
+                    B::LShr => a.bvlshr(b),
+                    B::AShr => a.bvashr(b),
+                    B::And => a.bvand(b),
+                    B::Or => a.bvor(b),
+                    B::Xor => a.bvxor(b),
+                })
+            }
+            Node::Cmp(op, a, b) => {
+                let (a, b) = (self.bv_of(a)?, self.bv_of(b)?);
+                Term::Bool(match op {
+                    C::Ult => a.bvult(b),
+                    C::Ule => a.bvule(b),
+                    C::Slt => a.bvslt(b),
+                    C::Sle => a.bvsle(b),
+                })
+            }
+            Node::ZExt { arg, width: to } => {
+                Term::Bv(self.bv_of(arg)?.zero_ext(to - width(arg)))
+            }
+            Node::SExt { arg, width: to } => {
+                Term::Bv(self.bv_of(arg)?.sign_ext(to - width(arg)))
+            }
+            Node::Extract { arg, hi, lo } => Term::Bv(self.bv_of(arg)?.extract(hi, lo)),
+            Node::Concat(h, l) => Term::Bv(self.bv_of(h)?.concat(self.bv_of(l)?)),
+            Node::Select { array, index } => {
+                let byte = self.array_of(array)?.select(&self.bv_of(index)?);
+                Term::Bv(
+                    byte.as_bv()
+                        .ok_or_else(|| SolverError::Backend(format!("select {id} is not a byte")))?,
+                )
+            }
+            Node::Store {
+                array,
+                index,
+                value,
+            } => Term::Array(self.array_of(array)?.store(&self.bv_of(index)?, &self.bv_of(value)?)),
+        })
+    }
+
+    fn solve(&mut self, pool: &ExprPool, query: &Query<'_>) -> Result<Answer, SolverError> {
+        if pool.uid() != self.pool_uid {
+            self.terms.clear();
+            self.pool_uid = pool.uid();
+        }
+        let mut asserted = Vec::with_capacity(query.constraints.len());
+        for &c in query.constraints {
+            if pool.sort(c) != PSort::Bool {
+                return Err(SolverError::NotBool(c));
+            }
+            match self.term(pool, c)? {
+                Term::Bool(b) => asserted.push(b),
+                _ => return Err(SolverError::NotBool(c)),
+            }
+        }
+        let mut params = Params::new();
+        if let Some(ms) = self.settings.timeout_ms {
+            params.set_u32("timeout", ms);
+        }
+        let fresh;
+        let solver = match &self.incremental {
+            Some(s) => {
+                s.push();
+                s
+            }
+            None => {
+                fresh = z3::Solver::new();
+                &fresh
+            }
+        };
+        solver.set_params(&params);
+        for b in &asserted {
+            solver.assert(b);
+        }
+        let result = solver.check();
+        let answer = match result {
+            SatResult::Unsat => Ok(Answer::Unsat),
+            SatResult::Unknown => Ok(Answer::Unknown(
+                solver
+                    .get_reason_unknown()
+                    .unwrap_or_else(|| "unknown".to_string()),
+            )),
+            SatResult::Sat => match solver.get_model() {
+                Some(m) => self.read_model(pool, query, &m).map(Answer::Sat),
+                None => Err(SolverError::Backend("sat without a model".to_string())),
+            },
+        };
+        if self.incremental.is_some() {
+            solver.pop(1);
+        }
+        answer
+    }
+
+    fn read_model(
+        &self,
+        pool: &ExprPool,
+        query: &Query<'_>,
+        model: &z3::Model,
+    ) -> Result<Assignment, SolverError> {
+        let mut out = Assignment::new();
+        let leaves = query.leaves(pool);
+        for &leaf in &leaves {
+            match leaf {
+                Leaf::Sym(sym) => {
+                    let v = self.sym_value(pool, sym, model)?;
+                    out.set_sym(sym, v);
+                }
+                Leaf::Array(a) => out.set_array(a, ArrayValue::default()),
+            }
+        }
+        // Array contents are fetched only where the query reads them: the
+        // evaluator runs the query and asks Z3 for each byte it touches,
+        // which both fills the model and checks it.
+        let mut env = ModelReads {
+            solver: self,
+            pool,
+            model,
+            syms: &out,
+            reads: FxHashMap::default(),
+            error: None,
+        };
+        let mut memo = Memo::default();
+        let mut failed = None;
+        for &c in query.constraints {
+            if pool.eval_scalar(c, &mut env, &mut memo) != 1 {
+                failed = Some(c);
+                break;
+            }
+        }
+        if let Some(e) = env.error.take() {
+            return Err(e);
+        }
+        let reads = std::mem::take(&mut env.reads);
+        for ((array, index), byte) in reads {
+            let mut cur = out.array(array).cloned().unwrap_or_default();
+            cur.bytes.insert(index, byte);
+            out.set_array(array, cur);
+        }
+        if let Some(c) = failed {
+            return Err(SolverError::BadModel {
+                constraint: c,
+                detail: pool.display(c).to_string(),
+            });
+        }
+        Ok(out)
+    }
+
+    fn sym_value(&self, pool: &ExprPool, sym: SymId, model: &z3::Model) -> Result<u128, SolverError> {
+        let Some(Term::Bv(bv)) = self.terms.get(&pool.symbol_expr(sym)) else {
+            return Err(SolverError::Backend(format!("symbol {} not translated", sym.0)));
+        };
+        read_bv(model, bv, pool.symbol_width(sym))
+    }
+}
+
+impl Default for Z3Solver {
+    fn default() -> Self {
+        Self::new(Z3Settings::default())
+    }
+}
+
+fn bv_numeral(width: u32, value: u128) -> Result<BV, SolverError> {
+    match u64::try_from(value) {
+        Ok(v) => Ok(BV::from_u64(v, width)),
+        Err(_) => BV::from_str(width, &value.to_string())
+            .ok_or_else(|| SolverError::Backend(format!("numeral {value} of width {width}"))),
+    }
+}
+
+// Numerals are read 64 bits at a time, since the crate's numeral readers
+// stop at u64 and the string form would need parsing.
+fn read_bv(model: &z3::Model, bv: &BV, width: u32) -> Result<u128, SolverError> {
+    let word = |t: &BV| -> Result<u128, SolverError> {
+        model
+            .eval(t, true)
+            .and_then(|v| v.as_u64())
+            .map(u128::from)
+            .ok_or_else(|| SolverError::Backend(format!("no value for {t}")))
+    };
+    if width <= 64 {
+        word(bv)
+    } else {
+        let lo = word(&bv.extract(63, 0))?;
+        let hi = word(&bv.extract(width - 1, 64))?;
+        Ok((hi << 64) | lo)
+    }
+}
+
+struct ModelReads<'a> {
+    solver: &'a Z3Solver,
+    pool: &'a ExprPool,
+    model: &'a z3::Model,
+    syms: &'a Assignment,
+    reads: FxHashMap<(ArrayId, u128), u8>,
+    error: Option<SolverError>,
+}
+
+impl Env for ModelReads<'_> {
+    fn sym(&mut self, sym: SymId) -> u128 {
+        self.syms.sym(sym).unwrap_or(0)
+    }
+
+    fn read(&mut self, array: ArrayId, index: u128) -> u8 {
+        if let Some(&b) = self.reads.get(&(array, index)) {
+            return b;
+        }
+        let expr = self.pool.array_expr(array);
+        let width = self.pool.array_index_width(array);
+        let byte = match self.solver.terms.get(&expr) {
+            Some(Term::Array(a)) => bv_numeral(width, index).and_then(|i| {
+                let sel = a.select(&i).as_bv().ok_or_else(|| {
+                    SolverError::Backend("array element is not a bit-vector".to_string())
+                })?;
+                read_bv(self.model, &sel, 8)
+            }),
+            _ => Err(SolverError::Backend(format!("array {} not translated", array.0))),
+        };
+        match byte {
+            Ok(b) => {
+                let b = b as u8;
+                self.reads.insert((array, index), b);
+                b
+            }
+            Err(e) => {
+                self.error.get_or_insert(e);
+                0
+            }
+        }
+    }
+}
+
+impl Solver for Z3Solver {
+    fn check(&mut self, pool: &ExprPool, query: &Query<'_>) -> Result<Answer, SolverError> {
+        let start = Instant::now();
+        // The z3 crate unwraps null results from Z3; a panic there must not
+        // take the whole run down, so it becomes an error and the term
+        // table (possibly half-filled) is dropped.
+        let answer = match catch_unwind(AssertUnwindSafe(|| self.solve(pool, query))) {
+            Ok(a) => a,
+            Err(payload) => {
+                self.terms.clear();
+                if let Some(s) = &self.incremental {
+                    s.reset();
+                }
+                let msg = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "panic".to_string());
+                Err(SolverError::Backend(format!("z3 panicked: {msg}")))
+            }
+        };
+        self.counter.record(&answer, false, start.elapsed());
+        answer
+    }
+
+    fn stats(&self, out: &mut Vec<LayerStats>) {
+        out.push(self.counter.stats("z3", Vec::new()));
+    }
+}

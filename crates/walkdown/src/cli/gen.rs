@@ -1,0 +1,314 @@
+//! `walkdown gen`: generates a Test-Comp test suite with the concolic
+//! engine. Tests are written the moment they are kept, `report.json` is
+//! refreshed every second, and Ctrl-C ends the run with every file whole.
+
+use super::{load, ProgramArgs};
+use anyhow::{bail, Context, Result};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use walkdown_concolic::{generate, GenSettings, KeptTest, Property, SearchKind, Stats, StopReason, TestSink};
+use walkdown_formats::report::{EngineFigures, ErrorEntry, GoalEntry, LayerFigures, Report, TestEntry};
+use walkdown_formats::{Metadata, Specification, TestCase};
+use walkdown_ir::entity::EntityRef;
+use walkdown_ir::goals::{GoalKind, Goals};
+use walkdown_ir::Program;
+
+/// Arguments of `walkdown gen`.
+#[derive(clap::Args, Debug)]
+pub struct GenArgs {
+    #[command(flatten)]
+    program: ProgramArgs,
+    /// Wall-clock budget in seconds.
+    #[arg(long, default_value_t = 60.0)]
+    time: f64,
+    /// Output directory: the suite goes to OUT/test-suite, the report to OUT/report.json.
+    #[arg(long, default_value = "walkdown-out")]
+    out: PathBuf,
+    /// Search order: dfs, bfs, random-branch, uniform-random, cfg-distance, or A+B to alternate two.
+    #[arg(long, default_value = "cfg-distance+bfs")]
+    search: String,
+    /// What the suite is for: coverage-branches, or coverage-error (stop at the first test reaching reach_error).
+    #[arg(long, value_enum, default_value = "coverage-branches")]
+    property: PropertyArg,
+    /// Seed of the random choices.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Do not offer runtime-check failures (division by zero, out-of-bounds access) as goals.
+    #[arg(long)]
+    no_runtime_checks: bool,
+    /// Stop after this many executions.
+    #[arg(long)]
+    max_executions: Option<u64>,
+    /// Per-query solver timeout in milliseconds.
+    #[arg(long, default_value_t = 10_000)]
+    solver_timeout_ms: u32,
+    /// No progress line.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// `--property`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum PropertyArg {
+    /// Cover every branch.
+    CoverageBranches,
+    /// Reach `reach_error`.
+    CoverageError,
+}
+
+/// Writes tests and the report as the engine finds them.
+struct SuiteWriter<'a> {
+    program: &'a Program,
+    goals: &'a Goals,
+    suite_dir: PathBuf,
+    report_path: PathBuf,
+    report: Report,
+    tests: Vec<KeptTest>,
+    quiet: bool,
+    tty: bool,
+}
+
+impl SuiteWriter<'_> {
+    fn file_name(index: usize) -> String {
+        format!("test-{index:05}.xml")
+    }
+
+    fn refresh_report(&mut self, stats: &Stats) -> Result<(), String> {
+        let mut first: Vec<Option<usize>> = vec![None; self.goals.len()];
+        for t in &self.tests {
+            for g in &t.new_goals {
+                first[g.index()].get_or_insert(t.index);
+            }
+        }
+        self.report.goals = self
+            .goals
+            .goals
+            .iter()
+            .map(|(id, g)| {
+                let func = match g.kind {
+                    GoalKind::Edge { func, .. } | GoalKind::Error { func, .. } => func,
+                };
+                let test = first[id.index()].map(Self::file_name);
+                GoalEntry {
+                    id: id.to_string(),
+                    kind: self.goals.describe(id),
+                    location: self.program.describe_loc(g.loc),
+                    function: self.program.funcs[func].name.clone(),
+                    status: if test.is_some() { "covered" } else { "open" }.into(),
+                    test,
+                }
+            })
+            .collect();
+        self.report.goals_total = self.goals.len();
+        self.report.goals_covered = first.iter().filter(|t| t.is_some()).count();
+        self.report.errors = self
+            .tests
+            .iter()
+            .filter_map(|t| {
+                t.error.map(|e| ErrorEntry {
+                    kind: e.kind.name().into(),
+                    location: self.program.describe_loc(e.loc),
+                    test: Self::file_name(t.index),
+                })
+            })
+            .collect();
+        self.report.tests = self
+            .tests
+            .iter()
+            .map(|t| TestEntry {
+                file: Self::file_name(t.index),
+                new_goals: t.new_goals.iter().map(|g| g.to_string()).collect(),
+                covers: t.covered.iter().map(|g| g.to_string()).collect(),
+                outcome: super::run::describe_outcome(self.program, &t.outcome),
+                found_at_s: t.at,
+            })
+            .collect();
+        let secs = stats.elapsed.as_secs_f64().max(1e-9);
+        self.report.engine = EngineFigures {
+            executions: stats.executions,
+            replays: stats.replays,
+            random_runs: stats.random_runs,
+            queries: stats.queries,
+            sat: stats.sat,
+            unsat: stats.unsat,
+            unknown: stats.unknown,
+            duplicates: stats.duplicates,
+            divergences: stats.divergences,
+            waiting: stats.waiting,
+            elapsed_s: stats.elapsed.as_secs_f64(),
+            solver_s: stats.solver_time.as_secs_f64(),
+            trace_s: stats.trace_time.as_secs_f64(),
+            replay_s: stats.replay_time.as_secs_f64(),
+            executions_per_s: stats.executions as f64 / secs,
+            queries_per_s: stats.queries as f64 / secs,
+            solver_share: stats.solver_time.as_secs_f64() / secs,
+            layers: stats
+                .layers
+                .iter()
+                .map(|l| LayerFigures {
+                    layer: l.layer.to_string(),
+                    queries: l.queries,
+                    hits: l.hits,
+                    time_s: l.time.as_secs_f64(),
+                })
+                .collect(),
+        };
+        walkdown_formats::report::write_report(&self.report_path, &self.report).map_err(|e| e.to_string())
+    }
+}
+
+impl TestSink for SuiteWriter<'_> {
+    fn test(&mut self, test: &KeptTest) -> Result<(), String> {
+        let mut case = TestCase::new(test.vector.clone()).with_types(&test.types);
+        case.covers_error = test.error.is_some_and(|e| e.kind == walkdown_ir::CheckKind::ReachError);
+        if case.annotations.len() != case.vector.values.len() {
+            case.annotations.clear();
+        }
+        let path = self.suite_dir.join(Self::file_name(test.index));
+        walkdown_formats::write_testcase(&path, &case).map_err(|e| e.to_string())?;
+        self.tests.push(test.clone());
+        Ok(())
+    }
+
+    fn progress(&mut self, stats: &Stats) {
+        if !self.quiet {
+            let line = format!(
+                "[{:6.1}s] goals {}/{} covered, {} tests, {} executions ({:.0}/s), {} queries, {} waiting",
+                stats.elapsed.as_secs_f64(),
+                stats.covered,
+                stats.goals,
+                stats.tests,
+                stats.executions,
+                stats.executions as f64 / stats.elapsed.as_secs_f64().max(1e-9),
+                stats.queries,
+                stats.waiting
+            );
+            if self.tty {
+                eprint!("\r{line}\x1b[K");
+            } else {
+                eprintln!("{line}");
+            }
+        }
+        if let Err(e) = self.refresh_report(stats) {
+            eprintln!("walkdown: warning: cannot write {}: {e}", self.report_path.display());
+        }
+    }
+}
+
+/// Runs the command; exit code 1 when a test reaches an error.
+pub fn gen(args: &GenArgs) -> Result<i32> {
+    if !(args.time > 0.0 && args.time.is_finite()) {
+        bail!("--time must be a positive number of seconds");
+    }
+    let search = SearchKind::parse(&args.search).with_context(|| {
+        format!(
+            "unknown search order `{}` (dfs, bfs, random-branch, uniform-random, cfg-distance, or A+B)",
+            args.search
+        )
+    })?;
+    let program = load(&args.program)?;
+    let goals = Goals::compute(&program);
+    let property = match args.property {
+        PropertyArg::CoverageBranches => Property::CoverBranches,
+        PropertyArg::CoverageError => Property::CoverError,
+    };
+    let suite_dir = args.out.join("test-suite");
+    prepare_out_dir(&suite_dir)?;
+    let spec = match property {
+        Property::CoverBranches => Specification::CoverBranches,
+        Property::CoverError => Specification::CoverError,
+    };
+    let producer = concat!("walkdown ", env!("CARGO_PKG_VERSION"));
+    let metadata = Metadata::for_program(&args.program.file, spec, program.data_model, producer)?;
+    walkdown_formats::write_metadata(&suite_dir.join("metadata.xml"), &metadata)?;
+
+    let mut settings = GenSettings {
+        time: Duration::from_secs_f64(args.time),
+        search,
+        seed: args.seed,
+        property,
+        runtime_checks: !args.no_runtime_checks,
+        max_executions: args.max_executions,
+        ..GenSettings::default()
+    };
+    settings.solver.timeout_ms = Some(args.solver_timeout_ms);
+
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = Arc::clone(&stop);
+        // A second Ctrl-C is not caught again: the default action ends the
+        // process, for users who really want out.
+        let _ = ctrlc::set_handler(move || stop.store(true, Ordering::Relaxed));
+    }
+    let mut writer = SuiteWriter {
+        program: &program,
+        goals: &goals,
+        suite_dir: suite_dir.clone(),
+        report_path: args.out.join("report.json"),
+        report: Report {
+            program: args.program.file.display().to_string(),
+            producer: producer.into(),
+            property: spec_name(property).into(),
+            data_model: program.data_model.to_string(),
+            search: search_name(&settings.search),
+            seed: args.seed,
+            status: "running".into(),
+            ..Report::default()
+        },
+        tests: Vec::new(),
+        quiet: args.quiet,
+        tty: std::io::stderr().is_terminal(),
+    };
+    let result = generate(&program, &goals, &settings, &mut writer, &stop)?;
+    writer.report.status = if result.stop_reason == StopReason::Interrupted { "interrupted" } else { "finished" }.into();
+    writer.report.stop_reason = format!("{:?}", result.stop_reason);
+    writer.refresh_report(&result.stats).map_err(anyhow::Error::msg)?;
+    if !args.quiet && writer.tty {
+        eprintln!();
+    }
+    let s = &result.stats;
+    println!(
+        "walkdown: {} of {} goals covered by {} tests in {:.1}s ({} executions, {} queries, {:.0}% of the time in the solver); stopped: {:?}",
+        s.covered,
+        s.goals,
+        s.tests,
+        s.elapsed.as_secs_f64(),
+        s.executions,
+        s.queries,
+        100.0 * s.solver_time.as_secs_f64() / s.elapsed.as_secs_f64().max(1e-9),
+        result.stop_reason
+    );
+    for (e, t) in &result.errors {
+        println!("error {} at {} (test {})", e.kind.name(), program.describe_loc(e.loc), SuiteWriter::file_name(*t));
+    }
+    println!("suite: {}", suite_dir.display());
+    Ok(if result.errors.is_empty() { 0 } else { 1 })
+}
+
+fn spec_name(p: Property) -> &'static str {
+    match p {
+        Property::CoverBranches => "coverage-branches",
+        Property::CoverError => "coverage-error",
+    }
+}
+
+fn search_name(s: &SearchKind) -> String {
+    s.name()
+}
+
+/// Creates the suite directory; refuses to mix with an earlier suite.
+fn prepare_out_dir(dir: &Path) -> Result<()> {
+    if dir.is_dir() {
+        let old: Vec<_> = std::fs::read_dir(dir)?
+            .filter_map(|e| e.ok())
+            .filter(|e| e.path().extension().is_some_and(|x| x == "xml"))
+            .collect();
+        for e in old {
+            std::fs::remove_file(e.path()).with_context(|| format!("cannot clear {}", dir.display()))?;
+        }
+    }
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))
+}
