@@ -53,7 +53,7 @@ pub struct GenSettings {
     pub runtime_checks: bool,
     /// Limits of each traced run.
     pub trace: TraceLimits,
-    /// Limits of each replay in the interpreter.
+    /// Limits of each replay in the interpreter. Default: 10,000,000 steps.
     pub replay: ExecLimits,
     /// The solver stack.
     pub solver: SolverSettings,
@@ -72,7 +72,7 @@ impl Default for GenSettings {
             property: Property::CoverBranches,
             runtime_checks: true,
             trace: TraceLimits::default(),
-            replay: ExecLimits::default(),
+            replay: ExecLimits { max_steps: 10_000_000, ..ExecLimits::default() },
             solver: SolverSettings::default(),
             max_executions: None,
             random_fallback: true,
@@ -388,7 +388,8 @@ impl<'p, 's> Engine<'p, 's> {
         sink: &mut dyn TestSink,
     ) -> Result<Option<StopReason>, GenError> {
         let t = Instant::now();
-        let trace = tracer.run(&mut self.pool, &vector.values, &self.settings.trace);
+        let deadline = self.start + self.settings.time;
+        let trace = tracer.run(&mut self.pool, &vector.values, &self.settings.trace, deadline);
         self.result.stats.trace_time += t.elapsed();
         self.result.stats.executions += 1;
         let run_no = self.result.stats.executions;

@@ -30,7 +30,9 @@ use walkdown_smt::{ExprId, SymId};
 /// Limits of one traced run.
 #[derive(Clone, Debug)]
 pub struct TraceLimits {
-    /// Execution limits (steps, call depth, memory), as in the interpreter.
+    /// Execution limits (steps, call depth, memory), as in the interpreter;
+    /// default 2,000,000 steps, since a traced step costs more than a
+    /// concrete one.
     pub exec: ExecLimits,
     /// Branch points recorded per run; later branches are followed but
     /// offer no alternatives. Default 10,000.
@@ -47,7 +49,7 @@ pub struct TraceLimits {
 impl Default for TraceLimits {
     fn default() -> Self {
         TraceLimits {
-            exec: ExecLimits { max_steps: 20_000_000, ..ExecLimits::default() },
+            exec: ExecLimits { max_steps: 2_000_000, ..ExecLimits::default() },
             max_points: 10_000,
             max_visits_per_site: 64,
             max_symbolic_object: 256,
@@ -173,6 +175,7 @@ struct Run<'p, 'a> {
     mem_shadow: HashMap<u64, ExprId>,
     frames: Vec<Frame<'p>>,
     trace: Trace,
+    deadline: std::time::Instant,
     visits: HashMap<(FuncId, Block), u32>,
     covered_bits: Vec<u64>,
     dm: DataModel,
@@ -191,7 +194,15 @@ impl<'p> Tracer<'p> {
     }
 
     /// Runs `inputs` and returns the trace.
-    pub fn run(&mut self, pool: &mut walkdown_smt::ExprPool, inputs: &[InputValue], limits: &TraceLimits) -> Trace {
+    /// Runs `inputs` and returns the trace; a run still going at `deadline`
+    /// ends as [`TraceEnd::Limit`].
+    pub fn run(
+        &mut self,
+        pool: &mut walkdown_smt::ExprPool,
+        inputs: &[InputValue],
+        limits: &TraceLimits,
+        deadline: std::time::Instant,
+    ) -> Trace {
         let dm = self.program.data_model;
         let mut mem = self.prepared.memory.clone();
         mem.set_max_live_bytes(limits.exec.max_memory);
@@ -206,6 +217,7 @@ impl<'p> Tracer<'p> {
             mem_shadow: HashMap::new(),
             frames: Vec::new(),
             trace: Trace::default(),
+            deadline,
             visits: HashMap::new(),
             covered_bits: vec![0; goal_words],
             dm,
@@ -247,6 +259,9 @@ impl<'p, 'a> Run<'p, 'a> {
         self.enter(entry, &main_args.iter().map(|&v| (v, None)).collect::<Vec<_>>(), None)?;
         loop {
             if self.trace.steps >= self.limits.exec.max_steps {
+                return Err(Stop::End(TraceEnd::Limit));
+            }
+            if self.trace.steps % 4096 == 0 && std::time::Instant::now() >= self.deadline {
                 return Err(Stop::End(TraceEnd::Limit));
             }
             self.trace.steps += 1;
@@ -331,8 +346,11 @@ impl<'p, 'a> Run<'p, 'a> {
     }
 
     /// Fixes a symbolic value to its concrete value, recording the equality.
-    fn concretize(&mut self, bits: u64, shadow: Option<ExprId>, width: u32) {
+    fn concretize(&mut self, bits: u64, shadow: Option<ExprId>, _width: u32) {
         if let Some(e) = shadow {
+            // The expression's own width: call arguments may be narrower
+            // than the parameter the model reads them as.
+            let width = self.sym.width(e);
             let c = self.sym.bv(bits, width);
             let eq = self.sym.eq(e, c);
             if !self.sym.is_true(eq) {
