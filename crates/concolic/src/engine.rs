@@ -61,6 +61,9 @@ pub struct GenSettings {
     pub max_executions: Option<u64>,
     /// Random vectors to run when no candidate is left. Default on.
     pub random_fallback: bool,
+    /// Keep every query the engine asks, with the expression pool, in
+    /// [`GenResult::query_log`] (for tests of the solver layers). Default off.
+    pub log_queries: bool,
 }
 
 impl Default for GenSettings {
@@ -76,6 +79,7 @@ impl Default for GenSettings {
             solver: SolverSettings::default(),
             max_executions: None,
             random_fallback: true,
+            log_queries: false,
         }
     }
 }
@@ -162,7 +166,7 @@ pub trait TestSink {
 }
 
 /// The result of a generation run.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct GenResult {
     /// Kept tests.
     pub tests: Vec<KeptTest>,
@@ -174,6 +178,22 @@ pub struct GenResult {
     pub stats: Stats,
     /// Why the run stopped.
     pub stop_reason: StopReason,
+    /// With [`GenSettings::log_queries`]: the pool and every query asked.
+    pub query_log: Option<QueryLog>,
+}
+
+/// The queries of a run, for replaying them through other solver stacks.
+pub struct QueryLog {
+    /// The pool the queries' expressions live in.
+    pub pool: ExprPool,
+    /// Each query's constraints, in the order asked.
+    pub queries: Vec<Vec<walkdown_smt::ExprId>>,
+}
+
+impl std::fmt::Debug for QueryLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "QueryLog({} queries)", self.queries.len())
+    }
 }
 
 /// Why generation stopped.
@@ -224,6 +244,7 @@ struct Engine<'p, 's> {
     seq: u64,
     start: Instant,
     last_progress: Instant,
+    logged: Vec<Vec<walkdown_smt::ExprId>>,
 }
 
 /// Generates tests for `program` until the budget ends, `stop` is set, or
@@ -255,6 +276,7 @@ pub fn generate(
             errors: Vec::new(),
             stats: Stats { goals: goals.len(), ..Stats::default() },
             stop_reason: StopReason::Exhausted,
+            query_log: None,
         },
         searcher: settings.search.build(),
         deferred: settings.search.build(),
@@ -265,11 +287,15 @@ pub fn generate(
         seq: 0,
         start: Instant::now(),
         last_progress: Instant::now(),
+        logged: Vec::new(),
     };
     let reason = e.run(&mut tracer, sink, stop)?;
     e.result.stop_reason = reason;
     e.finish_stats();
     sink.progress(&e.result.stats);
+    if settings.log_queries {
+        e.result.query_log = Some(QueryLog { pool: std::mem::take(&mut e.pool), queries: std::mem::take(&mut e.logged) });
+    }
     Ok(e.result)
 }
 
@@ -360,6 +386,9 @@ impl<'p, 's> Engine<'p, 's> {
             return None;
         }
         self.result.stats.queries += 1;
+        if self.settings.log_queries {
+            self.logged.push(constraints.clone());
+        }
         let t = Instant::now();
         let answer = self.solver.check(&self.pool, &Query { constraints: &constraints });
         self.result.stats.solver_time += t.elapsed();

@@ -14,6 +14,6 @@ pub mod search;
 pub mod sym;
 pub mod symex;
 
-pub use engine::{generate, ErrorFound, GenError, GenResult, GenSettings, KeptTest, Property, Stats, StopReason, TestSink};
+pub use engine::{generate, ErrorFound, GenError, GenResult, GenSettings, KeptTest, Property, QueryLog, Stats, StopReason, TestSink};
 pub use search::SearchKind;
 pub use symex::TraceLimits;
