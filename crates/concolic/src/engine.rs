@@ -61,6 +61,12 @@ pub struct GenSettings {
     pub max_executions: Option<u64>,
     /// Random vectors to run when no candidate is left. Default on.
     pub random_fallback: bool,
+    /// Share of the time spent replaying mutations of kept tests (values
+    /// from kept tests appended, replaced, truncated) in the interpreter
+    /// alone; a mutant that covers something new is traced and joins the
+    /// search. Cheap runs that reach states a path-by-path search reaches
+    /// slowly (long input sequences). Default 0.3; 0 turns it off.
+    pub mutation_share: f64,
     /// Keep every query the engine asks, with the expression pool, in
     /// [`GenResult::query_log`] (for tests of the solver layers). Default off.
     pub log_queries: bool,
@@ -79,6 +85,7 @@ impl Default for GenSettings {
             solver: SolverSettings::default(),
             max_executions: None,
             random_fallback: true,
+            mutation_share: 0.3,
             log_queries: false,
         }
     }
@@ -137,6 +144,10 @@ pub struct Stats {
     pub divergences: u64,
     /// Random vectors run.
     pub random_runs: u64,
+    /// Mutants of kept tests replayed.
+    pub mutations: u64,
+    /// Mutants kept.
+    pub mutations_kept: u64,
     /// Time in the solver stack.
     pub solver_time: Duration,
     /// Time tracing.
@@ -245,6 +256,9 @@ struct Engine<'p, 's> {
     start: Instant,
     last_progress: Instant,
     logged: Vec<Vec<walkdown_smt::ExprId>>,
+    mutation_time: Duration,
+    dictionary: Vec<InputValue>,
+    dictionary_seen: HashSet<u64>,
 }
 
 /// Generates tests for `program` until the budget ends, `stop` is set, or
@@ -288,6 +302,9 @@ pub fn generate(
         start: Instant::now(),
         last_progress: Instant::now(),
         logged: Vec::new(),
+        mutation_time: Duration::ZERO,
+        dictionary: Vec::new(),
+        dictionary_seen: HashSet::new(),
     };
     let reason = e.run(&mut tracer, sink, stop)?;
     e.result.stop_reason = reason;
@@ -323,9 +340,25 @@ impl<'p, 's> Engine<'p, 's> {
                 self.finish_stats();
                 sink.progress(&self.result.stats);
             }
+            let share = self.settings.mutation_share;
+            if share > 0.0
+                && !self.result.tests.is_empty()
+                && self.mutation_time.as_secs_f64() < share * self.start.elapsed().as_secs_f64()
+            {
+                if let Some(r) = self.mutation_round(tracer, sink)? {
+                    return Ok(r);
+                }
+                continue;
+            }
             let Some(candidate) = self.next_candidate() else {
                 if !self.settings.random_fallback {
                     return Ok(StopReason::Exhausted);
+                }
+                if !self.result.tests.is_empty() && share > 0.0 {
+                    if let Some(r) = self.mutation_round(tracer, sink)? {
+                        return Ok(r);
+                    }
+                    continue;
                 }
                 let v = self.random_vector();
                 self.result.stats.random_runs += 1;
@@ -427,10 +460,89 @@ impl<'p, 's> Engine<'p, 's> {
         let replay = self.interp.run(&vector, &RunOptions { limits: self.settings.replay.clone(), record_lines: false });
         self.result.stats.replay_time += t.elapsed();
         self.result.stats.replays += 1;
-        if let Some(reason) = self.ledger(&vector, &trace, replay, sink)? {
+        if let (_, Some(reason)) = self.ledger(&vector, replay, sink)? {
             return Ok(Some(reason));
         }
+        self.expand(trace, vector, bound, run_no);
+        Ok(None)
+    }
 
+    /// Replays mutants of kept tests; traces those that cover something new.
+    fn mutation_round(&mut self, tracer: &mut Tracer<'p>, sink: &mut dyn TestSink) -> Result<Option<StopReason>, GenError> {
+        let t = Instant::now();
+        let mut result = None;
+        for _ in 0..16 {
+            let vector = self.mutate();
+            self.result.stats.mutations += 1;
+            let replay = self.interp.run(&vector, &RunOptions { limits: self.settings.replay.clone(), record_lines: false });
+            let (kept, stop) = self.ledger(&vector, replay, sink)?;
+            if stop.is_some() {
+                result = stop;
+                break;
+            }
+            if kept {
+                self.result.stats.mutations_kept += 1;
+                let deadline = self.start + self.settings.time;
+                let trace = tracer.run(&mut self.pool, &vector.values, &self.settings.trace, deadline);
+                self.result.stats.executions += 1;
+                let run_no = self.result.stats.executions;
+                self.expand(trace, vector, 0, run_no);
+            }
+        }
+        self.mutation_time += t.elapsed();
+        Ok(result)
+    }
+
+    /// A mutant of a random kept test.
+    fn mutate(&mut self) -> TestVector {
+        let base = &self.result.tests[self.rng.below(self.result.tests.len() as u64) as usize];
+        let mut values = base.vector.values.clone();
+        let ops = 1 + self.rng.below(3);
+        for _ in 0..ops {
+            match self.rng.below(4) {
+                0 => {
+                    let n = 1 + self.rng.below(8);
+                    for _ in 0..n {
+                        let v = self.pick_value();
+                        values.push(v);
+                    }
+                }
+                1 if !values.is_empty() => {
+                    let i = self.rng.below(values.len() as u64) as usize;
+                    values[i] = self.pick_value();
+                }
+                2 if !values.is_empty() => {
+                    let i = self.rng.below(values.len() as u64) as usize;
+                    values[i] = match self.rng.below(4) {
+                        0 => InputValue::Int(0),
+                        1 => InputValue::Int(1),
+                        2 => InputValue::Int(-1),
+                        _ => InputValue::Int(self.rng.below(256) as i128 - 128),
+                    };
+                }
+                _ if !values.is_empty() => {
+                    let i = self.rng.below(values.len() as u64) as usize;
+                    values.truncate(i);
+                    let v = self.pick_value();
+                    values.push(v);
+                }
+                _ => values.push(self.pick_value()),
+            }
+        }
+        TestVector { values }
+    }
+
+    /// A value from the kept tests (or a small random one).
+    fn pick_value(&mut self) -> InputValue {
+        if self.dictionary.is_empty() || self.rng.below(8) == 0 {
+            InputValue::Int(self.rng.below(64) as i128 - 16)
+        } else {
+            self.dictionary[self.rng.below(self.dictionary.len() as u64) as usize]
+        }
+    }
+
+    /// Adds the candidates of a traced run after its bound.
+    fn expand(&mut self, trace: Trace, vector: TestVector, bound: usize, run_no: u64) {
         let trace = Rc::new(trace);
         let vector = Rc::new(vector);
         for (i, p) in trace.points.iter().enumerate().skip(bound) {
@@ -458,17 +570,16 @@ impl<'p, 's> Engine<'p, 's> {
                 });
             }
         }
-        Ok(None)
     }
 
-    /// Keeps the test if its replay covers a new goal or reaches a new error.
+    /// Keeps the test if its replay covers a new goal or reaches a new
+    /// error; says whether it was kept and whether generation should stop.
     fn ledger(
         &mut self,
         vector: &TestVector,
-        trace: &Trace,
         replay: RunResult,
         sink: &mut dyn TestSink,
-    ) -> Result<Option<StopReason>, GenError> {
+    ) -> Result<(bool, Option<StopReason>), GenError> {
         let new_goals: Vec<GoalId> = replay.covered.iter().copied().filter(|g| !self.covered[g.index()]).collect();
         let error = match replay.outcome {
             Outcome::Error { kind, loc, goal, .. } => Some(ErrorFound { kind, loc, goal }),
@@ -476,7 +587,7 @@ impl<'p, 's> Engine<'p, 's> {
         };
         let new_error = error.is_some_and(|e| self.errors_seen.insert((e.kind, e.loc)));
         if new_goals.is_empty() && !new_error {
-            return Ok(None);
+            return Ok((false, None));
         }
         for g in &new_goals {
             self.covered[g.index()] = true;
@@ -499,7 +610,15 @@ impl<'p, 's> Engine<'p, 's> {
         } else {
             TestVector { values: consumed }
         };
-        let _ = trace;
+        for v in &vector.values {
+            let key = match v {
+                InputValue::Int(i) => *i as u64,
+                InputValue::Float(f) => f.to_bits(),
+            };
+            if self.dictionary.len() < 256 && self.dictionary_seen.insert(key) {
+                self.dictionary.push(*v);
+            }
+        }
         let kept = KeptTest {
             index,
             vector,
@@ -513,9 +632,9 @@ impl<'p, 's> Engine<'p, 's> {
         sink.test(&kept).map_err(GenError::Sink)?;
         self.result.tests.push(kept);
         if self.settings.property == Property::CoverError && error.is_some_and(|e| e.kind == CheckKind::ReachError) {
-            return Ok(Some(StopReason::ErrorReached));
+            return Ok((true, Some(StopReason::ErrorReached)));
         }
-        Ok(None)
+        Ok((true, None))
     }
 
     fn random_vector(&mut self) -> TestVector {

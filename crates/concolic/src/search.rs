@@ -240,17 +240,20 @@ impl CfgDistance {
 
 impl Searcher for CfgDistance {
     fn add(&mut self, candidate: Candidate) {
+        // Scored in `next`, which knows the distances: the pool's tail
+        // beyond `scores` is unscored.
         self.pool.push(candidate);
-        // Scored lazily in `next`.
-        self.epoch = None;
     }
     fn next(&mut self, ctx: &SearchContext<'_>, _: &mut Rng) -> Option<Candidate> {
         if self.pool.is_empty() {
             return None;
         }
-        if self.epoch != Some(ctx.coverage_epoch) || self.scores.len() != self.pool.len() {
-            self.scores = self.pool.iter().map(|c| Self::score(c, ctx.distances)).collect();
+        if self.epoch != Some(ctx.coverage_epoch) {
+            self.scores.clear();
             self.epoch = Some(ctx.coverage_epoch);
+        }
+        for c in &self.pool[self.scores.len()..] {
+            self.scores.push(Self::score(c, ctx.distances));
         }
         let (i, _) = self.scores.iter().enumerate().min_by_key(|(_, s)| **s)?;
         self.scores.swap_remove(i);

@@ -43,16 +43,19 @@ pub(crate) fn array_label(pool: &ExprPool, array: ArrayId) -> String {
 fn is_leaf(node: &Node) -> bool {
     matches!(
         node,
-        Node::Bool(_) | Node::Bv { .. } | Node::Var { .. } | Node::ArrayVar { .. } | Node::ConstArray { .. }
+        Node::Bool(_)
+            | Node::Bv { .. }
+            | Node::Var { .. }
+            | Node::ArrayVar { .. }
+            | Node::ConstArray { .. }
     )
 }
 
 fn write_bv(out: &mut impl Write, width: u32, value: u128) -> fmt::Result {
     let value = value & mask(width);
-    if width % 4 == 0 {
-        write!(out, "#x{:0w$x}", value, w = (width / 4) as usize)
-    } else {
-        write!(out, "#b{:0w$b}", value, w = width as usize)
+    match width % 4 {
+        0 => write!(out, "#x{:0w$x}", value, w = (width / 4) as usize),
+        _ => write!(out, "#b{:0w$b}", value, w = width as usize),
     }
 }
 
@@ -109,7 +112,10 @@ impl fmt::Display for ExprDisplay<'_> {
                 depth.insert(id, d);
             }
         }
-        let printer = Printer { pool, bound: &bound };
+        let printer = Printer {
+            pool,
+            bound: &bound,
+        };
         for &b in &bindings {
             write!(f, "(let (({b} ")?;
             printer.term(f, b, true)?;

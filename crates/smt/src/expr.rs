@@ -194,19 +194,20 @@ pub enum Node {
     },
 }
 
-/// The operands of a node, in order.
-pub enum Children<'a> {
-    /// Up to three operands held inline.
+/// The operands of a node, in order; made by [`Node::children`].
+pub struct Children<'a>(ChildIter<'a>);
+
+enum ChildIter<'a> {
+    // Up to three operands held inline: the ids, the next one, how many.
     Fixed([ExprId; 3], usize, usize),
-    /// The operands of an `And` or `Or`.
     Slice(std::slice::Iter<'a, ExprId>),
 }
 
 impl Iterator for Children<'_> {
     type Item = ExprId;
     fn next(&mut self) -> Option<ExprId> {
-        match self {
-            Children::Fixed(ids, next, len) => {
+        match &mut self.0 {
+            ChildIter::Fixed(ids, next, len) => {
                 if *next < *len {
                     *next += 1;
                     Some(ids[*next - 1])
@@ -214,7 +215,7 @@ impl Iterator for Children<'_> {
                     None
                 }
             }
-            Children::Slice(it) => it.next().copied(),
+            ChildIter::Slice(it) => it.next().copied(),
         }
     }
 }
@@ -223,7 +224,7 @@ impl Node {
     /// The operands of the node.
     pub fn children(&self) -> Children<'_> {
         let none = ExprId(0);
-        let fixed = |ids: [ExprId; 3], n| Children::Fixed(ids, 0, n);
+        let fixed = |ids: [ExprId; 3], n| Children(ChildIter::Fixed(ids, 0, n));
         match self {
             Node::Bool(_)
             | Node::Bv { .. }
@@ -235,7 +236,7 @@ impl Node {
             | Node::ZExt { arg: a, .. }
             | Node::SExt { arg: a, .. }
             | Node::Extract { arg: a, .. } => fixed([*a, none, none], 1),
-            Node::And(xs) | Node::Or(xs) => Children::Slice(xs.iter()),
+            Node::And(xs) | Node::Or(xs) => Children(ChildIter::Slice(xs.iter())),
             Node::Eq(a, b)
             | Node::BvBin(_, a, b)
             | Node::Cmp(_, a, b)
@@ -384,8 +385,12 @@ impl ExprPool {
             false_id: ExprId(1),
         };
         // Two nodes in an empty pool always fit.
-        pool.true_id = pool.intern(Node::Bool(true), Sort::Bool).unwrap_or(ExprId(0));
-        pool.false_id = pool.intern(Node::Bool(false), Sort::Bool).unwrap_or(ExprId(1));
+        pool.true_id = pool
+            .intern(Node::Bool(true), Sort::Bool)
+            .unwrap_or(ExprId(0));
+        pool.false_id = pool
+            .intern(Node::Bool(false), Sort::Bool)
+            .unwrap_or(ExprId(1));
         pool
     }
 
@@ -780,7 +785,9 @@ impl ExprPool {
         }
     }
 
-    /// Equality of two Booleans or two bit-vectors of one width.
+    /// Equality of two Booleans or two bit-vectors of one width. (An
+    /// array compared with itself is `true`; other array equalities are
+    /// refused, since the backend reads arrays only through `select`.)
     pub fn eq(&mut self, a: ExprId, b: ExprId) -> R {
         let (sa, sb) = (self.sort(a), self.sort(b));
         if sa != sb {
@@ -1243,13 +1250,7 @@ impl ExprPool {
                 _ => break,
             }
         }
-        self.intern(
-            Node::Select {
-                array: cur,
-                index,
-            },
-            Sort::BitVec(8),
-        )
+        self.intern(Node::Select { array: cur, index }, Sort::BitVec(8))
     }
 
     /// `array` with the byte at `index` replaced by the 8-bit `value`.

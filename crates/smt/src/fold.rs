@@ -162,11 +162,7 @@ fn neg(width: u32, v: u128) -> u128 {
 
 fn udiv(width: u32, a: u128, b: u128) -> u128 {
     // SMT-LIB makes division total: x / 0 is all ones.
-    if b == 0 {
-        mask(width)
-    } else {
-        a / b
-    }
+    a.checked_div(b).unwrap_or(mask(width))
 }
 
 fn urem(a: u128, b: u128) -> u128 {

@@ -14,7 +14,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
 use z3::ast::{Array, Bool, BV};
-use z3::{Params, SatResult, Sort};
+use z3::{Params, SatResult, Sort, Tactic};
 
 use crate::display::{array_label, sym_label};
 use crate::eval::{ArrayValue, Assignment, Env, Memo};
@@ -52,16 +52,28 @@ enum Term {
 ///
 /// Translated terms are kept for the life of the solver (per pool), since
 /// successive path-condition queries share almost all their nodes. Each
-/// query then runs on a fresh `z3::Solver`: on the stress test in
-/// `tests/layers.rs` (`push_pop_vs_fresh`), push/pop on one solver was
-/// slower, because after the first push Z3 switches from its bit-blasting
-/// tactic pipeline to the incremental core, which handles bit-vector
-/// arithmetic worse; creating a solver costs only microseconds.
+/// query then runs on a fresh solver made from Z3's `smt` tactic. Measured
+/// with libz3 4.8.12 on a busy 2-core machine (`tests/bench_z3_modes.rs`),
+/// milliseconds per query:
+///
+/// | solver                       | trivial | 64-bit div/rem | 32-bit factoring | signed div/rem | 64-bit mul | array |
+/// |------------------------------|---------|----------------|------------------|----------------|------------|-------|
+/// | fresh `smt` tactic (this)    | 0.8     | 38             | 7                | 52             | 0.4        | 0.7   |
+/// | push/pop on one solver       | 2.4     | 135            | 20               | 156            | 0.6        | 0.4   |
+/// | fresh default solver         | 16      | 130            | 43               | 370            | 8          | 10    |
+/// | fresh `QF_ABV` solver        | 6       | 110            | 38               | 410            | 0.8        | 1.0   |
+///
+/// The default solver runs a preprocessing pipeline per check that
+/// dominates the small queries concolic testing asks, and after a push it
+/// switches to the core the `smt` tactic uses, but carrying old state. On
+/// the concolic sequence of `tests/layers.rs` (`push_pop_vs_fresh`, 576
+/// queries) this mode took 4.0–4.5 s against 6.0–6.5 s for push/pop.
 pub struct Z3Solver {
     settings: Z3Settings,
     pool_uid: u64,
     terms: FxHashMap<ExprId, Term>,
     counter: Counter,
+    tactic: Option<Tactic>,
     incremental: Option<z3::Solver>,
 }
 
@@ -73,12 +85,14 @@ impl Z3Solver {
             pool_uid: 0,
             terms: FxHashMap::default(),
             counter: Counter::default(),
+            tactic: None,
             incremental: None,
         }
     }
 
-    /// Switches between a fresh solver per query (`false`, the default)
-    /// and push/pop on one solver (`true`); kept for measurements.
+    /// Switches between a fresh `smt`-tactic solver per query (`false`,
+    /// the default) and push/pop on one default solver (`true`); kept so
+    /// the measurement above can be repeated on another Z3.
     #[doc(hidden)]
     pub fn set_incremental(&mut self, on: bool) {
         self.incremental = if on { Some(z3::Solver::new()) } else { None };
@@ -214,26 +228,26 @@ impl Z3Solver {
                     C::Sle => a.bvsle(b),
                 })
             }
-            Node::ZExt { arg, width: to } => {
-                Term::Bv(self.bv_of(arg)?.zero_ext(to - width(arg)))
-            }
-            Node::SExt { arg, width: to } => {
-                Term::Bv(self.bv_of(arg)?.sign_ext(to - width(arg)))
-            }
+            Node::ZExt { arg, width: to } => Term::Bv(self.bv_of(arg)?.zero_ext(to - width(arg))),
+            Node::SExt { arg, width: to } => Term::Bv(self.bv_of(arg)?.sign_ext(to - width(arg))),
             Node::Extract { arg, hi, lo } => Term::Bv(self.bv_of(arg)?.extract(hi, lo)),
             Node::Concat(h, l) => Term::Bv(self.bv_of(h)?.concat(self.bv_of(l)?)),
             Node::Select { array, index } => {
                 let byte = self.array_of(array)?.select(&self.bv_of(index)?);
                 Term::Bv(
-                    byte.as_bv()
-                        .ok_or_else(|| SolverError::Backend(format!("select {id} is not a byte")))?,
+                    byte.as_bv().ok_or_else(|| {
+                        SolverError::Backend(format!("select {id} is not a byte"))
+                    })?,
                 )
             }
             Node::Store {
                 array,
                 index,
                 value,
-            } => Term::Array(self.array_of(array)?.store(&self.bv_of(index)?, &self.bv_of(value)?)),
+            } => Term::Array(
+                self.array_of(array)?
+                    .store(&self.bv_of(index)?, &self.bv_of(value)?),
+            ),
         })
     }
 
@@ -263,7 +277,8 @@ impl Z3Solver {
                 s
             }
             None => {
-                fresh = z3::Solver::new();
+                let tactic = self.tactic.get_or_insert_with(|| Tactic::new("smt"));
+                fresh = tactic.solver();
                 &fresh
             }
         };
@@ -344,9 +359,17 @@ impl Z3Solver {
         Ok(out)
     }
 
-    fn sym_value(&self, pool: &ExprPool, sym: SymId, model: &z3::Model) -> Result<u128, SolverError> {
+    fn sym_value(
+        &self,
+        pool: &ExprPool,
+        sym: SymId,
+        model: &z3::Model,
+    ) -> Result<u128, SolverError> {
         let Some(Term::Bv(bv)) = self.terms.get(&pool.symbol_expr(sym)) else {
-            return Err(SolverError::Backend(format!("symbol {} not translated", sym.0)));
+            return Err(SolverError::Backend(format!(
+                "symbol {} not translated",
+                sym.0
+            )));
         };
         read_bv(model, bv, pool.symbol_width(sym))
     }
@@ -412,7 +435,10 @@ impl Env for ModelReads<'_> {
                 })?;
                 read_bv(self.model, &sel, 8)
             }),
-            _ => Err(SolverError::Backend(format!("array {} not translated", array.0))),
+            _ => Err(SolverError::Backend(format!(
+                "array {} not translated",
+                array.0
+            ))),
         };
         match byte {
             Ok(b) => {

@@ -1,0 +1,189 @@
+//! Each layer, switched on and off over the same concolic query sequence,
+//! must give the same answers (with models that satisfy the queries) and
+//! send fewer calls, or smaller queries, to Z3.
+
+mod common;
+
+use common::{concolic_queries, program, run, ALL_OFF};
+use walkdown_smt::{Query, Solver, SolverSettings, Z3Settings, Z3Solver};
+
+const RUNS: usize = 10;
+
+#[test]
+fn slicing_keeps_answers_and_shrinks_queries() {
+    let mut prog = program();
+    let qs = concolic_queries(&mut prog, RUNS, 7);
+    let off = run(ALL_OFF, &prog, &qs);
+    let on = run(
+        SolverSettings {
+            slicing: true,
+            ..ALL_OFF
+        },
+        &prog,
+        &qs,
+    );
+    assert_eq!(off.answers, on.answers);
+    assert_eq!(
+        off.z3_calls, on.z3_calls,
+        "slicing alone answers nothing itself"
+    );
+    assert!(
+        on.z3_constraints * 2 < off.z3_constraints,
+        "constraints sent to z3: {} with slicing, {} without",
+        on.z3_constraints,
+        off.z3_constraints
+    );
+    // Behind a cache, smaller queries collide more often.
+    let cache = SolverSettings {
+        cache: true,
+        ..ALL_OFF
+    };
+    let cache_only = run(cache, &prog, &qs);
+    let both = run(
+        SolverSettings {
+            slicing: true,
+            ..cache
+        },
+        &prog,
+        &qs,
+    );
+    assert_eq!(off.answers, both.answers);
+    assert!(
+        both.z3_calls < cache_only.z3_calls,
+        "z3 calls: {} with slicing, {} without",
+        both.z3_calls,
+        cache_only.z3_calls
+    );
+}
+
+#[test]
+fn cache_keeps_answers_and_saves_calls() {
+    let mut prog = program();
+    let qs = concolic_queries(&mut prog, RUNS, 8);
+    let off = run(ALL_OFF, &prog, &qs);
+    let on = run(
+        SolverSettings {
+            cache: true,
+            ..ALL_OFF
+        },
+        &prog,
+        &qs,
+    );
+    assert_eq!(off.answers, on.answers);
+    assert_eq!(off.z3_calls, qs.len() as u64);
+    assert!(
+        on.z3_calls < off.z3_calls,
+        "{} vs {}",
+        on.z3_calls,
+        off.z3_calls
+    );
+    let cache = &on.report[0];
+    assert_eq!(cache.layer, "cache");
+    assert_eq!(cache.hits + on.z3_calls, qs.len() as u64);
+}
+
+#[test]
+fn cex_cache_keeps_answers_and_saves_calls() {
+    let mut prog = program();
+    let qs = concolic_queries(&mut prog, RUNS, 9);
+    let off = run(ALL_OFF, &prog, &qs);
+    let on = run(
+        SolverSettings {
+            cex_cache: true,
+            ..ALL_OFF
+        },
+        &prog,
+        &qs,
+    );
+    assert_eq!(off.answers, on.answers);
+    assert!(
+        on.z3_calls < off.z3_calls,
+        "{} vs {}",
+        on.z3_calls,
+        off.z3_calls
+    );
+    let cex = &on.report[0];
+    assert_eq!(cex.layer, "cex-cache");
+    let note = |k: &str| cex.notes.iter().find(|(n, _)| *n == k).map(|(_, v)| *v);
+    assert!(note("sat-hits").unwrap_or(0) > 0, "{cex}");
+    assert!(note("unsat-hits").unwrap_or(0) > 0, "{cex}");
+}
+
+#[test]
+fn full_stack_keeps_answers_and_reports_every_layer() {
+    let mut prog = program();
+    let qs = concolic_queries(&mut prog, RUNS, 10);
+    let off = run(ALL_OFF, &prog, &qs);
+    let on = run(SolverSettings::default(), &prog, &qs);
+    assert_eq!(off.answers, on.answers);
+    assert!(on.z3_calls < off.z3_calls);
+    let names: Vec<&str> = on.report.iter().map(|s| s.layer).collect();
+    assert_eq!(names, ["slicing", "cache", "cex-cache", "z3"]);
+    for line in &on.report {
+        assert_eq!(line.queries, line.sat + line.unsat + line.unknown, "{line}");
+    }
+    assert_eq!(on.report[3].queries, on.z3_calls);
+    // Both answers occur, including the unsat one forced by bvudiv by zero.
+    assert!(on.answers.contains(&Some(true)) && on.answers.contains(&Some(false)));
+}
+
+#[test]
+fn udiv_by_zero_follows_smt_lib_in_z3() {
+    let mut prog = program();
+    let p = &mut prog.pool;
+    let (z_is_0, div_is_ones) = (prog.branches[3], prog.branches[4]);
+    let mut s = Z3Solver::new(Z3Settings::default());
+    assert_eq!(
+        s.must_be_true(p, &[z_is_0], div_is_ones).unwrap(),
+        Some(true)
+    );
+    assert_eq!(s.may_be_true(p, &[], div_is_ones).unwrap(), Some(true));
+    let not_ones = p.not(div_is_ones).unwrap();
+    assert_eq!(s.is_sat(p, &[not_ones]).unwrap(), Some(true));
+    assert_eq!(s.is_sat(p, &[z_is_0, not_ones]).unwrap(), Some(false));
+    assert_eq!(s.is_sat(p, &[]).unwrap(), Some(true));
+}
+
+#[test]
+fn model_covers_query_symbols_only() {
+    let mut prog = program();
+    let p = &prog.pool;
+    let mut s = Z3Solver::new(Z3Settings::default());
+    // `d > 100` only: the model must give d (and nothing else) a value.
+    let m = s.model(p, &[prog.branches[6]]).unwrap().unwrap();
+    let syms: Vec<_> = m.syms().map(|(s, _)| s).collect();
+    assert_eq!(syms, vec![prog.syms[3].0]);
+    assert!(m.sym(prog.syms[3].0).unwrap() > 100);
+    // The 128-bit branch reads back all 128 bits.
+    let m = s.model(p, &[prog.branches[7]]).unwrap().unwrap();
+    assert_eq!(m.sym(prog.syms[5].0), Some(prog.w_solution));
+    assert!(prog.w_solution > u128::from(u64::MAX));
+    // The array branch: the model holds the bytes the query reads.
+    let m = s.model(p, &[prog.branches[5]]).unwrap().unwrap();
+    assert!(m.array(prog.mem).is_some());
+    assert!(prog.pool.satisfies(&[prog.branches[5]], &m));
+    let _ = &mut prog;
+}
+
+/// Measures push/pop on one Z3 solver against a fresh solver per query on
+/// the concolic sequence; run with `--ignored --nocapture` to see times.
+#[test]
+#[ignore]
+fn push_pop_vs_fresh() {
+    let mut prog = program();
+    let qs = concolic_queries(&mut prog, 64, 11);
+    for incremental in [false, true, false, true] {
+        let mut s = Z3Solver::new(Z3Settings::default());
+        s.set_incremental(incremental);
+        let t = std::time::Instant::now();
+        for q in &qs {
+            s.check(&prog.pool, &Query::new(&q.constraints)).unwrap();
+        }
+        println!(
+            "{} queries, {}: {:?}",
+            qs.len(),
+            if incremental { "push/pop" } else { "fresh" },
+            t.elapsed()
+        );
+    }
+}
