@@ -25,7 +25,10 @@ use walkdown_ir::{
     Block, BlockCall, Body, Builtin, Callee, CheckKind, DataModel, FuncId, Inst, InstKind, Operand, Program,
     Terminator, Type, Value,
 };
-use walkdown_smt::{ExprId, SymId};
+use walkdown_smt::{CmpOp, ExprId, Node, SymId};
+
+/// Counter values loop acceleration jumps to.
+const ACCELERATION_TARGETS: [i128; 7] = [128, 256, 1024, 4096, 65_536, 1_000_001, 16_777_216];
 
 /// Limits of one traced run.
 #[derive(Clone, Debug)]
@@ -40,6 +43,9 @@ pub struct TraceLimits {
     /// Alternatives recorded per branch site and run: a loop's branch offers
     /// alternatives in its first iterations only. Default 64.
     pub max_visits_per_site: u32,
+    /// Offer loop-acceleration alternatives (see `Run::acceleration`).
+    /// Default on.
+    pub accelerate: bool,
     /// Objects up to this size (bytes) are read through a symbolic offset
     /// as a choice over their contents; larger ones concretize the offset.
     /// Default 256.
@@ -53,6 +59,7 @@ impl Default for TraceLimits {
             max_points: 10_000,
             max_visits_per_site: 64,
             max_symbolic_object: 256,
+            accelerate: true,
         }
     }
 }
@@ -177,6 +184,7 @@ struct Run<'p, 'a> {
     trace: Trace,
     deadline: std::time::Instant,
     visits: HashMap<(FuncId, Block), u32>,
+    counter_sites: HashMap<(FuncId, Block), (u128, bool)>,
     covered_bits: Vec<u64>,
     dm: DataModel,
 }
@@ -219,6 +227,7 @@ impl<'p> Tracer<'p> {
             trace: Trace::default(),
             deadline,
             visits: HashMap::new(),
+            counter_sites: HashMap::new(),
             covered_bits: vec![0; goal_words],
             dm,
         };
@@ -343,6 +352,63 @@ impl<'p, 'a> Run<'p, 'a> {
             }
         }
         self.trace.path.push(taken);
+    }
+
+    /// Loop acceleration: at the last recorded visit of a branch that
+    /// compares a concrete value (the loop counter) with a symbolic one
+    /// (the bound), alternatives under which the same comparison still
+    /// holds with the counter at far larger values, so one solved query
+    /// makes the loop run to (or past) a boundary instead of one iteration
+    /// more per query.
+    fn acceleration(&mut self, site: (FuncId, Block), taken: ExprId, target: (FuncId, Block)) -> Vec<Alternative> {
+        let pool = self.sym.pool();
+        let (negated, cmp) = match *pool.get(taken) {
+            Node::Not(inner) => (true, inner),
+            _ => (false, taken),
+        };
+        let Node::Cmp(op, a, b) = *pool.get(cmp) else { return Vec::new() };
+        let (counter_left, c, w) = match (pool.as_bv_const(a), pool.as_bv_const(b)) {
+            (Some(c), None) => (true, c, pool.width(a).unwrap_or(64)),
+            (None, Some(c)) => (false, c, pool.width(b).unwrap_or(64)),
+            _ => return Vec::new(),
+        };
+        // Only a value that changed between visits is a counter; a literal
+        // bound (`p <= 0`) is not.
+        if !self.counter_sites.get(&site).is_some_and(|&(_, varies)| varies) {
+            return Vec::new();
+        }
+        let signed = matches!(op, CmpOp::Slt | CmpOp::Sle);
+        let current: i128 = if signed && w < 128 && (c >> (w - 1)) & 1 == 1 { c as i128 - (1i128 << w) } else { c as i128 };
+        let max: i128 = if signed { (1i128 << (w - 1)) - 1 } else { (1i128 << w.min(126)) - 1 };
+        let mut alts = Vec::new();
+        for m in ACCELERATION_TARGETS {
+            if m <= current || m > max {
+                continue;
+            }
+            let mc = self.sym.bv(m as u64, w);
+            let (x, y) = if counter_left { (mc, b) } else { (a, mc) };
+            let pool = self.sym.pool();
+            let Ok(moved) = pool.cmp(op, x, y) else { continue };
+            let cond = if negated { self.sym.not(moved) } else { moved };
+            alts.push(Alternative { cond, goal: None, kind: AltKind::Branch, target: Some(target) });
+        }
+        alts
+    }
+
+    /// Remembers the concrete side of a comparison at a branch site, and
+    /// whether it has changed between visits.
+    fn note_counter(&mut self, site: (FuncId, Block), cond: ExprId) {
+        let pool = self.sym.pool();
+        let cmp = match *pool.get(cond) {
+            Node::Not(inner) => inner,
+            _ => cond,
+        };
+        let Node::Cmp(_, a, b) = *pool.get(cmp) else { return };
+        let Some(c) = pool.as_bv_const(a).or_else(|| pool.as_bv_const(b)) else { return };
+        let entry = self.counter_sites.entry(site).or_insert((c, false));
+        if entry.0 != c {
+            *entry = (c, true);
+        }
     }
 
     /// Fixes a symbolic value to its concrete value, recording the equality.
@@ -1021,7 +1087,16 @@ impl<'p, 'a> Run<'p, 'a> {
                     let (t, alt) = if taken { (b, nb) } else { (nb, b) };
                     let other = if taken { if_false.block } else { if_true.block };
                     let a = Alternative { cond: alt, goal: g_other, kind: AltKind::Branch, target: Some((func, other)) };
-                    self.branch_point((func, block), vec![a], t);
+                    let mut alts = vec![a];
+                    if self.limits.accelerate {
+                        self.note_counter((func, block), t);
+                        let visits = self.visits.get(&(func, block)).copied().unwrap_or(0);
+                        if visits + 1 == self.limits.max_visits_per_site {
+                            let stay = if taken { if_true.block } else { if_false.block };
+                            alts.extend(self.acceleration((func, block), t, (func, stay)));
+                        }
+                    }
+                    self.branch_point((func, block), alts, t);
                 }
                 self.jump(if taken { if_true } else { if_false });
             }

@@ -39,6 +39,12 @@ pub struct GenArgs {
     /// Do not offer runtime-check failures (division by zero, out-of-bounds access) as goals.
     #[arg(long)]
     no_runtime_checks: bool,
+    /// Do not offer loop-acceleration alternatives (counter jumped to far values against an input bound).
+    #[arg(long)]
+    no_loop_acceleration: bool,
+    /// Share of the time spent replaying mutants of kept tests (0 to turn off).
+    #[arg(long, default_value_t = 0.3)]
+    mutation_share: f64,
     /// Stop after this many executions.
     #[arg(long)]
     max_executions: Option<u64>,
@@ -235,6 +241,11 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
         ..GenSettings::default()
     };
     settings.solver.timeout_ms = Some(args.solver_timeout_ms);
+    settings.trace.accelerate = !args.no_loop_acceleration;
+    if !(0.0..=0.9).contains(&args.mutation_share) {
+        bail!("--mutation-share must be between 0 and 0.9");
+    }
+    settings.mutation_share = args.mutation_share;
 
     let stop = Arc::new(AtomicBool::new(false));
     {
