@@ -94,6 +94,10 @@ pub struct EngineFigures {
     pub replays: u64,
     /// Random vectors run when no candidate was left.
     pub random_runs: u64,
+    /// Mutants of kept tests replayed in the interpreter.
+    pub mutations: u64,
+    /// Mutants kept as tests.
+    pub mutations_kept: u64,
     /// Solver queries asked by the engine.
     pub queries: u64,
     /// Satisfiable answers.

@@ -35,7 +35,37 @@ pub fn compile_c(source: &Path, settings: &FrontendSettings) -> Result<Program, 
     let bc = compile_to_bitcode(source, settings, dir.path())?;
     let module = llvm_ir::Module::from_bc_path(&bc).map_err(FrontendError::Bitcode)?;
     let display_name = source.to_string_lossy().into_owned();
-    crate::module::lower_module(&module, settings.data_model, &display_name)
+    let mut program = crate::module::lower_module(&module, settings.data_model, &display_name)?;
+    if let Ok(text) = std::fs::read(source) {
+        unlocate_closing_brace_jumps(&mut program, &text);
+    }
+    Ok(program)
+}
+
+/// Clang gives the jump that leaves a `{ ... }` block at its end the
+/// location of the closing brace; gcc gives that jump no line of its own.
+/// So that a line such as `} else if (c == 4) {` counts as run only when
+/// its condition runs (as gcov counts it), such jumps of the task file
+/// lose their location: they execute no statement.
+pub(crate) fn unlocate_closing_brace_jumps(program: &mut Program, text: &[u8]) {
+    let lines: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
+    let task_file = walkdown_ir::FileId::from_u32(0);
+    for (_, f) in program.funcs.iter_mut() {
+        let Some(body) = &mut f.body else { continue };
+        for (_, block) in body.blocks.iter_mut() {
+            let loc = block.term_loc;
+            if !matches!(block.term, walkdown_ir::Terminator::Jump(_)) || loc.file != task_file {
+                continue;
+            }
+            let byte = (loc.line as usize)
+                .checked_sub(1)
+                .and_then(|l| lines.get(l))
+                .and_then(|line| line.get((loc.col as usize).checked_sub(1)?));
+            if byte == Some(&b'}') {
+                block.term_loc = walkdown_ir::Loc::UNKNOWN;
+            }
+        }
+    }
 }
 
 /// Compiles `source` into `work_dir` and returns the path of the bitcode
@@ -148,6 +178,27 @@ fn is_line_marker(line: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn jumps_located_at_closing_braces_lose_their_location() {
+        use walkdown_ir::*;
+        let at = |line, col| Loc { file: FileId::from_u32(0), line, col };
+        let mut p = Program::new(DataModel::LP64);
+        let mut body = Body::default();
+        let b0 = body.add_block();
+        let b1 = body.add_block();
+        let b2 = body.add_block();
+        body.set_term(b0, Terminator::Jump(BlockCall::new(b1)), at(2, 3));
+        body.set_term(b1, Terminator::Jump(BlockCall::new(b2)), at(2, 5));
+        body.set_term(b2, Terminator::Return(None), at(3, 1));
+        p.funcs.push(FuncData { body: Some(body), ..FuncData::external("main", vec![], None, false) });
+        unlocate_closing_brace_jumps(&mut p, b"int main(void) {\n  } else if (c) {\n}\n");
+        let body = p.funcs.iter().next().unwrap().1.body.as_ref().unwrap();
+        let locs: Vec<Loc> = body.blocks.iter().map(|(_, b)| b.term_loc).collect();
+        // The jump at the `}` of line 2 loses it; the one at `else` and the
+        // return at the function's `}` keep theirs.
+        assert_eq!(locs, vec![Loc::UNKNOWN, at(2, 5), at(3, 1)]);
+    }
 
     #[test]
     fn line_markers_are_blanked() {

@@ -57,7 +57,7 @@ impl Machine<'_, '_> {
         let [a0, a1, a2] = args;
         let r: Result<u64, Stop> = match b {
             Builtin::Malloc => Ok(self.heap_alloc(a0)),
-            Builtin::Calloc => Ok(a0.checked_mul(a1).map_or(0, |n| self.heap_alloc(n))),
+            Builtin::Calloc => Ok(a0.checked_mul(a1).map_or(0, |n| self.heap_alloc_zeroed(n))),
             Builtin::Realloc => self.realloc(a0, a1),
             Builtin::Free => self.mem.free_heap(a0).map(|()| 0).map_err(Stop::Error),
             Builtin::Memset => self.memset(a0, a1 as u8, a2),
@@ -102,6 +102,18 @@ impl Machine<'_, '_> {
             Ok((_, addr)) => addr,
             Err(AllocError::OutOfMemory | AllocError::AddressSpace) => 0,
         }
+    }
+
+    /// A fresh heap block filled with zeros whatever the fresh-object fill
+    /// (`calloc`), or NULL.
+    fn heap_alloc_zeroed(&mut self, n: u64) -> u64 {
+        let addr = self.heap_alloc(n);
+        if addr != 0 && n != 0 && self.mem.fresh_fill() != 0 {
+            if let Ok(bytes) = self.mem.bytes_mut(addr, n) {
+                bytes.fill(0);
+            }
+        }
+        addr
     }
 
     fn realloc(&mut self, p: u64, n: u64) -> Result<u64, Stop> {

@@ -116,7 +116,10 @@ impl Machine<'_, '_> {
                 self.call_builtin(regs, b, callee.params.first().copied(), site, pc, base)
             }
             FuncKind::Model(m) => match *m {
-                Model::ReachError => Flow::Stop(self.error(pc, CheckKind::ReachError)),
+                Model::ReachError => {
+                    self.count_line(callee.entry_line);
+                    Flow::Stop(self.error(pc, CheckKind::ReachError))
+                }
                 Model::AssertFail => {
                     let in_reach_error = match self.arg(regs, site, base, 3) {
                         Some(f) => self.read_cstring(f, 64).is_ok_and(|s| s == b"reach_error"),

@@ -398,6 +398,11 @@ pub struct XFunc {
     pub addr: u64,
     /// How it runs.
     pub kind: FuncKind,
+    /// For a defined function run as a model (a `reach_error` with a
+    /// body): the line slot of its first line, counted when a call enters
+    /// it, as gcov counts the entry of the function natively. [`NONE`]
+    /// otherwise.
+    pub entry_line: u32,
 }
 
 /// Per program counter: where it comes from.

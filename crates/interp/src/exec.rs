@@ -227,6 +227,13 @@ impl<'p, 't> Machine<'p, 't> {
         bits
     }
 
+    /// Counts an execution of line slot `slot` (when lines are recorded).
+    pub(crate) fn count_line(&mut self, slot: u32) {
+        if let Some(c) = self.lines.get_mut(slot as usize) {
+            *c += 1;
+        }
+    }
+
     /// Records a call of an external function without model.
     pub(crate) fn note_unknown(&mut self, func: u32) {
         if !self.unknown.contains(&func) {
@@ -586,11 +593,8 @@ impl<'p, 't> Machine<'p, 't> {
 /// An input value converted to the register bits of type `ty`.
 pub fn input_bits(v: InputValue, ty: Type, signed: bool, dm: walkdown_ir::DataModel) -> u64 {
     match ty {
-        Type::I1 => u64::from(match v {
-            InputValue::Int(i) => i != 0,
-            InputValue::Float(f) => f != 0.0,
-        }),
-        Type::F32 => u64::from((v.to_f64() as f32).to_bits()),
+        Type::I1 => u64::from(v.to_bool()),
+        Type::F32 => u64::from(v.to_f32().to_bits()),
         Type::F64 => v.to_f64().to_bits(),
         _ => v.to_int_bits(ty.bits(dm), signed),
     }

@@ -90,6 +90,16 @@ impl Interpreter {
         .run(options.record_lines)
     }
 
+    /// Fills new stack slots and `malloc`/`realloc` blocks in later runs
+    /// with bytes derived from `seed` and their addresses instead of zeros
+    /// (`seed` 0, the default, keeps zeros; `calloc` always zeroes). C
+    /// leaves their contents indeterminate: a run whose result changes with
+    /// the fill reads uninitialized memory (the differential test against
+    /// gcc tells such runs apart this way).
+    pub fn set_uninitialized_fill(&mut self, seed: u64) {
+        self.prepared.memory.set_fresh_fill(seed);
+    }
+
     /// The executable form (for engines that walk the same code).
     pub fn prepared(&self) -> &code::Prepared {
         &self.prepared

@@ -110,6 +110,7 @@ pub struct Memory {
     live_bytes: u64,
     max_live_bytes: u64,
     recycled: Vec<Vec<u8>>,
+    fresh_fill: u64,
 }
 
 impl Memory {
@@ -127,7 +128,21 @@ impl Memory {
             live_bytes: 0,
             max_live_bytes: u64::MAX,
             recycled: Vec::new(),
+            fresh_fill: 0,
         }
+    }
+
+    /// What new stack and heap objects hold: zeros for `seed` 0 (the
+    /// default), otherwise bytes derived from `seed` and their addresses.
+    /// C leaves these contents indeterminate, so a run whose result depends
+    /// on the fill reads uninitialized memory.
+    pub fn set_fresh_fill(&mut self, seed: u64) {
+        self.fresh_fill = seed;
+    }
+
+    /// See [`Memory::set_fresh_fill`].
+    pub fn fresh_fill(&self) -> u64 {
+        self.fresh_fill
     }
 
     /// Limits the bytes of live stack and heap objects.
@@ -186,6 +201,9 @@ impl Memory {
             v.try_reserve_exact(len)
                 .map_err(|_| AllocError::OutOfMemory)?;
             v.resize(len, 0);
+            if counted && self.fresh_fill != 0 {
+                fill_pattern(&mut v, self.fresh_fill, base);
+            }
             v
         };
         let perm = match kind {
@@ -469,6 +487,21 @@ impl Memory {
             (_, false) => Err(CheckKind::DoubleFree),
             _ => Err(CheckKind::InvalidFree),
         }
+    }
+}
+
+/// Bytes derived from `seed` and the address of each (SplitMix64 of both),
+/// so that neighbouring uninitialized variables differ.
+fn fill_pattern(bytes: &mut [u8], seed: u64, base: u64) {
+    for (i, chunk) in bytes.chunks_mut(8).enumerate() {
+        let mut z = seed
+            ^ base
+                .wrapping_add(8 * i as u64)
+                .wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        chunk.copy_from_slice(&z.to_le_bytes()[..chunk.len()]);
     }
 }
 

@@ -155,6 +155,7 @@ impl Builder<'_> {
                 variadic: f.variadic,
                 addr,
                 kind,
+                entry_line: NONE,
             });
         }
         let pbytes = dm.pointer_bytes();
@@ -334,7 +335,12 @@ impl Builder<'_> {
         }
         self.out.consts.extend_from_slice(&self.fconsts);
         self.out.funcs[fid.index()].kind = if is_reach_error(fname) {
-            // Entering `reach_error` is the error, whatever its body does.
+            // Entering `reach_error` is the error, whatever its body does;
+            // the entry still executes the body's first line (a pc until
+            // `finish_lines` turns it into a line slot).
+            let first =
+                (starts[0] as usize..self.out.code.len()).find(|&pc| self.line_keys[pc].is_some());
+            self.out.funcs[fid.index()].entry_line = first.map_or(NONE, |pc| pc as u32);
             FuncKind::Model(Model::ReachError)
         } else {
             FuncKind::Defined {
@@ -376,6 +382,11 @@ impl Builder<'_> {
             .iter()
             .map(|k| k.map_or(NONE, |k| all[&k]))
             .collect();
+        for f in &mut self.out.funcs {
+            if f.entry_line != NONE {
+                f.entry_line = self.out.line_slot[f.entry_line as usize];
+            }
+        }
     }
 
     fn inst(

@@ -34,6 +34,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -318,6 +319,33 @@ static WD_HOOK int wd_is_float_text(const char *digits) {
          strncasecmp(digits, "nan", 3) == 0;
 }
 
+/* A floating-point value for an integer type: truncated toward zero to a
+ * 128-bit two's-complement integer, of which the caller keeps the low bits
+ * (what (unsigned __int128)x and (unsigned __int128)(__int128)x give with
+ * libgcc on x86-64).  NaN, the infinities and values outside
+ * [-2^127, 2^128) give 0.  Without a 128-bit type (32-bit x86) the value is
+ * first reduced modulo 2^64 (fmodl is exact), so both targets give the same
+ * low 64 bits; walkdown's interpreter does the same (InputValue). */
+#ifndef __SIZEOF_INT128__
+/* Whether the last floating-point value converted was non-zero as a 128-bit
+ * integer (its low 64 bits may all be 0): what a _Bool input tests. */
+static int wd_float_wide_nonzero;
+#endif
+
+static WD_HOOK wd_ubig wd_float_bits(long double value) {
+  if (!(value >= -0x1p127L && value < 0x1p128L))
+    return 0;
+#ifndef __SIZEOF_INT128__
+  wd_float_wide_nonzero = value >= 1 || value <= -1;
+  value = fmodl(value, 0x1p64L);
+  if (value < 0)
+    return (wd_ubig)0 - (wd_ubig)(-value);
+  return (wd_ubig)value;
+#else
+  return value < 0 ? (wd_ubig)(wd_sbig)value : (wd_ubig)value;
+#endif
+}
+
 /* The value of an integer literal as two's-complement bits.  Decimal
  * floating-point text converts like a cast: truncated toward zero. */
 static WD_HOOK wd_ubig wd_integer_value(const char *text) {
@@ -339,10 +367,7 @@ static WD_HOOK wd_ubig wd_integer_value(const char *text) {
     base = 2;
     p += 2;
   } else if (wd_is_float_text(p)) {
-    long double value = strtold(text, NULL);
-    if (value != value)
-      return 0;
-    return value < 0 ? (wd_ubig)(wd_sbig)value : (wd_ubig)value;
+    return wd_float_bits(strtold(text, NULL));
   }
   wd_ubig magnitude = 0;
   for (; wd_digit_value(*p) < base; p++)
@@ -431,8 +456,18 @@ WD_WEAK char *__VERIFIER_nondet_charp(void) {
   return (char *)(uintptr_t)wd_next_integer((int)sizeof(void *), 0);
 }
 
-WD_WEAK _Bool __VERIFIER_nondet_bool(void) { return wd_next_integer(16, 0) != 0; }
-WD_WEAK _Bool __VERIFIER_nondet__Bool(void) { return wd_next_integer(16, 0) != 0; }
+/* A _Bool is true when the value, as a 128-bit integer, is not 0. */
+static WD_HOOK _Bool wd_next_bool(void) {
+#ifndef __SIZEOF_INT128__
+  wd_float_wide_nonzero = 0;
+  return wd_next_integer(16, 0) != 0 || wd_float_wide_nonzero;
+#else
+  return wd_next_integer(16, 0) != 0;
+#endif
+}
+
+WD_WEAK _Bool __VERIFIER_nondet_bool(void) { return wd_next_bool(); }
+WD_WEAK _Bool __VERIFIER_nondet__Bool(void) { return wd_next_bool(); }
 
 WD_WEAK float __VERIFIER_nondet_float(void) {
   const char *text = wd_next_text();

@@ -29,13 +29,30 @@ pub fn input_file_text(vector: &TestVector) -> String {
             InputValue::Int(v) => text.push_str(&v.to_string()),
             InputValue::Float(f) if f.is_nan() => text.push_str("nan"),
             InputValue::Float(f) if f.is_infinite() => text.push_str(if f > 0.0 { "inf" } else { "-inf" }),
-            // Debug keeps a `.` or an exponent, so an integer nondet reads
-            // the value as floating-point text and truncates it like a cast.
-            InputValue::Float(f) => text.push_str(&format!("{f:?}")),
+            InputValue::Float(f) => push_exact_float(&mut text, f),
         }
         text.push('\n');
     }
     text
+}
+
+/// Appends the exact decimal expansion of the finite `f`, always with a
+/// `.` (so an integer nondet reads it as floating-point text and truncates
+/// it like a cast). The shortest round-trip spelling would not do: the
+/// harness reads values with `strtold`, and the `long double` nearest to
+/// that spelling can differ from the `f64` (e.g. `1.2345678901234568e18`
+/// is 1234567890123456768 as an `f64` but ...800 as a `long double`), which
+/// changes what a 64-bit integer or, by double rounding, a `float` input
+/// gets. Every `f64` is a `long double`, so the exact spelling reads back
+/// exactly.
+fn push_exact_float(text: &mut String, f: f64) {
+    // 1074 fractional digits hold every binary64 fraction exactly.
+    let exact = format!("{f:.1074}");
+    let trimmed = exact.trim_end_matches('0');
+    text.push_str(trimmed);
+    if trimmed.ends_with('.') {
+        text.push('0');
+    }
 }
 
 /// How the harness says the process ended.
@@ -112,12 +129,24 @@ mod tests {
                 InputValue::Int(-3),
                 InputValue::Int(i128::from(u64::MAX)),
                 InputValue::Float(2.0),
-                InputValue::Float(1e300),
+                InputValue::Float(1.2345678901234568e18),
                 InputValue::Float(f64::NAN),
                 InputValue::Float(f64::NEG_INFINITY),
+                InputValue::Float(-0.1),
+                InputValue::Float(-0.0),
             ],
         };
-        assert_eq!(input_file_text(&vector), "-3\n18446744073709551615\n2.0\n1e300\nnan\n-inf\n");
+        assert_eq!(
+            input_file_text(&vector),
+            "-3\n18446744073709551615\n2.0\n1234567890123456768.0\nnan\n-inf\n\
+             -0.1000000000000000055511151231257827021181583404541015625\n-0.0\n"
+        );
+        let tiny = input_file_text(&TestVector { values: vec![InputValue::Float(f64::from_bits(1))] });
+        assert!(tiny.starts_with("0.000") && tiny.trim_end().ends_with("625"), "{tiny}");
+        let huge = input_file_text(&TestVector { values: vec![InputValue::Float(1e300)] });
+        assert!(huge.starts_with("100000000000000005250476025520442024870446858110815915491585411551180245798890819"));
+        assert!(huge.ends_with("40160.0\n") && huge.len() == 301 + 3, "{huge}");
+        assert_eq!(huge.trim_end().parse::<f64>().unwrap(), 1e300);
     }
 
     #[test]

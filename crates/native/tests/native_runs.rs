@@ -117,6 +117,37 @@ fn values_convert_like_c_casts() {
     assert_eq!(run_ints(&build, &[12, 0]).outcome, NativeOutcome::Exit(1));
 }
 
+/// Floating-point values for integer inputs, in range or not, convert in
+/// both data models as the interpreter converts them
+/// (`InputValue::to_int_bits`, `InputValue::to_bool`), and the input file
+/// spells every `f64` exactly.
+#[test]
+fn float_inputs_convert_like_the_interpreter() {
+    if !gcc_available() {
+        return;
+    }
+    let values = [
+        0.5, -2.75, 3e9, -3e9, 1e10, 9.3e18, -9.3e18, 1e19, -1e19, 1.2345678901234568e18, 2e19, 1e20, -1e20,
+        1.8446744073709552e19, 1.7e38, -1.7e38, 4e38, 1e300, -1e300, f64::INFINITY, f64::NEG_INFINITY, f64::NAN,
+    ];
+    for data_model in [DataModel::LP64, DataModel::ILP32] {
+        let build = build("float_inputs.c", data_model);
+        for f in values {
+            let value = InputValue::Float(f);
+            let vector = TestVector {
+                values: vec![
+                    InputValue::Int(i128::from(value.to_int_bits(64, true) as i64)),
+                    value,
+                    value,
+                    InputValue::Int(i128::from(value.to_bool())),
+                ],
+            };
+            let run = build.run(&vector, &limits()).unwrap();
+            assert_eq!(run.outcome, NativeOutcome::Exit(0), "{f:e} ({data_model})");
+        }
+    }
+}
+
 #[test]
 fn nondet_calls_are_counted_past_the_end_of_the_vector() {
     if !gcc_available() {

@@ -137,6 +137,8 @@ impl SuiteWriter<'_> {
             executions: stats.executions,
             replays: stats.replays,
             random_runs: stats.random_runs,
+            mutations: stats.mutations,
+            mutations_kept: stats.mutations_kept,
             queries: stats.queries,
             sat: stats.sat,
             unsat: stats.unsat,
@@ -182,13 +184,14 @@ impl TestSink for SuiteWriter<'_> {
     fn progress(&mut self, stats: &Stats) {
         if !self.quiet {
             let line = format!(
-                "[{:6.1}s] goals {}/{} covered, {} tests, {} executions ({:.0}/s), {} queries, {} waiting",
+                "[{:6.1}s] goals {}/{} covered, {} tests, {} executions ({:.0}/s), {} mutants, {} queries, {} waiting",
                 stats.elapsed.as_secs_f64(),
                 stats.covered,
                 stats.goals,
                 stats.tests,
                 stats.executions,
                 stats.executions as f64 / stats.elapsed.as_secs_f64().max(1e-9),
+                stats.mutations,
                 stats.queries,
                 stats.waiting
             );
@@ -282,12 +285,13 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     }
     let s = &result.stats;
     println!(
-        "walkdown: {} of {} goals covered by {} tests in {:.1}s ({} executions, {} queries, {:.0}% of the time in the solver); stopped: {:?}",
+        "walkdown: {} of {} goals covered by {} tests in {:.1}s ({} executions, {} mutants, {} queries, {:.0}% of the time in the solver); stopped: {:?}",
         s.covered,
         s.goals,
         s.tests,
         s.elapsed.as_secs_f64(),
         s.executions,
+        s.mutations,
         s.queries,
         100.0 * s.solver_time.as_secs_f64() / s.elapsed.as_secs_f64().max(1e-9),
         result.stop_reason

@@ -32,9 +32,8 @@ pub fn corpus(test: &str) -> Option<Vec<CorpusProgram>> {
     };
     let mut out = Vec::new();
     let seeds = shared.join("bench/seeds");
-    let mut seed_files: Vec<PathBuf> = std::fs::read_dir(&seeds)
-        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
+    let mut seed_files: Vec<PathBuf> =
+        std::fs::read_dir(&seeds).map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect()).unwrap_or_default();
     seed_files.sort();
     for p in seed_files {
         if p.extension().is_some_and(|e| e == "c") {
