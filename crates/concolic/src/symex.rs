@@ -27,6 +27,9 @@ use walkdown_ir::{
 };
 use walkdown_smt::{CmpOp, ExprId, Node, SymId};
 
+/// Allocation sizes (bytes) offered besides the one a run used.
+const ALTERNATIVE_SIZES: [u64; 6] = [1, 4, 16, 64, 256, 4096];
+
 /// Counter values loop acceleration jumps to.
 const ACCELERATION_TARGETS: [i128; 7] = [128, 256, 1024, 4096, 65_536, 1_000_001, 16_777_216];
 
@@ -411,6 +414,28 @@ impl<'p, 'a> Run<'p, 'a> {
         }
     }
 
+    /// Fixes an input-dependent allocation size to its concrete value (the
+    /// equality joins the path condition) and offers a few other sizes as
+    /// alternatives, so the search is not stuck with the first run's size
+    /// (often 0, or a huge one the allocator refuses).
+    fn concretize_size(&mut self, bits: u64, shadow: Option<ExprId>) {
+        let Some(e) = shadow else { return };
+        let w = self.sym.width(e);
+        let site = (self.frame().func, self.frame().block);
+        let mut alts = Vec::new();
+        for k in ALTERNATIVE_SIZES {
+            if k != bits {
+                let kc = self.sym.bv(k, w);
+                let cond = self.sym.eq(e, kc);
+                alts.push(Alternative { cond, goal: None, kind: AltKind::Branch, target: None });
+            }
+        }
+        let c = self.sym.bv(bits, w);
+        let taken = self.sym.eq(e, c);
+        self.trace.concretizations += 1;
+        self.branch_point(site, alts, taken);
+    }
+
     /// Fixes a symbolic value to its concrete value, recording the equality.
     fn concretize(&mut self, bits: u64, shadow: Option<ExprId>, _width: u32) {
         if let Some(e) = shadow {
@@ -555,7 +580,7 @@ impl<'p, 'a> Run<'p, 'a> {
             }
             InstKind::Alloca { size, align } => {
                 let (n, sn) = self.operand(size);
-                self.concretize(n, sn, dm.pointer_bits());
+                self.concretize_size(n, sn);
                 match self.mem.alloc(n, u64::from(*align), ObjectKind::Stack, false) {
                     Ok((idx, addr)) => {
                         self.frame_mut().stack_objects.push(idx);
@@ -873,9 +898,13 @@ impl<'p, 'a> Run<'p, 'a> {
             Builtin::Malloc | Builtin::Calloc | Builtin::Realloc => {
                 let (a0, s0) = arg(0);
                 let (a1, s1) = arg(1);
-                self.concretize(a0, s0, pw);
+                if b == Builtin::Realloc {
+                    self.concretize(a0, s0, pw);
+                } else {
+                    self.concretize_size(a0, s0);
+                }
                 if b != Builtin::Malloc {
-                    self.concretize(a1, s1, pw);
+                    self.concretize_size(a1, s1);
                 }
                 let n = match b {
                     Builtin::Malloc => Some(a0),

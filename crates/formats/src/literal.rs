@@ -97,18 +97,30 @@ pub fn parse_value(text: &str) -> Result<InputValue, LiteralError> {
 }
 
 /// The canonical spelling of a value, which [`parse_value`] reads back to
-/// the same value: integers in decimal, floats in the shortest form that
-/// round-trips (always with a `.`, an exponent, or `inf`/`nan`, so it is
-/// read back as a float).
+/// the same value: integers in decimal, finite floats as their exact
+/// decimal expansion (always with a `.`, so they are read back as floats),
+/// else `inf`/`-inf`/`nan`.
+///
+/// Not the shortest round-trip spelling: validators read values with
+/// `strtold`, and the `long double` nearest to the shortest spelling can
+/// differ from the `f64` (`1.2345678901234568e18` is 1234567890123456768
+/// as an `f64` but ...800 as a `long double`), which changes what a 64-bit
+/// integer input or, by double rounding, a `float` input gets. Every `f64`
+/// is a `long double`, so the exact spelling reads back exactly.
 pub fn format_value(value: InputValue) -> String {
     match value {
         InputValue::Int(v) => v.to_string(),
         InputValue::Float(f) if f.is_nan() => "nan".to_string(),
         InputValue::Float(f) if f.is_infinite() => if f > 0.0 { "inf" } else { "-inf" }.to_string(),
-        // Debug, unlike Display, switches to an exponent for very large or
-        // small magnitudes and always keeps a `.0` or `e`, so the text stays
-        // short and is never mistaken for an integer.
-        InputValue::Float(f) => format!("{f:?}"),
+        InputValue::Float(f) => {
+            // 1074 fractional digits hold every binary64 fraction exactly.
+            let exact = format!("{f:.1074}");
+            let mut text = exact.trim_end_matches('0').to_string();
+            if text.ends_with('.') {
+                text.push('0');
+            }
+            text
+        }
     }
 }
 

@@ -5,7 +5,7 @@
 //! Rust side and that C file: environment variable names, the input file
 //! syntax and the report syntax.
 
-use walkdown_ir::testvec::{InputValue, TestVector};
+use walkdown_ir::testvec::TestVector;
 
 /// The harness source, compiled next to every task.
 pub const HARNESS_SOURCE: &str = include_str!("../c/walkdown_harness.c");
@@ -25,34 +25,12 @@ pub const ENV_EXHAUSTED: &str = "WD_EXHAUSTED";
 pub fn input_file_text(vector: &TestVector) -> String {
     let mut text = String::new();
     for value in &vector.values {
-        match *value {
-            InputValue::Int(v) => text.push_str(&v.to_string()),
-            InputValue::Float(f) if f.is_nan() => text.push_str("nan"),
-            InputValue::Float(f) if f.is_infinite() => text.push_str(if f > 0.0 { "inf" } else { "-inf" }),
-            InputValue::Float(f) => push_exact_float(&mut text, f),
-        }
+        // The spelling test files use: exact for floats, so `strtold` in
+        // the harness reads back the very `f64`.
+        text.push_str(&walkdown_formats::format_value(*value));
         text.push('\n');
     }
     text
-}
-
-/// Appends the exact decimal expansion of the finite `f`, always with a
-/// `.` (so an integer nondet reads it as floating-point text and truncates
-/// it like a cast). The shortest round-trip spelling would not do: the
-/// harness reads values with `strtold`, and the `long double` nearest to
-/// that spelling can differ from the `f64` (e.g. `1.2345678901234568e18`
-/// is 1234567890123456768 as an `f64` but ...800 as a `long double`), which
-/// changes what a 64-bit integer or, by double rounding, a `float` input
-/// gets. Every `f64` is a `long double`, so the exact spelling reads back
-/// exactly.
-fn push_exact_float(text: &mut String, f: f64) {
-    // 1074 fractional digits hold every binary64 fraction exactly.
-    let exact = format!("{f:.1074}");
-    let trimmed = exact.trim_end_matches('0');
-    text.push_str(trimmed);
-    if trimmed.ends_with('.') {
-        text.push('0');
-    }
 }
 
 /// How the harness says the process ended.
@@ -120,6 +98,7 @@ impl HarnessReport {
 
 #[cfg(test)]
 mod tests {
+    use walkdown_ir::testvec::InputValue;
     use super::*;
 
     #[test]
