@@ -61,6 +61,10 @@ pub struct GenSettings {
     pub max_executions: Option<u64>,
     /// Random vectors to run when no candidate is left. Default on.
     pub random_fallback: bool,
+    /// Candidates kept waiting at most; beyond it, new candidates that aim
+    /// at no open goal are dropped (memory stays bounded on long runs).
+    /// Default 50,000 (each candidate keeps its run's path condition alive).
+    pub max_waiting: usize,
     /// Share of the time spent replaying mutations of kept tests (values
     /// from kept tests appended, replaced, truncated) in the interpreter
     /// alone; a mutant that covers something new is traced and joins the
@@ -86,6 +90,7 @@ impl Default for GenSettings {
             max_executions: None,
             random_fallback: true,
             mutation_share: 0.3,
+            max_waiting: 50_000,
             log_queries: false,
         }
     }
@@ -140,6 +145,10 @@ pub struct Stats {
     pub unknown: u64,
     /// Candidates skipped as duplicates.
     pub duplicates: u64,
+    /// Candidates dropped because too many were waiting.
+    pub dropped: u64,
+    /// Expressions in the pool.
+    pub expressions: usize,
     /// Replays that did not take the branch the solver aimed for.
     pub divergences: u64,
     /// Random vectors run.
@@ -554,10 +563,15 @@ impl<'p, 's> Engine<'p, 's> {
                         }
                     }
                 }
+                let aims_at_open_goal = alt.goal.is_some_and(|g| !self.covered[g.index()]);
                 if let AltKind::Check(_) = alt.kind {
-                    if alt.goal.is_some_and(|g| self.covered[g.index()]) {
+                    if !aims_at_open_goal {
                         continue;
                     }
+                }
+                if !aims_at_open_goal && self.searcher.len() + self.deferred.len() >= self.settings.max_waiting {
+                    self.result.stats.dropped += 1;
+                    continue;
                 }
                 self.seq += 1;
                 self.searcher.add(Candidate {
@@ -659,6 +673,7 @@ impl<'p, 's> Engine<'p, 's> {
         s.waiting = self.searcher.len() + self.deferred.len();
         s.covered = self.covered.iter().filter(|&&c| c).count();
         s.tests = self.result.tests.len();
+        s.expressions = self.pool.len();
         s.layers = self.solver.report();
     }
 }

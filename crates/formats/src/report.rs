@@ -112,6 +112,10 @@ pub struct EngineFigures {
     pub divergences: u64,
     /// Candidates still waiting at the end.
     pub waiting: usize,
+    /// Candidates dropped because too many were waiting.
+    pub dropped: u64,
+    /// Expressions in the solver facade's pool.
+    pub expressions: usize,
     /// Wall-clock seconds.
     pub elapsed_s: f64,
     /// Seconds in the solver stack.

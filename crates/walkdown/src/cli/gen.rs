@@ -146,6 +146,8 @@ impl SuiteWriter<'_> {
             duplicates: stats.duplicates,
             divergences: stats.divergences,
             waiting: stats.waiting,
+            dropped: stats.dropped,
+            expressions: stats.expressions,
             elapsed_s: stats.elapsed.as_secs_f64(),
             solver_s: stats.solver_time.as_secs_f64(),
             trace_s: stats.trace_time.as_secs_f64(),
