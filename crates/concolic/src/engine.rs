@@ -413,9 +413,8 @@ impl<'p, 's> Engine<'p, 's> {
     /// Solves the candidate's path prefix with its alternative; the new
     /// vector, if satisfiable.
     fn solve(&mut self, c: &Candidate) -> Option<TestVector> {
-        let point = &c.trace.points[c.point];
         let alt = c.alternative();
-        let mut constraints: Vec<walkdown_smt::ExprId> = c.trace.path[..point.prefix].to_vec();
+        let mut constraints: Vec<walkdown_smt::ExprId> = c.path[..c.prefix].to_vec();
         constraints.push(alt.cond);
         let key = {
             use std::hash::{Hash, Hasher};
@@ -437,7 +436,7 @@ impl<'p, 's> Engine<'p, 's> {
         match answer {
             Ok(Answer::Sat(model)) => {
                 self.result.stats.sat += 1;
-                Some(vector_from_model(&c.trace, &c.vector, &model, self.program.data_model))
+                Some(vector_from_model(&c.inputs, &c.vector, &model, self.program.data_model))
             }
             Ok(Answer::Unsat) => {
                 self.result.stats.unsat += 1;
@@ -552,10 +551,11 @@ impl<'p, 's> Engine<'p, 's> {
 
     /// Adds the candidates of a traced run after its bound.
     fn expand(&mut self, trace: Trace, vector: TestVector, bound: usize, run_no: u64) {
-        let trace = Rc::new(trace);
+        let path: Rc<[walkdown_smt::ExprId]> = Rc::from(trace.path);
+        let inputs: Rc<[crate::symex::TracedInput]> = Rc::from(trace.inputs);
         let vector = Rc::new(vector);
         for (i, p) in trace.points.iter().enumerate().skip(bound) {
-            for (a, alt) in p.alternatives.iter().enumerate() {
+            for alt in &p.alternatives {
                 if !self.settings.runtime_checks {
                     if let AltKind::Check(k) = alt.kind {
                         if !k.is_user_property() {
@@ -575,10 +575,12 @@ impl<'p, 's> Engine<'p, 's> {
                 }
                 self.seq += 1;
                 self.searcher.add(Candidate {
-                    trace: Rc::clone(&trace),
+                    path: Rc::clone(&path),
+                    inputs: Rc::clone(&inputs),
                     vector: Rc::clone(&vector),
                     point: i,
-                    alt: a,
+                    prefix: p.prefix,
+                    alt: *alt,
                     seq: self.seq,
                     run: run_no,
                 });

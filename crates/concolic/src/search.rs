@@ -7,22 +7,30 @@
 //! [`SearchContext`], so `cfg-distance` can re-rank as goals get covered.
 
 use crate::distance::Distances;
-use crate::symex::Trace;
+use crate::symex::{Alternative, TracedInput};
+use walkdown_smt::ExprId;
 use std::cmp::Reverse;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-/// One alternative to try.
+/// One alternative to try. It keeps only what solving needs of its run
+/// (the path condition and the inputs, shared with the run's other
+/// candidates), not the run's branch points.
 #[derive(Clone, Debug)]
 pub struct Candidate {
-    /// The run it comes from.
-    pub trace: Rc<Trace>,
+    /// The run's path condition.
+    pub path: Rc<[ExprId]>,
+    /// The run's inputs.
+    pub inputs: Rc<[TracedInput]>,
     /// The vector of that run.
     pub vector: Rc<walkdown_ir::testvec::TestVector>,
-    /// Index of the branch point in `trace.points`.
+    /// Index of the branch point in the run (the child's generation bound
+    /// is one more).
     pub point: usize,
-    /// Index of the alternative in that point.
-    pub alt: usize,
+    /// Length of the path prefix that leads to the branch point.
+    pub prefix: usize,
+    /// The alternative.
+    pub alt: Alternative,
     /// Creation order (ties are broken by it).
     pub seq: u64,
     /// Number of the run (execution) that produced it.
@@ -31,12 +39,12 @@ pub struct Candidate {
 
 impl Candidate {
     /// The alternative.
-    pub fn alternative(&self) -> &crate::symex::Alternative {
-        &self.trace.points[self.point].alternatives[self.alt]
+    pub fn alternative(&self) -> &Alternative {
+        &self.alt
     }
     /// Its depth: the length of the path condition that leads to it.
     pub fn depth(&self) -> usize {
-        self.trace.points[self.point].prefix
+        self.prefix
     }
 }
 

@@ -7,7 +7,7 @@
 //! pool's constructors check sorts; the tracer only builds well-sorted
 //! terms, so a sort error here is a bug in this module, reported loudly.
 
-use crate::symex::Trace;
+use crate::symex::TracedInput;
 use walkdown_ir::testvec::{InputValue, TestVector};
 use walkdown_ir::{BinOp, CastOp, CmpPred, DataModel, Type, UnOp};
 use walkdown_smt::{BvBinOp, CmpOp, ExprId, ExprPool, Model, Node};
@@ -281,9 +281,9 @@ pub fn input_value(ty: Type, signed: bool, bits: u64, dm: DataModel) -> InputVal
 /// The vector a model gives: the parent run's inputs with the values the
 /// model assigns to their symbols replaced; values the parent did not
 /// consume are kept after them.
-pub fn vector_from_model(trace: &Trace, parent: &TestVector, model: &Model, dm: DataModel) -> TestVector {
-    let mut values: Vec<InputValue> = Vec::with_capacity(trace.inputs.len().max(parent.values.len()));
-    for (i, input) in trace.inputs.iter().enumerate() {
+pub fn vector_from_model(inputs: &[TracedInput], parent: &TestVector, model: &Model, dm: DataModel) -> TestVector {
+    let mut values: Vec<InputValue> = Vec::with_capacity(inputs.len().max(parent.values.len()));
+    for (i, input) in inputs.iter().enumerate() {
         let bits = input.sym.and_then(|s| model.sym(s)).map(|v| v as u64);
         let v = match bits {
             Some(b) => input_value(input.ty, input.signed, b, dm),
