@@ -123,6 +123,9 @@ fn load(args: &ProgramArgs) -> Result<Program> {
 /// Reads a program from a C file (`.c`, `.i`) or a textual IR file (`.wir`,
 /// whose own `data_model` line wins over `dm`).
 pub fn load_program(file: &Path, dm: DataModel) -> Result<Program> {
+    if !file.is_file() {
+        anyhow::bail!("{}: no such file", file.display());
+    }
     if file.extension().is_some_and(|e| e == "wir") {
         let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
         return walkdown_ir_reader::parse_and_verify(&text).map_err(|e| anyhow::anyhow!("{}:{e}", file.display()));
