@@ -572,11 +572,22 @@ impl<'p, 'a> Run<'p, 'a> {
                 let (v, sv) = self.operand(value);
                 let n = ty.store_size(dm);
                 let addr = self.address(inst, addr, sp, n)?;
+                let sv = if ty.is_int_or_ptr() { sv } else { None };
+                let w = self.width(*ty);
+                // The symbolic write reads the old contents, so it goes first.
+                let symbolic = match sp {
+                    Some(pe) if self.mem.load(addr, n).is_ok() => self.symbolic_write(addr, pe, n, v, sv, w),
+                    _ => false,
+                };
                 if let Err(fault) = self.mem.store(addr, n, v) {
                     return Err(error(format!("{} at store", fault.kind.name())));
                 }
-                let sv = if ty.is_int_or_ptr() { sv } else { None };
-                self.store_shadow(addr, n, sv, self.width(*ty));
+                if !symbolic {
+                    if sp.is_some() {
+                        self.concretize(addr, sp, dm.pointer_bits());
+                    }
+                    self.store_shadow(addr, n, sv, w);
+                }
             }
             InstKind::Alloca { size, align } => {
                 let (n, sn) = self.operand(size);
@@ -774,6 +785,63 @@ impl<'p, 'a> Run<'p, 'a> {
             }
         }
         acc
+    }
+
+    /// A write through a symbolic address within a small object: every
+    /// aligned position the address may take gets `addr == position ?
+    /// value : old`, byte by byte (the array-store semantics, spelled over
+    /// the byte shadows). False when the object is too large or unknown;
+    /// the caller then fixes the address.
+    fn symbolic_write(&mut self, addr: u64, pe: ExprId, n: u64, v: u64, sv: Option<ExprId>, w: u32) -> bool {
+        let Some(obj) = self.mem.find(addr).and_then(|i| self.mem.object(i)) else { return false };
+        if !obj.live || obj.size > self.limits.max_symbolic_object || obj.size < n {
+            return false;
+        }
+        let (base, size) = (obj.base, obj.size);
+        let phase = (addr - base) % n;
+        let pw = self.dm.pointer_bits();
+        let full = (8 * n) as u32;
+        let value = match sv {
+            Some(e) if w < full => self.sym.cast(walkdown_ir::CastOp::ZExt, w, full, e),
+            Some(e) => e,
+            None => self.sym.bv(v, full.min(64)),
+        };
+        let mut off = phase;
+        while off + n <= size {
+            let p = base + off;
+            let pc = self.sym.bv(p, pw);
+            let here = self.sym.eq(pe, pc);
+            for i in 0..n {
+                let lo = (8 * i) as u32;
+                let new_byte = self.sym.extract(value, lo + 7, lo);
+                let old_byte = match self.mem_shadow.get(&(p + i)) {
+                    Some(&e) => e,
+                    None => {
+                        let b = self.mem.load(p + i, 1).unwrap_or(0);
+                        self.sym.bv(b, 8)
+                    }
+                };
+                let byte = self.sym.ite(here, new_byte, old_byte);
+                if self.sym.const_value(byte).is_some() {
+                    self.mem_shadow.remove(&(p + i));
+                } else {
+                    self.mem_shadow.insert(p + i, byte);
+                }
+            }
+            off += n;
+        }
+        if phase != 0 || n > 1 {
+            let nn = self.sym.bv(n, pw);
+            let b = self.sym.bv(base, pw);
+            let rel = self.sym.bin(walkdown_ir::BinOp::Sub, pw, pe, b);
+            let r = self.sym.bin(walkdown_ir::BinOp::URem, pw, rel, nn);
+            let ph = self.sym.bv(phase, pw);
+            let aligned = self.sym.eq(r, ph);
+            if !self.sym.is_true(aligned) {
+                self.trace.path.push(aligned);
+            }
+        }
+        true
     }
 
     fn clear_shadow(&mut self, addr: u64, n: u64) {

@@ -39,7 +39,8 @@ fn lower(path: &Path) -> Program {
 }
 
 fn settings(search: SearchKind) -> GenSettings {
-    GenSettings { time: Duration::from_secs(20), search, random_fallback: false, ..GenSettings::default() }
+    // No mutants: these fixtures test what the symbolic reasoning finds.
+    GenSettings { time: Duration::from_secs(20), search, random_fallback: false, mutation_share: 0.0, ..GenSettings::default() }
 }
 
 /// Checks one fixture's expectations; returns a list of failures.
