@@ -1,0 +1,296 @@
+//! The whole-program interval analysis and its results: block states, the
+//! branch outcomes proved dead, and invariants at loop heads.
+//!
+//! Interprocedural strategy: every defined function is analyzed once, with
+//! its parameters unconstrained (a context-insensitive summary of "any
+//! caller"), and calls return top. That is sound without knowing callers,
+//! and since memory is not tracked, calls have no other effect to model.
+//! Functions are analyzed on demand starting from `main` and every function
+//! whose address is taken; a function only called from blocks proved
+//! unreachable is never entered, so all its branch outcomes are dead.
+
+use crate::domain::Domain;
+use crate::fixpoint::{solve, FixpointOptions, Solution, WtoElem};
+use crate::interval::{norm, Interval};
+use crate::state::IntervalState;
+use crate::transfer::IntervalTransfer;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write;
+use std::time::{Duration, Instant};
+use walkdown_ir::goals::{GoalId, Goals};
+use walkdown_ir::{Block, Callee, FuncId, InstKind, Operand, Program, RelocTarget, Terminator};
+
+/// Why a query on an [`Analysis`] has no answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AbsintError {
+    /// No function of the program has this name.
+    UnknownFunction(String),
+    /// The function has no body (it is external).
+    NotDefined(String),
+    /// The function has no such block.
+    UnknownBlock {
+        /// The function's name.
+        func: String,
+        /// The block's number.
+        block: u32,
+    },
+}
+
+impl std::fmt::Display for AbsintError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AbsintError::UnknownFunction(n) => write!(f, "no function named {n}"),
+            AbsintError::NotDefined(n) => write!(f, "function {n} has no body"),
+            AbsintError::UnknownBlock { func, block } => write!(f, "function {func} has no block b{block}"),
+        }
+    }
+}
+
+impl std::error::Error for AbsintError {}
+
+/// The result of [`analyze`].
+pub struct Analysis<'p> {
+    program: &'p Program,
+    /// Per analyzed function, its block states. Defined functions that are
+    /// absent were never reached.
+    funcs: BTreeMap<FuncId, Solution<IntervalState>>,
+    /// Wall-clock time of the analysis.
+    pub elapsed: Duration,
+}
+
+/// Analyzes every function reachable from `main` (or every defined function
+/// when there is no `main`).
+pub fn analyze(program: &Program) -> Analysis<'_> {
+    analyze_with(program, FixpointOptions::default())
+}
+
+/// [`analyze`] with explicit iteration settings.
+pub fn analyze_with(program: &Program, opts: FixpointOptions) -> Analysis<'_> {
+    let start = Instant::now();
+    let mut roots: BTreeSet<FuncId> = BTreeSet::new();
+    match program.entry() {
+        Some(m) => {
+            roots.insert(m);
+            for (_, f) in program.funcs.iter() {
+                let Some(body) = &f.body else { continue };
+                for inst in body.insts.values() {
+                    // A direct callee is not "address taken".
+                    let mut note = |op: &Operand| {
+                        if let Operand::Func(t) = op {
+                            roots.insert(*t);
+                        }
+                    };
+                    match &inst.kind {
+                        InstKind::Call { callee, args, .. } => {
+                            if let Callee::Indirect(p) = callee {
+                                note(p);
+                            }
+                            args.iter().for_each(&mut note);
+                        }
+                        k => k.for_each_operand(note),
+                    }
+                }
+                for data in body.blocks.values() {
+                    for c in data.term.successors() {
+                        c.args.iter().for_each(|op| {
+                            if let Operand::Func(t) = op {
+                                roots.insert(*t);
+                            }
+                        });
+                    }
+                    if let Terminator::Return(Some(Operand::Func(t))) = &data.term {
+                        roots.insert(*t);
+                    }
+                }
+            }
+            for g in program.globals.values() {
+                for r in &g.relocs {
+                    if let RelocTarget::Func(t) = r.target {
+                        roots.insert(t);
+                    }
+                }
+            }
+        }
+        None => roots.extend(program.funcs.iter().filter(|(_, f)| f.body.is_some()).map(|(id, _)| id)),
+    }
+    let mut funcs = BTreeMap::new();
+    let mut work: Vec<FuncId> = roots.into_iter().rev().collect();
+    while let Some(f) = work.pop() {
+        if funcs.contains_key(&f) {
+            continue;
+        }
+        let Some(body) = program.funcs.get(f).and_then(|d| d.body.as_ref()) else { continue };
+        let t = IntervalTransfer::new(program, body);
+        let sol = solve(body, &t, opts);
+        for (b, data) in body.blocks.iter() {
+            // Replaying the block finds calls that follow one that never
+            // returns (such as `reach_error`).
+            let mut st = sol.entry[b].clone();
+            for &i in &data.insts {
+                if st.is_bottom() {
+                    break;
+                }
+                let Some(inst) = body.insts.get(i) else { continue };
+                if let InstKind::Call { callee: Callee::Direct(c), .. } = &inst.kind {
+                    if !funcs.contains_key(c) {
+                        work.push(*c);
+                    }
+                }
+                t.inst(&mut st, &inst.kind, inst.result);
+            }
+        }
+        funcs.insert(f, sol);
+    }
+    Analysis { program, funcs, elapsed: start.elapsed() }
+}
+
+impl<'p> Analysis<'p> {
+    /// Whether `func` was analyzed (it is defined and may run).
+    pub fn is_reached(&self, func: FuncId) -> bool {
+        self.funcs.contains_key(&func)
+    }
+
+    /// The state on entry to `block` of `func` (its parameters bound);
+    /// bottom when the block is unreachable or the function never runs.
+    pub fn entry_state(&self, func: FuncId, block: Block) -> IntervalState {
+        self.funcs.get(&func).map(|s| s.entry[block].clone()).unwrap_or_else(IntervalState::bottom)
+    }
+
+    /// The interval of value `v` on entry to `block` of `func`, clamped to
+    /// its type (top for floats and pointers).
+    pub fn interval_at(&self, func: FuncId, block: Block, v: walkdown_ir::Value) -> Interval {
+        let s = self.entry_state(func, block);
+        let Some(body) = self.program.funcs.get(func).and_then(|f| f.body.as_ref()) else { return Interval::BOTTOM };
+        match body.values.get(v) {
+            Some(d) if d.ty.is_int() => norm(s.get(v), d.ty.bits(self.program.data_model)),
+            Some(_) if !s.is_bottom() => Interval::TOP,
+            _ => Interval::BOTTOM,
+        }
+    }
+
+    /// Looks a block up by function name and block number.
+    pub fn lookup(&self, func: &str, block: u32) -> Result<(FuncId, Block), AbsintError> {
+        let f = self.program.func_by_name(func).ok_or_else(|| AbsintError::UnknownFunction(func.to_string()))?;
+        let body = self.program.funcs[f].body.as_ref().ok_or_else(|| AbsintError::NotDefined(func.to_string()))?;
+        let b = Block::from_u32(block);
+        if !body.blocks.is_valid(b) {
+            return Err(AbsintError::UnknownBlock { func: func.to_string(), block });
+        }
+        Ok((f, b))
+    }
+
+    /// Branch and switch outcomes that no execution takes: the guard
+    /// contradicts the state at the block, or the block (or its whole
+    /// function) is unreachable. Sorted.
+    pub fn dead_edges(&self) -> Vec<(FuncId, Block, u32)> {
+        let mut out = Vec::new();
+        for (fid, f) in self.program.funcs.iter() {
+            let Some(body) = &f.body else { continue };
+            let sol = self.funcs.get(&fid);
+            let t = IntervalTransfer::new(self.program, body);
+            for (b, data) in body.blocks.iter() {
+                let n = match &data.term {
+                    Terminator::Branch { .. } => 2,
+                    Terminator::Switch { cases, .. } => cases.len() as u32 + 1,
+                    _ => continue,
+                };
+                for succ in 0..n {
+                    let dead = match sol {
+                        None => true,
+                        Some(sol) => {
+                            let out = &sol.out[b];
+                            out.is_bottom() || crate::fixpoint::Transfer::edge(&t, b, out, succ).is_bottom()
+                        }
+                    };
+                    if dead {
+                        out.push((fid, b, succ));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The goals of [`Analysis::dead_edges`] (outcomes without a goal, such
+    /// as compiler-made branches without a source line, are left out).
+    pub fn dead_goals(&self, goals: &Goals) -> Vec<GoalId> {
+        let mut v: Vec<GoalId> =
+            self.dead_edges().into_iter().filter_map(|(f, b, s)| goals.edge(f, b, s)).collect();
+        v.sort();
+        v
+    }
+
+    /// The loop heads of `func` (heads of the weak topological order's
+    /// components), outermost first.
+    pub fn loop_heads(&self, func: FuncId) -> Vec<Block> {
+        fn walk(els: &[WtoElem], out: &mut Vec<Block>) {
+            for e in els {
+                if let WtoElem::Component(h, body) = e {
+                    out.push(*h);
+                    walk(body, out);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        if let Some(s) = self.funcs.get(&func) {
+            walk(&s.wto, &mut out);
+        }
+        out
+    }
+
+    /// A report of the invariants at every loop head (the intervals of the
+    /// head's parameters and of other constrained values, named as in the
+    /// textual IR, with the source location) and of the dead branch
+    /// outcomes.
+    pub fn report(&self) -> String {
+        let p = self.program;
+        let dm = p.data_model;
+        let mut s = String::new();
+        for (fid, sol) in &self.funcs {
+            let f = &p.funcs[*fid];
+            let Some(body) = &f.body else { continue };
+            for h in self.loop_heads(*fid) {
+                let data = &body.blocks[h];
+                let loc = data.insts.first().map(|i| body.insts[*i].loc).unwrap_or(data.term_loc);
+                let _ = write!(s, "loop head @{} {} ({})", f.name, h, p.describe_loc(loc));
+                let st = &sol.entry[h];
+                if st.is_bottom() {
+                    let _ = writeln!(s, ": unreachable");
+                    continue;
+                }
+                let _ = writeln!(s, ":");
+                for &v in &data.params {
+                    let ty = body.values[v].ty;
+                    if ty.is_int() {
+                        let _ = writeln!(s, "  {v}: {ty} in {}", norm(st.get(v), ty.bits(dm)));
+                    } else {
+                        let _ = writeln!(s, "  {v}: {ty} unconstrained");
+                    }
+                }
+                for (v, iv) in st.constrained() {
+                    if data.params.contains(&v) {
+                        continue;
+                    }
+                    if let Some(d) = body.values.get(v) {
+                        if d.ty.is_int() {
+                            let _ = writeln!(s, "  {v}: {} in {}", d.ty, norm(iv, d.ty.bits(dm)));
+                        }
+                    }
+                }
+            }
+        }
+        for (fid, b, succ) in self.dead_edges() {
+            let f = &p.funcs[fid];
+            let Some(body) = &f.body else { continue };
+            let data = &body.blocks[b];
+            let label = match (&data.term, succ) {
+                (Terminator::Branch { .. }, 0) => "true".to_string(),
+                (Terminator::Branch { .. }, _) => "false".to_string(),
+                (Terminator::Switch { cases, .. }, k) if (k as usize) < cases.len() => format!("case #{k}"),
+                _ => "default".to_string(),
+            };
+            let _ = writeln!(s, "dead @{} {} {} ({})", f.name, b, label, p.describe_loc(data.term_loc));
+        }
+        s
+    }
+}

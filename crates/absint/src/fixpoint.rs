@@ -1,0 +1,252 @@
+//! The fixpoint engine: Bourdoncle's weak topological order of a function's
+//! blocks and the recursive iteration strategy over it, with widening at
+//! component heads and then narrowing passes.
+//!
+//! The engine is generic over a [`Transfer`] (what a block and an edge do
+//! to a state of some [`Domain`]), so every domain reuses it. Results are
+//! side tables keyed by [`Block`] ids.
+
+use crate::domain::Domain;
+use walkdown_ir::entity::SecondaryMap;
+use walkdown_ir::{Block, Body};
+
+/// What blocks and edges do to abstract states.
+pub trait Transfer {
+    /// The abstract state.
+    type State: Domain;
+    /// The state on entry to the function.
+    fn initial(&self) -> Self::State;
+    /// The state after `block`'s instructions, from its entry state.
+    fn block(&self, block: Block, entry: &Self::State) -> Self::State;
+    /// The entry state contribution of successor number `succ` of
+    /// `block`'s terminator (branch: 0 true, 1 false; switch: cases, then
+    /// default), from the block's state after its instructions: the guard
+    /// assumed and the arguments bound to the target's parameters.
+    fn edge(&self, block: Block, out: &Self::State, succ: u32) -> Self::State;
+}
+
+/// An element of a weak topological order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WtoElem {
+    /// A block outside any cycle of its level.
+    Vertex(Block),
+    /// A strongly connected component: its head and the rest, in order.
+    Component(Block, Vec<WtoElem>),
+}
+
+/// The control-flow graph of a body: successors with their numbers, and
+/// predecessors.
+#[derive(Clone, Debug)]
+pub struct Cfg {
+    /// Per block, `(target, succ)` in terminator order.
+    pub succs: SecondaryMap<Block, Vec<(Block, u32)>>,
+    /// Per block, `(source, succ)`.
+    pub preds: SecondaryMap<Block, Vec<(Block, u32)>>,
+}
+
+impl Cfg {
+    /// The CFG of `body`.
+    pub fn new(body: &Body) -> Cfg {
+        let mut succs = SecondaryMap::new();
+        let mut preds: SecondaryMap<Block, Vec<(Block, u32)>> = SecondaryMap::new();
+        for (b, data) in body.blocks.iter() {
+            let s: Vec<(Block, u32)> =
+                data.term.successors().enumerate().map(|(i, c)| (c.block, i as u32)).collect();
+            for &(t, i) in &s {
+                if body.blocks.is_valid(t) {
+                    preds.entry(t).push((b, i));
+                }
+            }
+            succs.set(b, s.into_iter().filter(|(t, _)| body.blocks.is_valid(*t)).collect());
+        }
+        Cfg { succs, preds }
+    }
+}
+
+/// Bourdoncle's weak topological order of the blocks reachable from the
+/// entry (hierarchical decomposition into nested strongly connected
+/// components, heads first).
+pub fn wto(body: &Body, cfg: &Cfg) -> Vec<WtoElem> {
+    if body.blocks.is_empty() {
+        return Vec::new();
+    }
+    let mut w = WtoBuilder { cfg, dfn: vec![0; body.blocks.len()], stack: Vec::new(), num: 0 };
+    let mut part = Vec::new();
+    w.visit(Body::ENTRY, &mut part);
+    part.reverse();
+    part
+}
+
+struct WtoBuilder<'a> {
+    cfg: &'a Cfg,
+    dfn: Vec<u32>,
+    stack: Vec<Block>,
+    num: u32,
+}
+
+impl WtoBuilder<'_> {
+    // Recursion depth is bounded by the longest acyclic path of the CFG.
+    fn visit(&mut self, v: Block, part: &mut Vec<WtoElem>) -> u32 {
+        self.stack.push(v);
+        self.num += 1;
+        self.dfn[v.index()] = self.num;
+        let mut head = self.num;
+        let mut is_loop = false;
+        let succs: Vec<Block> = self.cfg.succs[v].iter().map(|(t, _)| *t).collect();
+        for w in succs {
+            let min = if self.dfn[w.index()] == 0 { self.visit(w, part) } else { self.dfn[w.index()] };
+            if min <= head {
+                head = min;
+                is_loop = true;
+            }
+        }
+        if head == self.dfn[v.index()] {
+            self.dfn[v.index()] = u32::MAX;
+            let mut e = self.stack.pop().unwrap_or(v);
+            if is_loop {
+                while e != v {
+                    self.dfn[e.index()] = 0;
+                    e = self.stack.pop().unwrap_or(v);
+                }
+                let c = self.component(v);
+                part.push(c);
+            } else {
+                part.push(WtoElem::Vertex(v));
+            }
+        }
+        head
+    }
+
+    fn component(&mut self, v: Block) -> WtoElem {
+        let mut part = Vec::new();
+        let succs: Vec<Block> = self.cfg.succs[v].iter().map(|(t, _)| *t).collect();
+        for w in succs {
+            if self.dfn[w.index()] == 0 {
+                self.visit(w, &mut part);
+            }
+        }
+        part.reverse();
+        WtoElem::Component(v, part)
+    }
+}
+
+use walkdown_ir::entity::EntityRef;
+
+/// Settings of the iteration.
+#[derive(Clone, Copy, Debug)]
+pub struct FixpointOptions {
+    /// Iterations of a component that join before widening starts.
+    pub widen_delay: u32,
+    /// Descending (narrowing) passes after the ascending fixpoint.
+    pub narrow_passes: u32,
+}
+
+impl Default for FixpointOptions {
+    fn default() -> Self {
+        FixpointOptions { widen_delay: 2, narrow_passes: 2 }
+    }
+}
+
+/// States at the entry of and after every block.
+#[derive(Clone, Debug)]
+pub struct Solution<S: Domain> {
+    /// State on entry (block parameters bound); bottom when unreachable.
+    pub entry: SecondaryMap<Block, S>,
+    /// State after the block's instructions.
+    pub out: SecondaryMap<Block, S>,
+    /// The weak topological order used.
+    pub wto: Vec<WtoElem>,
+}
+
+struct Engine<'a, T: Transfer> {
+    t: &'a T,
+    cfg: &'a Cfg,
+    sol: Solution<T::State>,
+    opts: FixpointOptions,
+}
+
+/// Computes the states of every block of `body`.
+pub fn solve<T: Transfer>(body: &Body, t: &T, opts: FixpointOptions) -> Solution<T::State> {
+    let cfg = Cfg::new(body);
+    let order = wto(body, &cfg);
+    let sol = Solution {
+        entry: SecondaryMap::with_default(T::State::bottom()),
+        out: SecondaryMap::with_default(T::State::bottom()),
+        wto: Vec::new(),
+    };
+    let mut e = Engine { t, cfg: &cfg, sol, opts };
+    for el in &order {
+        e.ascend(el);
+    }
+    for _ in 0..opts.narrow_passes {
+        for el in &order {
+            e.descend(el);
+        }
+    }
+    e.sol.wto = order;
+    e.sol
+}
+
+impl<T: Transfer> Engine<'_, T> {
+    fn incoming(&self, b: Block) -> T::State {
+        let mut s = if b == Body::ENTRY { self.t.initial() } else { T::State::bottom() };
+        for &(p, i) in &self.cfg.preds[b] {
+            let out = &self.sol.out[p];
+            if out.is_bottom() {
+                continue;
+            }
+            s = s.join(&self.t.edge(p, out, i));
+        }
+        s
+    }
+
+    fn update(&mut self, b: Block, entry: T::State) {
+        let out = if entry.is_bottom() { T::State::bottom() } else { self.t.block(b, &entry) };
+        self.sol.entry.set(b, entry);
+        self.sol.out.set(b, out);
+    }
+
+    fn ascend(&mut self, el: &WtoElem) {
+        match el {
+            WtoElem::Vertex(b) => {
+                let s = self.incoming(*b);
+                self.update(*b, s);
+            }
+            WtoElem::Component(h, body) => {
+                let s = self.incoming(*h);
+                self.update(*h, s);
+                let mut iter = 0u32;
+                loop {
+                    for e in body {
+                        self.ascend(e);
+                    }
+                    let inc = self.incoming(*h);
+                    let old = self.sol.entry[*h].clone();
+                    if inc.leq(&old) {
+                        break;
+                    }
+                    let new = if iter < self.opts.widen_delay { old.join(&inc) } else { old.widen(&inc) };
+                    self.update(*h, new);
+                    iter += 1;
+                }
+            }
+        }
+    }
+
+    fn descend(&mut self, el: &WtoElem) {
+        match el {
+            WtoElem::Vertex(b) => {
+                let s = self.incoming(*b);
+                self.update(*b, s);
+            }
+            WtoElem::Component(h, body) => {
+                let inc = self.incoming(*h);
+                let new = self.sol.entry[*h].narrow(&inc);
+                self.update(*h, new);
+                for e in body {
+                    self.descend(e);
+                }
+            }
+        }
+    }
+}

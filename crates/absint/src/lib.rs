@@ -1,0 +1,46 @@
+//! Abstract interpretation over walkdown's IR: a forward analysis that
+//! computes, for every block of every function that may run, an interval
+//! per integer SSA value that holds in every execution, and from it the
+//! branch outcomes no execution takes (an unbounded proof, unlike a
+//! bounded search).
+//!
+//! - [`domain`]: the [`Domain`] lattice trait (bottom, top, join, leq,
+//!   widen, narrow).
+//! - [`interval`]: intervals with machine-integer (wrap-around) semantics.
+//! - [`state`]: the abstract state of a program point (a sparse map from
+//!   values to intervals).
+//! - [`fixpoint`]: Bourdoncle's weak topological order and the iteration
+//!   with widening at loop heads and narrowing passes, generic over a
+//!   [`fixpoint::Transfer`].
+//! - [`transfer`]: the interval transfer functions over instructions and
+//!   branch edges.
+//! - [`analysis`]: [`analyze`], the per-block results, [`Analysis::dead_edges`]
+//!   and the invariant report.
+//!
+//! What is not modelled, and why that is sound: memory (every load is top),
+//! floats and pointers (top), and call effects (calls return top; callees
+//! cannot change the caller's SSA values, and memory is never trusted).
+//! No input program makes the analysis panic: whatever it does not
+//! understand goes to top.
+//!
+//! ```
+//! let text = "datamodel LP64\nfile \"t.c\"\n\ndefine @main() -> i32 !1:0 {\nb0:\n  v0 = nondet i32 !2:1\n  v1 = and i32 v0, i32 7 !3:1\n  v2 = cmp sgt i32 v1, i32 7 !4:1\n  br v2, b1, b2 !4:1\nb1:\n  ret i32 1 !5:1\nb2:\n  ret i32 0 !6:1\n}\n";
+//! let p = walkdown_ir_reader::parse_and_verify(text).unwrap();
+//! let a = walkdown_absint::analyze(&p);
+//! let main = p.func_by_name("main").unwrap();
+//! assert_eq!(a.dead_edges(), vec![(main, walkdown_ir::Block::from_u32(0), 0)]);
+//! ```
+
+#![deny(missing_docs)]
+
+pub mod analysis;
+pub mod domain;
+pub mod fixpoint;
+pub mod interval;
+pub mod state;
+pub mod transfer;
+
+pub use analysis::{analyze, analyze_with, AbsintError, Analysis};
+pub use domain::Domain;
+pub use interval::Interval;
+pub use state::IntervalState;
