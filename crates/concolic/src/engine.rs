@@ -71,6 +71,11 @@ pub struct GenSettings {
     /// search. Cheap runs that reach states a path-by-path search reaches
     /// slowly (long input sequences). Default 0.3; 0 turns it off.
     pub mutation_share: f64,
+    /// Goals a static analysis proved unreachable: the engine does not aim
+    /// at them and does not wait for them to end the run. A test that
+    /// covers one anyway is counted in [`Stats::proof_conflicts`]. Default
+    /// none.
+    pub unreachable: Vec<GoalId>,
     /// Keep every query the engine asks, with the expression pool, in
     /// [`GenResult::query_log`] (for tests of the solver layers). Default off.
     pub log_queries: bool,
@@ -91,6 +96,7 @@ impl Default for GenSettings {
             random_fallback: true,
             mutation_share: 0.3,
             max_waiting: 50_000,
+            unreachable: Vec::new(),
             log_queries: false,
         }
     }
@@ -149,6 +155,9 @@ pub struct Stats {
     pub dropped: u64,
     /// Expressions in the pool.
     pub expressions: usize,
+    /// Goals covered by a test although proved unreachable (a soundness
+    /// bug of the proof; should stay 0).
+    pub proof_conflicts: u64,
     /// Replays that did not take the branch the solver aimed for.
     pub divergences: u64,
     /// Random vectors run.
@@ -252,6 +261,8 @@ struct Engine<'p, 's> {
     pool: ExprPool,
     solver: SolverStack,
     covered: Vec<bool>,
+    /// Covered or proved unreachable: nothing more to aim at.
+    closed: Vec<bool>,
     errors_seen: HashSet<(CheckKind, Loc)>,
     result: GenResult,
     searcher: Box<dyn Searcher>,
@@ -283,6 +294,12 @@ pub fn generate(
     let prepared = interp.prepared();
     let mut tracer = Tracer::new(program, goals, prepared);
     let covered = vec![false; goals.len()];
+    let mut closed = covered.clone();
+    for g in &settings.unreachable {
+        if let Some(c) = closed.get_mut(g.index()) {
+            *c = true;
+        }
+    }
     let mut e = Engine {
         program,
         goals,
@@ -290,8 +307,9 @@ pub fn generate(
         settings,
         pool: ExprPool::new(),
         solver: SolverStack::build(&settings.solver),
-        distances: Distances::compute(program, goals, &covered),
+        distances: Distances::compute(program, goals, &closed),
         covered,
+        closed,
         errors_seen: HashSet::new(),
         result: GenResult {
             tests: Vec::new(),
@@ -341,7 +359,7 @@ impl<'p, 's> Engine<'p, 's> {
             if self.settings.max_executions.is_some_and(|m| self.result.stats.executions >= m) {
                 return Ok(StopReason::ExecutionLimit);
             }
-            if self.covered.iter().all(|&c| c) {
+            if self.closed.iter().all(|&c| c) {
                 return Ok(StopReason::AllCovered);
             }
             if self.last_progress.elapsed() >= Duration::from_secs(1) {
@@ -393,13 +411,15 @@ impl<'p, 's> Engine<'p, 's> {
     /// The next candidate worth solving.
     fn next_candidate(&mut self) -> Option<Candidate> {
         if self.distances_epoch != self.epoch {
-            self.distances = Distances::compute(self.program, self.goals, &self.covered);
+            self.distances = Distances::compute(self.program, self.goals, &self.closed);
             self.distances_epoch = self.epoch;
         }
         let ctx = SearchContext { distances: &self.distances, coverage_epoch: self.epoch };
         while let Some(c) = self.searcher.next(&ctx, &mut self.rng) {
             match c.alternative().goal {
-                Some(g) if self.covered[g.index()] => {
+                // Proved unreachable: the query could only be unsatisfiable.
+                Some(g) if self.closed[g.index()] && !self.covered[g.index()] => {}
+                Some(g) if self.closed[g.index()] => {
                     if matches!(c.alternative().kind, AltKind::Branch) {
                         self.deferred.add(c);
                     }
@@ -563,7 +583,7 @@ impl<'p, 's> Engine<'p, 's> {
                         }
                     }
                 }
-                let aims_at_open_goal = alt.goal.is_some_and(|g| !self.covered[g.index()]);
+                let aims_at_open_goal = alt.goal.is_some_and(|g| !self.closed[g.index()]);
                 if let AltKind::Check(_) = alt.kind {
                     if !aims_at_open_goal {
                         continue;
@@ -607,6 +627,10 @@ impl<'p, 's> Engine<'p, 's> {
         }
         for g in &new_goals {
             self.covered[g.index()] = true;
+            if self.closed[g.index()] {
+                self.result.stats.proof_conflicts += 1;
+            }
+            self.closed[g.index()] = true;
         }
         self.epoch += 1;
         let index = self.result.tests.len();

@@ -29,6 +29,9 @@ pub struct Report {
     pub stop_reason: String,
     /// Goals covered.
     pub goals_covered: usize,
+    /// Goals proved unreachable.
+    #[serde(default)]
+    pub goals_unreachable: usize,
     /// Goals in all.
     pub goals_total: usize,
     /// Every goal.
@@ -52,8 +55,12 @@ pub struct GoalEntry {
     pub location: String,
     /// The function.
     pub function: String,
-    /// `covered` or `open`.
+    /// `covered`, `unreachable` (proved, see `proved_by`) or `open`.
     pub status: String,
+    /// For `unreachable`: which analysis proved it, and within which bound
+    /// (none means an unbounded proof).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub proved_by: Option<String>,
     /// The first test that covers it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub test: Option<String>,

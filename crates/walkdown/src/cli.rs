@@ -3,6 +3,7 @@
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 
+mod analyze;
 mod gen;
 mod run;
 mod validate;
@@ -74,6 +75,11 @@ enum Command {
     ///
     /// Exit code 1 when a test reaches an error (reach_error, a failed check, abort).
     Gen(gen::GenArgs),
+    /// Abstract interpretation: the invariants at each loop head and the branch outcomes proved unreachable.
+    Analyze {
+        #[command(flatten)]
+        program: ProgramArgs,
+    },
     /// Compile the program natively with gcc --coverage, run every test of a
     /// Test-Comp suite, and report gcov branch and line coverage.
     Validate(validate::ValidateArgs),
@@ -111,6 +117,7 @@ fn run(cli: Cli) -> Result<i32> {
         }
         Command::Run(args) => run::run(&args),
         Command::Gen(args) => gen::gen(&args),
+        Command::Analyze { program } => analyze::analyze(&program),
         Command::Validate(args) => validate::validate(&args),
     }
 }

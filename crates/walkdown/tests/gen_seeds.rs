@@ -90,7 +90,7 @@ fn seeds_yield_what_they_promise() {
             assert_eq!(g.status, "covered", "diamonds: {} at line {line} not covered", g.kind);
         }
         if is_dead {
-            assert_eq!(g.status, "open", "diamonds: a DEAD branch at line {line} was covered");
+            assert_ne!(g.status, "covered", "diamonds: a DEAD branch at line {line} was covered");
         }
     }
     check_replays(&diamonds, &out, &r);

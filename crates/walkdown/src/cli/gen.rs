@@ -45,6 +45,9 @@ pub struct GenArgs {
     /// Share of the time spent replaying mutants of kept tests (0 to turn off).
     #[arg(long, default_value_t = 0.3)]
     mutation_share: f64,
+    /// Skip the static analysis that proves branches unreachable before the search.
+    #[arg(long)]
+    no_static: bool,
     /// Stop after this many executions.
     #[arg(long)]
     max_executions: Option<u64>,
@@ -72,6 +75,8 @@ struct SuiteWriter<'a> {
     suite_dir: PathBuf,
     report_path: PathBuf,
     report: Report,
+    /// Goals proved unreachable, with the proof's name.
+    unreachable: Vec<Option<&'static str>>,
     tests: Vec<KeptTest>,
     quiet: bool,
     tty: bool,
@@ -98,18 +103,26 @@ impl SuiteWriter<'_> {
                     GoalKind::Edge { func, .. } | GoalKind::Error { func, .. } => func,
                 };
                 let test = first[id.index()].map(Self::file_name);
+                let proof = self.unreachable.get(id.index()).copied().flatten();
+                let status = match (&test, proof) {
+                    (Some(_), _) => "covered",
+                    (None, Some(_)) => "unreachable",
+                    (None, None) => "open",
+                };
                 GoalEntry {
                     id: id.to_string(),
                     kind: self.goals.describe(id),
                     location: self.program.describe_loc(g.loc),
                     function: self.program.funcs[func].name.clone(),
-                    status: if test.is_some() { "covered" } else { "open" }.into(),
+                    status: status.into(),
+                    proved_by: if test.is_none() { proof.map(String::from) } else { None },
                     test,
                 }
             })
             .collect();
         self.report.goals_total = self.goals.len();
         self.report.goals_covered = first.iter().filter(|t| t.is_some()).count();
+        self.report.goals_unreachable = self.report.goals.iter().filter(|g| g.status == "unreachable").count();
         self.report.errors = self
             .tests
             .iter()
@@ -252,6 +265,23 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     }
     settings.mutation_share = args.mutation_share;
 
+    let mut unreachable: Vec<Option<&'static str>> = vec![None; goals.len()];
+    if !args.no_static {
+        let analysis = walkdown_absint::analyze(&program);
+        let dead = analysis.dead_goals(&goals);
+        for g in &dead {
+            unreachable[g.index()] = Some(PROOF_INTERVALS);
+        }
+        if !args.quiet {
+            eprintln!(
+                "walkdown: static analysis ({:.1} ms): {} branch outcomes proved unreachable",
+                analysis.elapsed.as_secs_f64() * 1e3,
+                dead.len()
+            );
+        }
+        settings.unreachable = dead;
+    }
+
     let stop = Arc::new(AtomicBool::new(false));
     {
         let stop = Arc::clone(&stop);
@@ -275,6 +305,7 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
             ..Report::default()
         },
         tests: Vec::new(),
+        unreachable,
         quiet: args.quiet,
         tty: std::io::stderr().is_terminal(),
     };
@@ -287,9 +318,10 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     }
     let s = &result.stats;
     println!(
-        "walkdown: {} of {} goals covered by {} tests in {:.1}s ({} executions, {} mutants, {} queries, {:.0}% of the time in the solver); stopped: {:?}",
+        "walkdown: {} of {} goals covered ({} proved unreachable) by {} tests in {:.1}s ({} executions, {} mutants, {} queries, {:.0}% of the time in the solver); stopped: {:?}",
         s.covered,
         s.goals,
+        writer.report.goals_unreachable,
         s.tests,
         s.elapsed.as_secs_f64(),
         s.executions,
@@ -298,12 +330,19 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
         100.0 * s.solver_time.as_secs_f64() / s.elapsed.as_secs_f64().max(1e-9),
         result.stop_reason
     );
+    if s.proof_conflicts > 0 {
+        eprintln!("walkdown: warning: {} goals proved unreachable were covered by tests (a bug in the analysis; please report it)", s.proof_conflicts);
+    }
     for (e, t) in &result.errors {
         println!("error {} at {} (test {})", e.kind.name(), program.describe_loc(e.loc), SuiteWriter::file_name(*t));
     }
     println!("suite: {}", suite_dir.display());
     Ok(if result.errors.is_empty() { 0 } else { 1 })
 }
+
+/// How the report names proofs by the interval analysis (unbounded: they
+/// hold for every execution).
+const PROOF_INTERVALS: &str = "absint: interval invariant contradicts the branch guard";
 
 fn spec_name(p: Property) -> &'static str {
     match p {

@@ -1,0 +1,25 @@
+//! `walkdown analyze`: the interval analysis's invariants at loop heads and
+//! the branch outcomes it proves unreachable, with source locations.
+
+use super::{load, ProgramArgs};
+use anyhow::Result;
+use walkdown_ir::goals::Goals;
+
+/// Runs the command.
+pub fn analyze(args: &ProgramArgs) -> Result<i32> {
+    let program = load(args)?;
+    let goals = Goals::compute(&program);
+    let analysis = walkdown_absint::analyze(&program);
+    print!("{}", analysis.report());
+    let dead = analysis.dead_goals(&goals);
+    println!(
+        "{} of {} goals proved unreachable in {:.1} ms",
+        dead.len(),
+        goals.len(),
+        analysis.elapsed.as_secs_f64() * 1e3
+    );
+    for g in dead {
+        println!("  {g}\t{}\t{}", goals.describe(g), program.describe_loc(goals.goals[g].loc));
+    }
+    Ok(0)
+}
