@@ -934,17 +934,23 @@ impl<'p, 'a> Run<'p, 'a> {
                 }
                 Ok(())
             }
+            // An input is consumed even when the result is unused, as the
+            // interpreter does, so that positions in the vector agree.
             FuncKind::Model(Model::Nondet { signed }) => {
-                if let (Some(ty), Some(r)) = (ret, result) {
+                if let Some(ty) = ret {
                     let (bits, shadow) = self.next_input(ty, *signed && ty.is_int() && ty != Type::I1);
-                    self.set(r, bits, shadow);
+                    if let Some(r) = result {
+                        self.set(r, bits, shadow);
+                    }
                 }
                 Ok(())
             }
             FuncKind::Unknown => {
-                if let (Some(ty), Some(r)) = (ret, result) {
-                    let (bits, shadow) = self.next_input(ty, true);
-                    self.set(r, bits, shadow);
+                if let Some(ty) = ret {
+                    let (bits, shadow) = self.next_input(ty, ty.is_int() && ty != Type::I1);
+                    if let Some(r) = result {
+                        self.set(r, bits, shadow);
+                    }
                 }
                 Ok(())
             }
