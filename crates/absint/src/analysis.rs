@@ -58,15 +58,9 @@ pub struct Analysis<'p> {
     pub elapsed: Duration,
 }
 
-/// Analyzes every function reachable from `main` (or every defined function
-/// when there is no `main`).
-pub fn analyze(program: &Program) -> Analysis<'_> {
-    analyze_with(program, FixpointOptions::default())
-}
-
-/// [`analyze`] with explicit iteration settings.
-pub fn analyze_with(program: &Program, opts: FixpointOptions) -> Analysis<'_> {
-    let start = Instant::now();
+/// The functions an analysis starts from: `main` and every function whose
+/// address is taken, or every defined function when there is no `main`.
+pub(crate) fn roots(program: &Program) -> BTreeSet<FuncId> {
     let mut roots: BTreeSet<FuncId> = BTreeSet::new();
     match program.entry() {
         Some(m) => {
@@ -113,6 +107,19 @@ pub fn analyze_with(program: &Program, opts: FixpointOptions) -> Analysis<'_> {
         }
         None => roots.extend(program.funcs.iter().filter(|(_, f)| f.body.is_some()).map(|(id, _)| id)),
     }
+    roots
+}
+
+/// Analyzes every function reachable from `main` (or every defined function
+/// when there is no `main`).
+pub fn analyze(program: &Program) -> Analysis<'_> {
+    analyze_with(program, FixpointOptions::default())
+}
+
+/// [`analyze`] with explicit iteration settings.
+pub fn analyze_with(program: &Program, opts: FixpointOptions) -> Analysis<'_> {
+    let start = Instant::now();
+    let roots = roots(program);
     let mut funcs = BTreeMap::new();
     let mut work: Vec<FuncId> = roots.into_iter().rev().collect();
     while let Some(f) = work.pop() {

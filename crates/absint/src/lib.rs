@@ -16,6 +16,16 @@
 //!   branch edges.
 //! - [`analysis`]: [`analyze`], the per-block results, [`Analysis::dead_edges`]
 //!   and the invariant report.
+//! - [`affine`]: Karr's domain of affine equalities (exact rational
+//!   equalities in integer row-echelon form; join is the affine hull).
+//! - [`relational`]: [`analyze_relational`], the product of intervals and
+//!   equalities (reduced after guards) with a counter per loop, sound for
+//!   machine integers because equalities are recorded only when the
+//!   intervals prove the operation does not wrap.
+//! - [`invariants`]: [`invariants_at_exits`], the counter-free equalities at
+//!   loop heads, loop exits and branches after loops over values available
+//!   there, and [`instrument`], which adds them to a program as `assume`s
+//!   when their arithmetic cannot wrap.
 //!
 //! What is not modelled, and why that is sound: memory (every load is top),
 //! floats and pointers (top), and call effects (calls return top; callees
@@ -33,14 +43,19 @@
 
 #![deny(missing_docs)]
 
+pub mod affine;
 pub mod analysis;
 pub mod domain;
 pub mod fixpoint;
 pub mod interval;
+pub mod invariants;
+pub mod relational;
 pub mod state;
 pub mod transfer;
 
 pub use analysis::{analyze, analyze_with, AbsintError, Analysis};
 pub use domain::Domain;
 pub use interval::Interval;
+pub use invariants::{instrument, invariants_at_exits, FactKind, LinearFact};
+pub use relational::{analyze_relational, RelAnalysis, RelState};
 pub use state::IntervalState;

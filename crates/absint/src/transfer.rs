@@ -24,7 +24,7 @@ use crate::fixpoint::Transfer;
 use crate::interval::{self, binop, compare, crange, from_bits, from_sview, from_uview, is_full, norm, refine_compare, uview, Interval};
 use crate::state::IntervalState;
 use walkdown_ir::{
-    BinOp, Block, Body, Builtin, Callee, CastOp, CmpPred, DataModel, InstKind, Operand, Program, Terminator, Type, UnOp,
+    BinOp, Block, BlockCall, Body, Builtin, Callee, CastOp, CmpPred, DataModel, InstKind, Operand, Program, Terminator, Type, UnOp,
     Value, ValueDef,
 };
 
@@ -33,8 +33,8 @@ const REFINE_DEPTH: u32 = 6;
 
 /// The interval transfer functions of one function body.
 pub struct IntervalTransfer<'a> {
-    program: &'a Program,
-    body: &'a Body,
+    pub(crate) program: &'a Program,
+    pub(crate) body: &'a Body,
     dm: DataModel,
 }
 
@@ -46,11 +46,11 @@ impl<'a> IntervalTransfer<'a> {
 
     /// The width of an integer type, `None` for floats and pointers (which
     /// the analysis does not track).
-    fn int_width(&self, ty: Type) -> Option<u32> {
+    pub(crate) fn int_width(&self, ty: Type) -> Option<u32> {
         ty.is_int().then(|| ty.bits(self.dm))
     }
 
-    fn value_width(&self, v: Value) -> Option<u32> {
+    pub(crate) fn value_width(&self, v: Value) -> Option<u32> {
         self.body.values.get(v).and_then(|d| self.int_width(d.ty))
     }
 
@@ -69,7 +69,7 @@ impl<'a> IntervalTransfer<'a> {
         }
     }
 
-    fn assign(&self, s: &mut IntervalState, v: Value, iv: Interval) {
+    pub(crate) fn assign(&self, s: &mut IntervalState, v: Value, iv: Interval) {
         match self.value_width(v) {
             Some(w) => {
                 let iv = norm(iv, w);
@@ -260,12 +260,26 @@ impl Transfer for IntervalTransfer<'_> {
 
     fn edge(&self, block: Block, out: &IntervalState, succ: u32) -> IntervalState {
         let mut s = out.clone();
-        let Some(data) = self.body.blocks.get(block) else { return IntervalState::bottom() };
-        let target = match &data.term {
+        let Some(target) = self.guard(&mut s, block, succ) else { return IntervalState::bottom() };
+        if s.is_bottom() {
+            return s;
+        }
+        self.bind(&mut s, target);
+        s
+    }
+}
+
+impl<'a> IntervalTransfer<'a> {
+    /// Assumes the guard of successor `succ` of `block`'s terminator in
+    /// `s`; returns the successor (`None` when there is none).
+    pub fn guard(&self, s: &mut IntervalState, block: Block, succ: u32) -> Option<&'a BlockCall> {
+        let body: &'a Body = self.body;
+        let data = body.blocks.get(block)?;
+        match &data.term {
             Terminator::Jump(c) => (succ == 0).then_some(c),
             Terminator::Branch { cond, if_true, if_false } => {
                 let taken = succ == 0;
-                self.assume_operand(&mut s, cond, Interval::constant(i128::from(taken)), REFINE_DEPTH);
+                self.assume_operand(s, cond, Interval::constant(i128::from(taken)), REFINE_DEPTH);
                 match succ {
                     0 => Some(if_true),
                     1 => Some(if_false),
@@ -275,12 +289,12 @@ impl Transfer for IntervalTransfer<'_> {
             Terminator::Switch { ty, value, cases, default } => {
                 let w = self.int_width(*ty).unwrap_or(64);
                 if let Some((k, c)) = cases.get(succ as usize) {
-                    self.assume_operand(&mut s, value, Interval::constant(from_bits(*k, w)), REFINE_DEPTH);
+                    self.assume_operand(s, value, Interval::constant(from_bits(*k, w)), REFINE_DEPTH);
                     Some(c)
                 } else if succ as usize == cases.len() {
                     // The default: the value differs from every case; only
                     // an endpoint can be cut from an interval.
-                    let mut x = self.operand(&s, value);
+                    let mut x = self.operand(s, value);
                     loop {
                         let before = x;
                         for (k, _) in cases {
@@ -290,25 +304,27 @@ impl Transfer for IntervalTransfer<'_> {
                             break;
                         }
                     }
-                    self.assume_operand(&mut s, value, x, REFINE_DEPTH);
+                    self.assume_operand(s, value, x, REFINE_DEPTH);
                     Some(default)
                 } else {
                     None
                 }
             }
             Terminator::Return(_) | Terminator::Unreachable => None,
-        };
-        let Some(target) = target else { return IntervalState::bottom() };
-        if s.is_bottom() {
-            return s;
         }
-        let Some(tdata) = self.body.blocks.get(target.block) else { return IntervalState::bottom() };
+    }
+
+    /// Binds the arguments of `target` to its block's parameters.
+    pub fn bind(&self, s: &mut IntervalState, target: &BlockCall) {
+        let Some(tdata) = self.body.blocks.get(target.block) else {
+            *s = IntervalState::bottom();
+            return;
+        };
         // Arguments are read before any parameter is written: a block may
         // pass its own parameters around (parallel assignment).
-        let vals: Vec<Interval> = target.args.iter().map(|a| self.operand(&s, a)).collect();
+        let vals: Vec<Interval> = target.args.iter().map(|a| self.operand(s, a)).collect();
         for (p, iv) in tdata.params.iter().zip(vals) {
-            self.assign(&mut s, *p, iv);
+            self.assign(s, *p, iv);
         }
-        s
     }
 }

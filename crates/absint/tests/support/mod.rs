@@ -253,3 +253,5 @@ fn input_vector(rng: &mut Rng, index: usize) -> TestVector {
         }
     }
 }
+
+pub mod instrumented;

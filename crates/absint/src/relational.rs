@@ -1,0 +1,622 @@
+//! The relational analysis: the reduced product of intervals
+//! ([`IntervalState`]) and affine equalities ([`Affine`]) over the integer
+//! SSA values of a function and one counter per loop.
+//!
+//! **Loop counters.** Every loop (component of the weak topological order)
+//! gets a counter: on an edge into its head from outside the loop it is
+//! set to 0, on a back edge (from inside) it is incremented. A counter is an
+//! analysis-only mathematical integer (never wraps), at least 0.
+//!
+//! **Input symbols.** The result of a `nondet` outside every loop is
+//! executed once per call of the function and, being an SSA value, never
+//! changes afterwards: the value itself is the input's symbol
+//! (`in_k`, listed by [`RelAnalysis::input_symbols`]), equal to the input
+//! wherever it is available. A `nondet` inside a loop gets no symbol: its
+//! result is an ordinary value, forgotten (fresh) at every read.
+//!
+//! **Machine integers.** The equalities are over the *canonical* values
+//! (signed for widths 8 to 64, as in [`crate::interval`]) as mathematical
+//! integers, never modulo `2^w`. An assignment records an equality only when
+//! the intervals prove that the operation cannot wrap: `v = a + b` gives
+//! `v == a + b` only when the exact range of `a + b` from the operands'
+//! intervals lies in `v`'s signed range; otherwise `v` is forgotten. The same
+//! holds for `sub`, `mul` and `shl` by a constant, `trunc` (the operand fits
+//! in the smaller type) and `zext` (the operand is non-negative); `sext`
+//! preserves the canonical value always. Booleans (`i1`), pointers and
+//! floats are not variables of the equality domain. Since every equality
+//! holds over the integers, it may also refine the intervals.
+//!
+//! **Reduction.** After a guard is assumed (branch edges, `assume`,
+//! `check`), each equality bounds each of its variables by the interval of
+//! the rest (two rounds), and the interval part refines what that value was
+//! computed from. The product is otherwise a plain product: widening widens
+//! the intervals and joins the equalities (Karr's domain has finite
+//! ascending chains), and states at loop heads are not reduced after
+//! widening, which keeps the iteration terminating.
+//!
+//! **Guards.** A branch on `cmp eq a, b` (or the false side of `cmp ne`),
+//! possibly under `and`/`or`/`not` of booleans, and a switch case add the
+//! equality `a == b` (`v == k`).
+
+use crate::affine::{Affine, Linear, Var};
+use crate::analysis::roots;
+use crate::domain::Domain;
+use crate::fixpoint::{solve, wto, Cfg, FixpointOptions, Solution, Transfer, WtoElem};
+use crate::interval::{from_bits, norm, smax, smin, Interval};
+use crate::state::IntervalState;
+use crate::transfer::IntervalTransfer;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write;
+use std::time::{Duration, Instant};
+use walkdown_ir::{
+    BinOp, Block, Body, Callee, CastOp, CmpPred, FuncId, InstKind, Operand, Program, Terminator, Type, Value, ValueDef,
+};
+
+/// How deep a guard's equalities are looked for under boolean operators.
+const GUARD_DEPTH: u32 = 4;
+
+/// The state of a program point: intervals and affine equalities.
+#[derive(Clone, PartialEq, Debug)]
+pub struct RelState {
+    /// The interval part.
+    pub iv: IntervalState,
+    /// The equality part.
+    pub eq: Affine,
+}
+
+impl RelState {
+    fn sync(&mut self) {
+        if self.iv.is_bottom() {
+            self.eq = Affine::bottom();
+        } else if self.eq.is_bottom() {
+            self.iv = IntervalState::bottom();
+        }
+    }
+}
+
+impl Domain for RelState {
+    fn bottom() -> Self {
+        RelState { iv: IntervalState::bottom(), eq: Affine::bottom() }
+    }
+    fn top() -> Self {
+        RelState { iv: IntervalState::top(), eq: Affine::top() }
+    }
+    fn is_bottom(&self) -> bool {
+        self.iv.is_bottom() || self.eq.is_bottom()
+    }
+    fn join(&self, o: &Self) -> Self {
+        if self.is_bottom() {
+            return o.clone();
+        }
+        if o.is_bottom() {
+            return self.clone();
+        }
+        RelState { iv: self.iv.join(&o.iv), eq: self.eq.join(&o.eq) }
+    }
+    fn leq(&self, o: &Self) -> bool {
+        if self.is_bottom() {
+            return true;
+        }
+        if o.is_bottom() {
+            return false;
+        }
+        self.iv.leq(&o.iv) && self.eq.leq(&o.eq)
+    }
+    fn widen(&self, o: &Self) -> Self {
+        if self.is_bottom() {
+            return o.clone();
+        }
+        if o.is_bottom() {
+            return self.clone();
+        }
+        RelState { iv: self.iv.widen(&o.iv), eq: self.eq.widen(&o.eq) }
+    }
+    fn narrow(&self, o: &Self) -> Self {
+        if self.is_bottom() || o.is_bottom() {
+            return Self::bottom();
+        }
+        let mut s = RelState { iv: self.iv.narrow(&o.iv), eq: self.eq.narrow(&o.eq) };
+        s.sync();
+        s
+    }
+}
+
+/// A loop of a function: a component of the weak topological order.
+#[derive(Clone, Debug)]
+pub struct LoopInfo {
+    /// Its head.
+    pub head: Block,
+    /// Its blocks, the head included.
+    pub blocks: BTreeSet<Block>,
+    /// The enclosing loop's number.
+    pub parent: Option<usize>,
+}
+
+/// The loops of a weak topological order, outermost first (loop `k` has
+/// counter [`Var::Counter`]`(k)`).
+pub fn loops_of(order: &[WtoElem]) -> Vec<LoopInfo> {
+    fn blocks(els: &[WtoElem], out: &mut BTreeSet<Block>) {
+        for e in els {
+            match e {
+                WtoElem::Vertex(b) => {
+                    out.insert(*b);
+                }
+                WtoElem::Component(h, body) => {
+                    out.insert(*h);
+                    blocks(body, out);
+                }
+            }
+        }
+    }
+    fn walk(els: &[WtoElem], parent: Option<usize>, out: &mut Vec<LoopInfo>) {
+        for e in els {
+            if let WtoElem::Component(h, body) = e {
+                let mut bs = BTreeSet::new();
+                bs.insert(*h);
+                blocks(body, &mut bs);
+                let k = out.len();
+                out.push(LoopInfo { head: *h, blocks: bs, parent });
+                walk(body, Some(k), out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(order, None, &mut out);
+    out
+}
+
+/// The transfer functions of the product for one function body.
+pub struct RelTransfer<'a> {
+    it: IntervalTransfer<'a>,
+    loops: Vec<LoopInfo>,
+    head_of: BTreeMap<Block, usize>,
+}
+
+/// Bounds of a range (`None` is unbounded).
+#[derive(Clone, Copy, Debug)]
+struct Range {
+    lo: Option<i128>,
+    hi: Option<i128>,
+}
+
+impl Range {
+    fn of(iv: Interval) -> Range {
+        Range {
+            lo: (iv.lo != i128::MIN).then_some(iv.lo),
+            hi: (iv.hi != i128::MAX).then_some(iv.hi),
+        }
+    }
+    fn scale(self, k: i128) -> Range {
+        let m = |x: Option<i128>| x.and_then(|x| x.checked_mul(k));
+        if k >= 0 {
+            Range { lo: m(self.lo), hi: m(self.hi) }
+        } else {
+            Range { lo: m(self.hi), hi: m(self.lo) }
+        }
+    }
+    fn add(self, o: Range) -> Range {
+        let a = |x: Option<i128>, y: Option<i128>| x.zip(y).and_then(|(x, y)| x.checked_add(y));
+        Range { lo: a(self.lo, o.lo), hi: a(self.hi, o.hi) }
+    }
+}
+
+impl<'a> RelTransfer<'a> {
+    /// Transfer functions for `body`, a function of `program`.
+    pub fn new(program: &'a Program, body: &'a Body) -> Self {
+        let cfg = Cfg::new(body);
+        let loops = loops_of(&wto(body, &cfg));
+        let head_of = loops.iter().enumerate().map(|(k, l)| (l.head, k)).collect();
+        RelTransfer { it: IntervalTransfer::new(program, body), loops, head_of }
+    }
+
+    /// The loops, outermost first.
+    pub fn loops(&self) -> &[LoopInfo] {
+        &self.loops
+    }
+
+    /// The interval transfer functions used by the product.
+    pub fn intervals(&self) -> &IntervalTransfer<'a> {
+        &self.it
+    }
+
+    /// Whether `v` is a variable of the equality domain (an integer of at
+    /// least 8 bits).
+    fn tracked(&self, v: Value) -> bool {
+        self.it.value_width(v).is_some_and(|w| w >= 8)
+    }
+
+    /// The operand as a linear expression, if it is a tracked value or an
+    /// integer constant of at least 8 bits.
+    fn lin(&self, op: &Operand) -> Option<Linear> {
+        match op {
+            Operand::Value(v) if self.tracked(*v) => Some(Linear::var(Var::Val(*v))),
+            Operand::Const(c) => match self.it.int_width(c.ty) {
+                Some(w) if w >= 8 => Some(Linear::constant(from_bits(c.bits, w))),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    fn var_interval(&self, s: &IntervalState, extra: &BTreeMap<Var, Interval>, v: Var) -> Interval {
+        match v {
+            Var::Val(x) => match self.it.value_width(x) {
+                Some(w) => norm(s.get(x), w),
+                None => Interval::TOP,
+            },
+            Var::Counter(_) => extra.get(&v).copied().unwrap_or(Interval::new(0, i128::MAX)),
+            Var::Temp(_) => Interval::TOP,
+        }
+    }
+
+    fn range(&self, s: &IntervalState, e: &Linear) -> Range {
+        let extra = BTreeMap::new();
+        e.terms.iter().fold(Range { lo: Some(e.constant), hi: Some(e.constant) }, |r, &(v, c)| {
+            r.add(Range::of(self.var_interval(s, &extra, v)).scale(c))
+        })
+    }
+
+    /// `e` if its exact range fits the signed range of width `w`.
+    fn exact(&self, s: &IntervalState, e: Option<Linear>, w: u32) -> Option<Linear> {
+        let e = e?;
+        let r = self.range(s, &e);
+        (r.lo? >= smin(w) && r.hi? <= smax(w)).then_some(e)
+    }
+
+    /// The linear expression an instruction assigns to its (tracked)
+    /// result, `None` when it is not linear or may wrap.
+    fn inst_expr(&self, s: &IntervalState, kind: &InstKind, w: u32) -> Option<Linear> {
+        match kind {
+            InstKind::Bin { op, lhs, rhs, .. } => {
+                let (a, b) = (self.lin(lhs), self.lin(rhs));
+                let e = match op {
+                    BinOp::Add => a?.add(&b?),
+                    BinOp::Sub => a?.sub(&b?),
+                    BinOp::Mul => {
+                        let (a, b) = (a?, b?);
+                        if a.terms.is_empty() {
+                            b.scale(a.constant)
+                        } else if b.terms.is_empty() {
+                            a.scale(b.constant)
+                        } else {
+                            None
+                        }
+                    }
+                    BinOp::Shl => {
+                        let (a, b) = (a?, b?);
+                        if b.terms.is_empty() && (0..i128::from(w)).contains(&b.constant) {
+                            a.scale(1i128 << b.constant)
+                        } else {
+                            None
+                        }
+                    }
+                    _ => None,
+                };
+                self.exact(s, e, w)
+            }
+            InstKind::Cast { op, arg, .. } => {
+                let a = self.lin(arg)?;
+                match op {
+                    CastOp::SExt => Some(a),
+                    CastOp::ZExt => (self.range(s, &a).lo? >= 0).then_some(a),
+                    CastOp::Trunc => self.exact(s, Some(a), w),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// Adds the equalities that `op == outcome` implies.
+    fn guard_eq(&self, s: &mut RelState, op: &Operand, outcome: bool, depth: u32) {
+        let Operand::Value(v) = op else { return };
+        let body = self.it.body;
+        let Some(ValueDef::Inst(def)) = body.values.get(*v).map(|d| d.def) else { return };
+        let Some(data) = body.insts.get(def) else { return };
+        match &data.kind {
+            InstKind::Cmp { pred: pred @ (CmpPred::Eq | CmpPred::Ne), lhs, rhs, .. } if (*pred == CmpPred::Eq) == outcome => {
+                if let Some(r) = self.lin(lhs).zip(self.lin(rhs)).and_then(|(a, b)| a.sub(&b)) {
+                    s.eq.add_eq(r);
+                }
+            }
+            InstKind::Bin { op, ty: Type::I1, lhs, rhs } if depth > 0 => match op {
+                BinOp::And if outcome => {
+                    self.guard_eq(s, lhs, true, depth - 1);
+                    self.guard_eq(s, rhs, true, depth - 1);
+                }
+                BinOp::Or if !outcome => {
+                    self.guard_eq(s, lhs, false, depth - 1);
+                    self.guard_eq(s, rhs, false, depth - 1);
+                }
+                BinOp::Xor => {
+                    for (a, k) in [(lhs, rhs), (rhs, lhs)] {
+                        if let Operand::Const(c) = k {
+                            self.guard_eq(s, a, outcome ^ (c.bits & 1 == 1), depth - 1);
+                            return;
+                        }
+                    }
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+
+    /// Tightens intervals with the equalities (two rounds).
+    pub fn reduce(&self, s: &mut RelState) {
+        s.sync();
+        if s.is_bottom() {
+            return;
+        }
+        let mut extra: BTreeMap<Var, Interval> = BTreeMap::new();
+        for _ in 0..2 {
+            let rows: Vec<Linear> = s.eq.rows().to_vec();
+            for row in &rows {
+                let ranges: Vec<Range> = row
+                    .terms
+                    .iter()
+                    .map(|&(v, c)| Range::of(self.var_interval(&s.iv, &extra, v)).scale(c))
+                    .collect();
+                for (j, &(v, c)) in row.terms.iter().enumerate() {
+                    // c * v = -(constant + sum of the others).
+                    let mut rest = Range { lo: Some(row.constant), hi: Some(row.constant) };
+                    for (i, r) in ranges.iter().enumerate() {
+                        if i != j {
+                            rest = rest.add(*r);
+                        }
+                    }
+                    let rhs = rest.scale(-1);
+                    let (lo, hi) = if c > 0 { (rhs.lo, rhs.hi) } else { (rhs.hi.and_then(|x| x.checked_neg()), rhs.lo.and_then(|x| x.checked_neg())) };
+                    let a = c.abs();
+                    let lo = lo.map(|x| x.div_euclid(a) + i128::from(x.rem_euclid(a) != 0)).unwrap_or(i128::MIN);
+                    let hi = hi.map(|x| x.div_euclid(a)).unwrap_or(i128::MAX);
+                    let bound = Interval::new(lo, hi);
+                    let old = self.var_interval(&s.iv, &extra, v);
+                    let new = old.meet(bound);
+                    if new == old {
+                        continue;
+                    }
+                    match v {
+                        Var::Val(x) => self.it.assume_value(&mut s.iv, x, new, 2),
+                        Var::Counter(_) => {
+                            if new.is_bottom() {
+                                s.iv = IntervalState::bottom();
+                            }
+                            extra.insert(v, new);
+                        }
+                        Var::Temp(_) => {}
+                    }
+                    if s.iv.is_bottom() {
+                        s.sync();
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Applies one instruction.
+    pub fn inst(&self, s: &mut RelState, kind: &InstKind, result: Option<Value>) {
+        let tracked = result.filter(|r| self.tracked(*r));
+        let e = match (tracked, result.and_then(|r| self.it.value_width(r))) {
+            (Some(_), Some(w)) => self.inst_expr(&s.iv, kind, w),
+            _ => None,
+        };
+        self.it.inst(&mut s.iv, kind, result);
+        if let Some(r) = tracked {
+            s.eq.assign(Var::Val(r), e);
+        }
+        if let InstKind::Assume { cond } | InstKind::Check { cond, .. } = kind {
+            self.guard_eq(s, cond, true, GUARD_DEPTH);
+            self.reduce(s);
+        }
+        s.sync();
+    }
+}
+
+impl Transfer for RelTransfer<'_> {
+    type State = RelState;
+
+    fn initial(&self) -> RelState {
+        RelState::top()
+    }
+
+    fn block(&self, block: Block, entry: &RelState) -> RelState {
+        let mut s = entry.clone();
+        let body = self.it.body;
+        let Some(data) = body.blocks.get(block) else { return s };
+        for &i in &data.insts {
+            if s.is_bottom() {
+                break;
+            }
+            if let Some(inst) = body.insts.get(i) {
+                self.inst(&mut s, &inst.kind, inst.result);
+            }
+        }
+        s
+    }
+
+    fn edge(&self, block: Block, out: &RelState, succ: u32) -> RelState {
+        let mut s = out.clone();
+        let Some(target) = self.it.guard(&mut s.iv, block, succ) else { return RelState::bottom() };
+        let body = self.it.body;
+        match &body.blocks[block].term {
+            Terminator::Branch { cond, .. } => self.guard_eq(&mut s, cond, succ == 0, GUARD_DEPTH),
+            Terminator::Switch { ty, value, cases, .. } => {
+                if let (Some((k, _)), Some(w)) = (cases.get(succ as usize), self.it.int_width(*ty)) {
+                    if let Some(r) = self.lin(value).and_then(|v| v.sub(&Linear::constant(from_bits(*k, w)))) {
+                        s.eq.add_eq(r);
+                    }
+                }
+            }
+            _ => {}
+        }
+        self.reduce(&mut s);
+        if s.is_bottom() {
+            return RelState::bottom();
+        }
+        if let Some(&k) = self.head_of.get(&target.block) {
+            let c = Var::Counter(k as u32);
+            if self.loops[k].blocks.contains(&block) {
+                s.eq.shift(c, 1);
+            } else {
+                s.eq.assign(c, Some(Linear::constant(0)));
+            }
+        }
+        let Some(tdata) = body.blocks.get(target.block) else { return RelState::bottom() };
+        let assigns: Vec<(Var, Option<Linear>)> = tdata
+            .params
+            .iter()
+            .zip(&target.args)
+            .filter(|(p, _)| self.tracked(**p))
+            .map(|(p, a)| (Var::Val(*p), self.lin(a)))
+            .collect();
+        s.eq.assign_parallel(&assigns);
+        self.it.bind(&mut s.iv, target);
+        s.sync();
+        s
+    }
+}
+
+/// Per analyzed function: the states and the loops.
+pub struct RelFunc {
+    /// The block states.
+    pub sol: Solution<RelState>,
+    /// The loops, outermost first.
+    pub loops: Vec<LoopInfo>,
+}
+
+/// The result of [`analyze_relational`].
+pub struct RelAnalysis<'p> {
+    pub(crate) program: &'p Program,
+    pub(crate) funcs: BTreeMap<FuncId, RelFunc>,
+    /// Wall-clock time of the analysis.
+    pub elapsed: Duration,
+}
+
+/// Runs the relational analysis on every function reachable from `main`
+/// (the same functions and interprocedural strategy as
+/// [`crate::analyze`]: each function once with unconstrained parameters).
+pub fn analyze_relational(program: &Program) -> RelAnalysis<'_> {
+    analyze_relational_with(program, FixpointOptions::default())
+}
+
+/// [`analyze_relational`] with explicit iteration settings.
+pub fn analyze_relational_with(program: &Program, opts: FixpointOptions) -> RelAnalysis<'_> {
+    let start = Instant::now();
+    let mut funcs = BTreeMap::new();
+    let mut work: Vec<FuncId> = roots(program).into_iter().rev().collect();
+    while let Some(f) = work.pop() {
+        if funcs.contains_key(&f) {
+            continue;
+        }
+        let Some(body) = program.funcs.get(f).and_then(|d| d.body.as_ref()) else { continue };
+        let t = RelTransfer::new(program, body);
+        let sol = solve(body, &t, opts);
+        for (b, data) in body.blocks.iter() {
+            let mut st = sol.entry[b].iv.clone();
+            for &i in &data.insts {
+                if st.is_bottom() {
+                    break;
+                }
+                let Some(inst) = body.insts.get(i) else { continue };
+                if let InstKind::Call { callee: Callee::Direct(c), .. } = &inst.kind {
+                    if !funcs.contains_key(c) {
+                        work.push(*c);
+                    }
+                }
+                t.intervals().inst(&mut st, &inst.kind, inst.result);
+            }
+        }
+        funcs.insert(f, RelFunc { sol, loops: t.loops });
+    }
+    RelAnalysis { program, funcs, elapsed: start.elapsed() }
+}
+
+impl<'p> RelAnalysis<'p> {
+    /// The analyzed program.
+    pub fn program(&self) -> &'p Program {
+        self.program
+    }
+
+    /// The result for `func`, if it was analyzed.
+    pub fn func(&self, func: FuncId) -> Option<&RelFunc> {
+        self.funcs.get(&func)
+    }
+
+    /// The state on entry to `block` (bottom when unreachable).
+    pub fn entry_state(&self, func: FuncId, block: Block) -> RelState {
+        self.funcs.get(&func).map(|s| s.sol.entry[block].clone()).unwrap_or_else(RelState::bottom)
+    }
+
+    /// The input symbols of `func`: results of `nondet` instructions
+    /// outside every loop, in id order.
+    pub fn input_symbols(&self, func: FuncId) -> Vec<Value> {
+        let (Some(rf), Some(body)) = (self.funcs.get(&func), self.program.funcs.get(func).and_then(|f| f.body.as_ref()))
+        else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (b, data) in body.blocks.iter() {
+            if rf.loops.iter().any(|l| l.blocks.contains(&b)) {
+                continue;
+            }
+            for &i in &data.insts {
+                if let (InstKind::Nondet { .. }, Some(v)) = (&body.insts[i].kind, body.insts[i].result) {
+                    out.push(v);
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// Branch and switch outcomes no execution takes (as
+    /// [`crate::Analysis::dead_edges`], with the relational states).
+    pub fn dead_edges(&self) -> Vec<(FuncId, Block, u32)> {
+        let mut out = Vec::new();
+        for (fid, f) in self.program.funcs.iter() {
+            let Some(body) = &f.body else { continue };
+            let rf = self.funcs.get(&fid);
+            let t = RelTransfer::new(self.program, body);
+            for (b, data) in body.blocks.iter() {
+                let n = match &data.term {
+                    Terminator::Branch { .. } => 2,
+                    Terminator::Switch { cases, .. } => cases.len() as u32 + 1,
+                    _ => continue,
+                };
+                for succ in 0..n {
+                    let dead = match rf {
+                        None => true,
+                        Some(rf) => {
+                            let o = &rf.sol.out[b];
+                            o.is_bottom() || t.edge(b, o, succ).is_bottom()
+                        }
+                    };
+                    if dead {
+                        out.push((fid, b, succ));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The equalities at every loop head, with the counters (`counterK`
+    /// is loop K's), one line per head.
+    pub fn report(&self) -> String {
+        let p = self.program;
+        let mut s = String::new();
+        for (fid, rf) in &self.funcs {
+            let f = &p.funcs[*fid];
+            let Some(body) = &f.body else { continue };
+            for (k, l) in rf.loops.iter().enumerate() {
+                let data = &body.blocks[l.head];
+                let loc = data.insts.first().map(|i| body.insts[*i].loc).unwrap_or(data.term_loc);
+                let st = &rf.sol.entry[l.head];
+                let _ = writeln!(s, "loop {k} head @{} {} ({}): {}", f.name, l.head, p.describe_loc(loc), st.eq);
+            }
+        }
+        s
+    }
+}
