@@ -1,5 +1,6 @@
-//! `walkdown analyze`: the interval analysis's invariants at loop heads and
-//! the branch outcomes it proves unreachable, with source locations.
+//! `walkdown analyze`: the interval analysis's invariants at loop heads,
+//! the branch outcomes it proves unreachable (with source locations), and
+//! the affine equalities over loop counters and inputs.
 
 use super::{load, ProgramArgs};
 use anyhow::Result;
@@ -20,6 +21,14 @@ pub fn analyze(args: &ProgramArgs) -> Result<i32> {
     );
     for g in dead {
         println!("  {g}\t{}\t{}", goals.describe(g), program.describe_loc(goals.goals[g].loc));
+    }
+    let relational = walkdown_absint::analyze_relational(&program);
+    println!("affine equalities at loop heads:");
+    print!("{}", relational.report());
+    let facts = walkdown_absint::invariants_at_exits(&relational);
+    println!("{} linear facts over program values (for the search):", facts.len());
+    for f in &facts {
+        println!("  {f}");
     }
     Ok(0)
 }
