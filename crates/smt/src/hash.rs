@@ -50,7 +50,12 @@ impl Hasher for FxHasher {
         self.add(i as u64);
     }
     fn finish(&self) -> u64 {
-        self.hash
+        // The multiply leaves the low bits depending only on the low bits
+        // of the input, and hashbrown picks buckets by the low bits: keys
+        // that differ only high up (addresses, large constants) would all
+        // collide. Rotating the well-mixed high bits down fixes that (as
+        // rustc-hash 2 does).
+        self.hash.rotate_left(26)
     }
 }
 
