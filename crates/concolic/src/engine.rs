@@ -40,8 +40,10 @@ pub enum Property {
 pub struct GenSettings {
     /// Wall-clock budget. Default 60 s.
     pub time: Duration,
-    /// Search order. Default `cfg-distance+bfs` (see the README for the
-    /// measurements behind it).
+    /// Search order. Default `bfs` (SAGE's generations): on the public
+    /// tasks at 10 s it covered most without mutants (77.5% mean gcov
+    /// branch coverage over the 43 tasks that read inputs, against 75.6% to
+    /// 77.5% for the others), and all orders tie with mutants on.
     pub search: SearchKind,
     /// Seed of the random choices. Default 1.
     pub seed: u64,
@@ -85,7 +87,7 @@ impl Default for GenSettings {
     fn default() -> Self {
         GenSettings {
             time: Duration::from_secs(60),
-            search: SearchKind::Interleave(Box::new(SearchKind::CfgDistance), Box::new(SearchKind::Bfs)),
+            search: SearchKind::Bfs,
             seed: 1,
             property: Property::CoverBranches,
             runtime_checks: true,

@@ -28,7 +28,7 @@ pub struct GenArgs {
     #[arg(long, default_value = "walkdown-out")]
     out: PathBuf,
     /// Search order: dfs, bfs, random-branch, uniform-random, cfg-distance, or A+B to alternate two.
-    #[arg(long, default_value = "cfg-distance+bfs")]
+    #[arg(long, default_value = "bfs")]
     search: String,
     /// What the suite is for: coverage-branches, or coverage-error (stop at the first test reaching reach_error).
     #[arg(long, value_enum, default_value = "coverage-branches")]
