@@ -272,8 +272,8 @@ impl Searcher for CfgDistance {
     }
 }
 
-/// Two orders taking turns; both see every candidate, and a candidate one
-/// of them hands out is gone from both (by sequence number).
+/// Two orders taking turns. Candidates are dealt to the two alternately,
+/// so each order ranks its own half and nothing is tried twice.
 pub struct Interleave {
     a: Box<dyn Searcher>,
     b: Box<dyn Searcher>,
