@@ -46,6 +46,8 @@ pub struct TraceLimits {
     /// Alternatives recorded per branch site and run: a loop's branch offers
     /// alternatives in its first iterations only. Default 64.
     pub max_visits_per_site: u32,
+    /// Constraints in one run's path condition at most. Default 20,000.
+    pub max_path: usize,
     /// Offer loop-acceleration alternatives (see `Run::acceleration`).
     /// Default on.
     pub accelerate: bool,
@@ -63,6 +65,7 @@ impl Default for TraceLimits {
             max_visits_per_site: 64,
             max_symbolic_object: 256,
             accelerate: true,
+            max_path: 20_000,
         }
     }
 }
@@ -131,6 +134,9 @@ pub struct Trace {
     pub steps: u64,
     /// Values concretized with their equality recorded.
     pub concretizations: u64,
+    /// Branch constraints left out of `path` (past a site's visit cap, the
+    /// point limit or `max_path`).
+    pub dropped_constraints: u64,
 }
 
 /// How a traced run ended.
@@ -333,7 +339,7 @@ impl<'p, 'a> Run<'p, 'a> {
 
     /// Whether branch points may still be recorded at `site`.
     fn may_record(&mut self, site: (FuncId, Block)) -> bool {
-        if self.trace.points.len() >= self.limits.max_points {
+        if self.trace.points.len() >= self.limits.max_points || self.trace.path.len() >= self.limits.max_path {
             return false;
         }
         let n = self.visits.entry(site).or_insert(0);
@@ -346,15 +352,35 @@ impl<'p, 'a> Run<'p, 'a> {
         if self.sym.is_true(taken) {
             return;
         }
-        if self.may_record(site) {
-            let prefix = self.trace.path.len();
-            let alternatives: Vec<Alternative> =
-                alternatives.into_iter().filter(|a| !self.sym.is_false(a.cond)).collect();
-            if !alternatives.is_empty() {
-                self.trace.points.push(BranchPoint { prefix, alternatives, site });
-            }
+        if !self.may_record(site) {
+            // Past the visit cap (or the point limit) the branch's
+            // constraint is dropped too: a long loop would otherwise put
+            // one constraint per iteration into every later query (seen:
+            // 600,000 of them, which Z3 could not even preprocess). Later
+            // queries become approximate; every test is replayed anyway,
+            // so a dropped constraint costs a divergence, never a false
+            // result.
+            self.trace.dropped_constraints += 1;
+            return;
         }
-        self.trace.path.push(taken);
+        let prefix = self.trace.path.len();
+        let alternatives: Vec<Alternative> =
+            alternatives.into_iter().filter(|a| !self.sym.is_false(a.cond)).collect();
+        if !alternatives.is_empty() {
+            self.trace.points.push(BranchPoint { prefix, alternatives, site });
+        }
+        self.push_constraint(taken);
+    }
+
+    /// Adds a constraint to the path condition, up to `max_path`; past it
+    /// the run records nothing more (its later branch points would rest on
+    /// an incomplete prefix anyway).
+    fn push_constraint(&mut self, c: ExprId) {
+        if self.trace.path.len() < self.limits.max_path {
+            self.trace.path.push(c);
+        } else {
+            self.trace.dropped_constraints += 1;
+        }
     }
 
     /// Loop acceleration: at the last recorded visit of a branch that
@@ -445,7 +471,7 @@ impl<'p, 'a> Run<'p, 'a> {
             let c = self.sym.bv(bits, width);
             let eq = self.sym.eq(e, c);
             if !self.sym.is_true(eq) {
-                self.trace.path.push(eq);
+                self.push_constraint(eq);
                 self.trace.concretizations += 1;
             }
         }
@@ -639,7 +665,7 @@ impl<'p, 'a> Run<'p, 'a> {
                 if let Some(e) = sc {
                     let b = self.sym.bv1_to_bool(e);
                     let b = if c & 1 != 0 { b } else { self.sym.not(b) };
-                    self.trace.path.push(b);
+                    self.push_constraint(b);
                 }
                 if c & 1 == 0 {
                     return Err(Stop::End(TraceEnd::AssumeFailed));
@@ -781,7 +807,7 @@ impl<'p, 'a> Run<'p, 'a> {
             let ph = self.sym.bv(phase, pw);
             let aligned = self.sym.eq(r, ph);
             if !self.sym.is_true(aligned) {
-                self.trace.path.push(aligned);
+                self.push_constraint(aligned);
             }
         }
         acc
@@ -838,7 +864,7 @@ impl<'p, 'a> Run<'p, 'a> {
             let ph = self.sym.bv(phase, pw);
             let aligned = self.sym.eq(r, ph);
             if !self.sym.is_true(aligned) {
-                self.trace.path.push(aligned);
+                self.push_constraint(aligned);
             }
         }
         true
@@ -927,7 +953,7 @@ impl<'p, 'a> Run<'p, 'a> {
                     let zero = self.sym.bv(0, w);
                     let nz = self.sym.eq(e, zero);
                     let nz = if c != 0 { self.sym.not(nz) } else { nz };
-                    self.trace.path.push(nz);
+                    self.push_constraint(nz);
                 }
                 if c == 0 {
                     return Err(Stop::End(TraceEnd::AssumeFailed));

@@ -53,6 +53,7 @@ impl SolverStack {
     pub fn build(settings: &SolverSettings) -> Self {
         let backend = Z3Solver::new(Z3Settings {
             timeout_ms: settings.timeout_ms,
+            ..Z3Settings::default()
         });
         Self::build_on(settings, Box::new(backend))
     }

@@ -31,11 +31,19 @@ pub struct Z3Settings {
     /// Test-Comp task and short enough that a few hopeless ones cannot eat
     /// a 15-minute budget.
     pub timeout_ms: Option<u32>,
+    /// Queries with more multiplications, divisions and remainders of two
+    /// non-constant operands (counted once per distinct term, weighted by
+    /// width / 8) are answered `Unknown("nonlinear budget")` without asking
+    /// Z3: Z3 4.8 bit-blasts them in loops that neither its timeout nor an
+    /// interrupt stops (seen: minutes on a 10 s limit). `None` for no
+    /// budget. Default 64 (eight 64-bit products).
+    pub max_nonlinear: Option<u32>,
 }
 
 impl Default for Z3Settings {
     fn default() -> Self {
         Z3Settings {
+            max_nonlinear: Some(64),
             timeout_ms: Some(10_000),
         }
     }
@@ -286,7 +294,12 @@ impl Z3Solver {
         for b in &asserted {
             solver.assert(b);
         }
+        // The `timeout` parameter is not honoured by every solver Z3 builds
+        // from a tactic (seen: a nonlinear query ran for minutes at a
+        // 10 s limit), so a watchdog also interrupts the context.
+        let watchdog = self.settings.timeout_ms.map(|ms| Watchdog::arm(std::time::Duration::from_millis(u64::from(ms))));
         let result = solver.check();
+        drop(watchdog);
         let answer = match result {
             SatResult::Unsat => Ok(Answer::Unsat),
             SatResult::Unknown => Ok(Answer::Unknown(
@@ -457,6 +470,13 @@ impl Env for ModelReads<'_> {
 impl Solver for Z3Solver {
     fn check(&mut self, pool: &ExprPool, query: &Query<'_>) -> Result<Answer, SolverError> {
         let start = Instant::now();
+        if let Some(budget) = self.settings.max_nonlinear {
+            if nonlinear_weight(pool, query.constraints, budget) > budget {
+                let answer = Ok(Answer::Unknown("nonlinear budget".to_string()));
+                self.counter.record(&answer, false, start.elapsed());
+                return answer;
+            }
+        }
         // The z3 crate unwraps null results from Z3; a panic there must not
         // take the whole run down, so it becomes an error and the term
         // table (possibly half-filled) is dropped.
@@ -482,4 +502,73 @@ impl Solver for Z3Solver {
     fn stats(&self, out: &mut Vec<LayerStats>) {
         out.push(self.counter.stats("z3", Vec::new()));
     }
+}
+
+/// Interrupts this thread's Z3 context when a query outlives its limit.
+/// Disarmed (and joined) on drop; the flag is read and the interrupt sent
+/// under one lock, so a finished query is never interrupted afterwards.
+struct Watchdog {
+    done: std::sync::Arc<(std::sync::Mutex<bool>, std::sync::Condvar)>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Watchdog {
+    fn arm(limit: std::time::Duration) -> Watchdog {
+        // A grace period lets Z3's own timeout answer first where it works.
+        let limit = limit + limit / 10 + std::time::Duration::from_millis(50);
+        let ctx = z3::Context::thread_local().get_z3_context().as_ptr() as usize;
+        let done = std::sync::Arc::new((std::sync::Mutex::new(false), std::sync::Condvar::new()));
+        let flag = std::sync::Arc::clone(&done);
+        let thread = std::thread::spawn(move || {
+            let (lock, cvar) = &*flag;
+            let Ok(guard) = lock.lock() else { return };
+            let Ok((guard, _)) = cvar.wait_timeout_while(guard, limit, |finished| !*finished) else { return };
+            if !*guard {
+                // SAFETY: the context outlives this thread: the query that
+                // owns it waits in `drop` for the join.
+                if let Some(ptr) = std::ptr::NonNull::new(ctx as *mut z3_sys::_Z3_context) {
+                    unsafe { z3_sys::Z3_interrupt(ptr) };
+                }
+            }
+        });
+        Watchdog { done, thread: Some(thread) }
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        let (lock, cvar) = &*self.done;
+        if let Ok(mut finished) = lock.lock() {
+            *finished = true;
+            cvar.notify_all();
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// The nonlinear weight of the terms under `roots` (see
+/// [`Z3Settings::max_nonlinear`]); stops counting past `cap`.
+fn nonlinear_weight(pool: &ExprPool, roots: &[ExprId], cap: u32) -> u32 {
+    use crate::fold::BvBinOp::{Mul, SDiv, SRem, UDiv, URem};
+    let mut seen = std::collections::HashSet::new();
+    let mut stack: Vec<ExprId> = roots.to_vec();
+    let mut weight = 0u32;
+    while let Some(e) = stack.pop() {
+        if !seen.insert(e) || pool.symbols_of(e).is_empty() {
+            continue;
+        }
+        let node = pool.get(e);
+        if let Node::BvBin(Mul | UDiv | SDiv | URem | SRem, a, b) = *node {
+            if pool.as_bv_const(a).is_none() && pool.as_bv_const(b).is_none() {
+                weight += pool.width(e).unwrap_or(8).div_ceil(8);
+                if weight > cap {
+                    return weight;
+                }
+            }
+        }
+        stack.extend(node.children());
+    }
+    weight
 }

@@ -29,6 +29,8 @@ impl Check {
             pool: ExprPool::new(),
             z3: Z3Solver::new(Z3Settings {
                 timeout_ms: Some(60_000),
+                // The folder check multiplies on purpose.
+                max_nonlinear: None,
             }),
             checks: 0,
         }

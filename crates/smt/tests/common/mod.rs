@@ -227,6 +227,7 @@ pub fn run(settings: SolverSettings, prog: &Program, queries: &[PathQuery]) -> R
     let backend = CountingZ3 {
         inner: Z3Solver::new(Z3Settings {
             timeout_ms: settings.timeout_ms,
+            ..Z3Settings::default()
         }),
         calls: calls.clone(),
         constraints: constraints.clone(),
