@@ -55,7 +55,9 @@ pub struct GenSettings {
     pub runtime_checks: bool,
     /// Limits of each traced run.
     pub trace: TraceLimits,
-    /// Limits of each replay in the interpreter. Default: 10,000,000 steps.
+    /// Limits of each replay in the interpreter. Default: the interpreter's
+    /// own (50,000,000 steps), so `walkdown run` replays a test to exactly
+    /// the goals the report claims.
     pub replay: ExecLimits,
     /// The solver stack.
     pub solver: SolverSettings,
@@ -92,7 +94,7 @@ impl Default for GenSettings {
             property: Property::CoverBranches,
             runtime_checks: true,
             trace: TraceLimits::default(),
-            replay: ExecLimits { max_steps: 10_000_000, ..ExecLimits::default() },
+            replay: ExecLimits::default(),
             solver: SolverSettings::default(),
             max_executions: None,
             random_fallback: true,
