@@ -5,7 +5,7 @@
 mod common;
 
 use common::{concolic_queries, program, run, ALL_OFF};
-use walkdown_smt::{Query, Solver, SolverSettings, Z3Settings, Z3Solver};
+use walkdown_smt::{Solver, SolverSettings, Z3Settings, Z3Solver};
 
 const RUNS: usize = 10;
 
@@ -163,27 +163,4 @@ fn model_covers_query_symbols_only() {
     assert!(m.array(prog.mem).is_some());
     assert!(prog.pool.satisfies(&[prog.branches[5]], &m));
     let _ = &mut prog;
-}
-
-/// Measures push/pop on one Z3 solver against a fresh solver per query on
-/// the concolic sequence; run with `--ignored --nocapture` to see times.
-#[test]
-#[ignore]
-fn push_pop_vs_fresh() {
-    let mut prog = program();
-    let qs = concolic_queries(&mut prog, 64, 11);
-    for incremental in [false, true, false, true] {
-        let mut s = Z3Solver::new(Z3Settings::default());
-        s.set_incremental(incremental);
-        let t = std::time::Instant::now();
-        for q in &qs {
-            s.check(&prog.pool, &Query::new(&q.constraints)).unwrap();
-        }
-        println!(
-            "{} queries, {}: {:?}",
-            qs.len(),
-            if incremental { "push/pop" } else { "fresh" },
-            t.elapsed()
-        );
-    }
 }

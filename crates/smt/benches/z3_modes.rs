@@ -1,10 +1,17 @@
 //! Reproduces the solver-mode table in `src/z3backend.rs`: the same
 //! queries on a fresh default solver, a fresh `QF_ABV` solver, a fresh
-//! `smt`-tactic solver and push/pop on one default solver. Ignored by
-//! default; run with `cargo test --release -p walkdown-smt --test
-//! bench_z3_modes -- --ignored --nocapture`.
+//! `smt`-tactic solver and push/pop on one default solver. Also times
+//! push/pop against a fresh solver per query on the concolic sequence of
+//! the layer tests. Run with `cargo bench -p walkdown-smt --bench z3_modes`.
 
 use std::time::Instant;
+
+#[path = "../tests/common/mod.rs"]
+#[allow(dead_code)]
+mod common;
+
+use common::{concolic_queries, program};
+use walkdown_smt::{Query, Solver as _, Z3Settings, Z3Solver};
 
 use z3::ast::{Array, Bool, BV};
 use z3::{SatResult, Solver, Sort, Tactic};
@@ -57,8 +64,6 @@ fn queries() -> Vec<(&'static str, Vec<Bool>)> {
     ]
 }
 
-#[test]
-#[ignore]
 fn solver_modes() {
     let qs = queries();
     let reuse = Solver::new();
@@ -106,4 +111,31 @@ fn solver_modes() {
         }
         println!("{line}");
     }
+}
+
+
+/// Measures push/pop on one Z3 solver against a fresh solver per query on
+/// the concolic sequence; prints the times.
+fn push_pop_vs_fresh() {
+    let mut prog = program();
+    let qs = concolic_queries(&mut prog, 64, 11);
+    for incremental in [false, true, false, true] {
+        let mut s = Z3Solver::new(Z3Settings::default());
+        s.set_incremental(incremental);
+        let t = std::time::Instant::now();
+        for q in &qs {
+            s.check(&prog.pool, &Query::new(&q.constraints)).unwrap();
+        }
+        println!(
+            "{} queries, {}: {:?}",
+            qs.len(),
+            if incremental { "push/pop" } else { "fresh" },
+            t.elapsed()
+        );
+    }
+}
+
+fn main() {
+    solver_modes();
+    push_pop_vs_fresh();
 }
