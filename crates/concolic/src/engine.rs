@@ -504,6 +504,10 @@ impl<'p, 's> Engine<'p, 's> {
         let t = Instant::now();
         let mut result = None;
         for _ in 0..16 {
+            // A replay can take up to the step limit; the budget wins.
+            if self.start.elapsed() >= self.settings.time {
+                break;
+            }
             let vector = self.mutate();
             self.result.stats.mutations += 1;
             let replay = self.interp.run(&vector, &RunOptions { limits: self.settings.replay.clone(), record_lines: false });
