@@ -191,29 +191,13 @@ impl<'p> Analysis<'p> {
     /// function) is unreachable. Sorted.
     pub fn dead_edges(&self) -> Vec<(FuncId, Block, u32)> {
         let mut out = Vec::new();
+        let mut edges = Vec::new();
         for (fid, f) in self.program.funcs.iter() {
             let Some(body) = &f.body else { continue };
-            let sol = self.funcs.get(&fid);
             let t = IntervalTransfer::new(self.program, body);
-            for (b, data) in body.blocks.iter() {
-                let n = match &data.term {
-                    Terminator::Branch { .. } => 2,
-                    Terminator::Switch { cases, .. } => cases.len() as u32 + 1,
-                    _ => continue,
-                };
-                for succ in 0..n {
-                    let dead = match sol {
-                        None => true,
-                        Some(sol) => {
-                            let out = &sol.out[b];
-                            out.is_bottom() || crate::fixpoint::Transfer::edge(&t, b, out, succ).is_bottom()
-                        }
-                    };
-                    if dead {
-                        out.push((fid, b, succ));
-                    }
-                }
-            }
+            edges.clear();
+            crate::fixpoint::dead_edges_of(body, &t, self.funcs.get(&fid), &mut edges);
+            out.extend(edges.iter().map(|&(b, succ)| (fid, b, succ)));
         }
         out
     }

@@ -250,3 +250,34 @@ impl<T: Transfer> Engine<'_, T> {
         }
     }
 }
+
+/// Branch and switch outcomes of `body` that no execution takes, given the
+/// function's solution (`None`: the function is never entered, so every
+/// outcome is dead): the block is unreachable or the edge's guard makes
+/// the state bottom. Appends `(block, succ)` pairs in block order.
+pub fn dead_edges_of<T: Transfer>(
+    body: &walkdown_ir::Body,
+    t: &T,
+    sol: Option<&Solution<T::State>>,
+    out: &mut Vec<(Block, u32)>,
+) {
+    for (b, data) in body.blocks.iter() {
+        let n = match &data.term {
+            walkdown_ir::Terminator::Branch { .. } => 2,
+            walkdown_ir::Terminator::Switch { cases, .. } => cases.len() as u32 + 1,
+            _ => continue,
+        };
+        for succ in 0..n {
+            let dead = match sol {
+                None => true,
+                Some(sol) => {
+                    let state = &sol.out[b];
+                    state.is_bottom() || t.edge(b, state, succ).is_bottom()
+                }
+            };
+            if dead {
+                out.push((b, succ));
+            }
+        }
+    }
+}

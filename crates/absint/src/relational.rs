@@ -575,29 +575,13 @@ impl<'p> RelAnalysis<'p> {
     /// [`crate::Analysis::dead_edges`], with the relational states).
     pub fn dead_edges(&self) -> Vec<(FuncId, Block, u32)> {
         let mut out = Vec::new();
+        let mut edges = Vec::new();
         for (fid, f) in self.program.funcs.iter() {
             let Some(body) = &f.body else { continue };
-            let rf = self.funcs.get(&fid);
             let t = RelTransfer::new(self.program, body);
-            for (b, data) in body.blocks.iter() {
-                let n = match &data.term {
-                    Terminator::Branch { .. } => 2,
-                    Terminator::Switch { cases, .. } => cases.len() as u32 + 1,
-                    _ => continue,
-                };
-                for succ in 0..n {
-                    let dead = match rf {
-                        None => true,
-                        Some(rf) => {
-                            let o = &rf.sol.out[b];
-                            o.is_bottom() || t.edge(b, o, succ).is_bottom()
-                        }
-                    };
-                    if dead {
-                        out.push((fid, b, succ));
-                    }
-                }
-            }
+            edges.clear();
+            crate::fixpoint::dead_edges_of(body, &t, self.funcs.get(&fid).map(|rf| &rf.sol), &mut edges);
+            out.extend(edges.iter().map(|&(b, succ)| (fid, b, succ)));
         }
         out
     }

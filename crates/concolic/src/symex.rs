@@ -797,19 +797,7 @@ impl<'p, 'a> Run<'p, 'a> {
             });
         }
         // Keep the address on its alignment class, which the choice assumes.
-        if phase != 0 || n > 1 {
-            let nn = self.sym.bv(n, pw);
-            let rel = {
-                let b = self.sym.bv(base, pw);
-                self.sym.bin(walkdown_ir::BinOp::Sub, pw, pe, b)
-            };
-            let r = self.sym.bin(walkdown_ir::BinOp::URem, pw, rel, nn);
-            let ph = self.sym.bv(phase, pw);
-            let aligned = self.sym.eq(r, ph);
-            if !self.sym.is_true(aligned) {
-                self.push_constraint(aligned);
-            }
-        }
+        self.keep_alignment(pe, base, n, phase);
         acc
     }
 
@@ -856,18 +844,27 @@ impl<'p, 'a> Run<'p, 'a> {
             }
             off += n;
         }
-        if phase != 0 || n > 1 {
-            let nn = self.sym.bv(n, pw);
-            let b = self.sym.bv(base, pw);
-            let rel = self.sym.bin(walkdown_ir::BinOp::Sub, pw, pe, b);
-            let r = self.sym.bin(walkdown_ir::BinOp::URem, pw, rel, nn);
-            let ph = self.sym.bv(phase, pw);
-            let aligned = self.sym.eq(r, ph);
-            if !self.sym.is_true(aligned) {
-                self.push_constraint(aligned);
-            }
-        }
+        self.keep_alignment(pe, base, n, phase);
         true
+    }
+
+    /// Keeps a symbolic address `pe` on the alignment class (offset from
+    /// `base` modulo the access size `n` equal to `phase`) that a choice
+    /// over an object's aligned positions assumes.
+    fn keep_alignment(&mut self, pe: ExprId, base: u64, n: u64, phase: u64) {
+        if phase == 0 && n == 1 {
+            return;
+        }
+        let pw = self.dm.pointer_bits();
+        let nn = self.sym.bv(n, pw);
+        let b = self.sym.bv(base, pw);
+        let rel = self.sym.bin(walkdown_ir::BinOp::Sub, pw, pe, b);
+        let r = self.sym.bin(walkdown_ir::BinOp::URem, pw, rel, nn);
+        let ph = self.sym.bv(phase, pw);
+        let aligned = self.sym.eq(r, ph);
+        if !self.sym.is_true(aligned) {
+            self.push_constraint(aligned);
+        }
     }
 
     fn clear_shadow(&mut self, addr: u64, n: u64) {
@@ -949,7 +946,7 @@ impl<'p, 'a> Run<'p, 'a> {
             FuncKind::Model(Model::Assume) => {
                 let (c, sc) = args.first().copied().unwrap_or((1, None));
                 if let Some(e) = sc {
-                    let w = e_width(self, e);
+                    let w = self.sym.width(e);
                     let zero = self.sym.bv(0, w);
                     let nz = self.sym.eq(e, zero);
                     let nz = if c != 0 { self.sym.not(nz) } else { nz };
@@ -1040,7 +1037,7 @@ impl<'p, 'a> Run<'p, 'a> {
                 self.mem.bytes_mut(p, n).map_err(|f| fault(f.kind))?.fill(c as u8);
                 match sc {
                     Some(e) => {
-                        let w = e_width(self, e);
+                        let w = self.sym.width(e);
                         let byte = if w >= 8 { self.sym.extract(e, 7, 0) } else { self.sym.cast(walkdown_ir::CastOp::ZExt, w, 8, e) };
                         for i in 0..n {
                             self.mem_shadow.insert(p + i, byte);
@@ -1297,10 +1294,6 @@ impl Tracer<'_> {
     fn prepared_global(&self, g: walkdown_ir::GlobalId) -> u64 {
         self.global_addrs.get(g.index()).copied().unwrap_or(0)
     }
-}
-
-fn e_width(run: &mut Run<'_, '_>, e: ExprId) -> u32 {
-    run.sym.width(e)
 }
 
 fn error(what: String) -> Stop {

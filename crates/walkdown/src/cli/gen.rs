@@ -299,7 +299,7 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
             producer: producer.into(),
             property: spec_name(property).into(),
             data_model: program.data_model.to_string(),
-            search: search_name(&settings.search),
+            search: settings.search.name(),
             seed: args.seed,
             status: "running".into(),
             ..Report::default()
@@ -349,10 +349,6 @@ fn spec_name(p: Property) -> &'static str {
         Property::CoverBranches => "coverage-branches",
         Property::CoverError => "coverage-error",
     }
-}
-
-fn search_name(s: &SearchKind) -> String {
-    s.name()
 }
 
 /// Creates the suite directory; refuses to mix with an earlier suite.
