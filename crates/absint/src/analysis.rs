@@ -129,26 +129,39 @@ pub fn analyze_with(program: &Program, opts: FixpointOptions) -> Analysis<'_> {
         let Some(body) = program.funcs.get(f).and_then(|d| d.body.as_ref()) else { continue };
         let t = IntervalTransfer::new(program, body);
         let sol = solve(body, &t, opts);
-        for (b, data) in body.blocks.iter() {
-            // Replaying the block finds calls that follow one that never
-            // returns (such as `reach_error`).
-            let mut st = sol.entry[b].clone();
-            for &i in &data.insts {
-                if st.is_bottom() {
-                    break;
-                }
-                let Some(inst) = body.insts.get(i) else { continue };
-                if let InstKind::Call { callee: Callee::Direct(c), .. } = &inst.kind {
-                    if !funcs.contains_key(c) {
-                        work.push(*c);
-                    }
-                }
-                t.inst(&mut st, &inst.kind, inst.result);
+        for c in reached_callees(body, &t, |b| sol.entry[b].clone()) {
+            if !funcs.contains_key(&c) {
+                work.push(c);
             }
         }
         funcs.insert(f, sol);
     }
     Analysis { program, funcs, elapsed: start.elapsed() }
+}
+
+/// The functions `body` calls directly from code its solution reaches. The
+/// block is replayed from its entry state (`entry`), so a call after one
+/// that never returns (such as `reach_error`) is not counted.
+pub(crate) fn reached_callees(
+    body: &walkdown_ir::Body,
+    t: &IntervalTransfer<'_>,
+    entry: impl Fn(Block) -> IntervalState,
+) -> Vec<FuncId> {
+    let mut out = Vec::new();
+    for (b, data) in body.blocks.iter() {
+        let mut st = entry(b);
+        for &i in &data.insts {
+            if st.is_bottom() {
+                break;
+            }
+            let Some(inst) = body.insts.get(i) else { continue };
+            if let InstKind::Call { callee: Callee::Direct(c), .. } = &inst.kind {
+                out.push(*c);
+            }
+            t.inst(&mut st, &inst.kind, inst.result);
+        }
+    }
+    out
 }
 
 impl<'p> Analysis<'p> {

@@ -39,7 +39,7 @@
 //! equality `a == b` (`v == k`).
 
 use crate::affine::{Affine, Linear, Var};
-use crate::analysis::roots;
+use crate::analysis::{reached_callees, roots};
 use crate::domain::Domain;
 use crate::fixpoint::{solve, wto, Cfg, FixpointOptions, Solution, Transfer, WtoElem};
 use crate::interval::{from_bits, norm, smax, smin, Interval};
@@ -49,7 +49,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 use std::time::{Duration, Instant};
 use walkdown_ir::{
-    BinOp, Block, Body, Callee, CastOp, CmpPred, FuncId, InstKind, Operand, Program, Terminator, Type, Value, ValueDef,
+    BinOp, Block, Body, CastOp, CmpPred, FuncId, InstKind, Operand, Program, Terminator, Type, Value, ValueDef,
 };
 
 /// How deep a guard's equalities are looked for under boolean operators.
@@ -513,19 +513,9 @@ pub fn analyze_relational_with(program: &Program, opts: FixpointOptions) -> RelA
         let Some(body) = program.funcs.get(f).and_then(|d| d.body.as_ref()) else { continue };
         let t = RelTransfer::new(program, body);
         let sol = solve(body, &t, opts);
-        for (b, data) in body.blocks.iter() {
-            let mut st = sol.entry[b].iv.clone();
-            for &i in &data.insts {
-                if st.is_bottom() {
-                    break;
-                }
-                let Some(inst) = body.insts.get(i) else { continue };
-                if let InstKind::Call { callee: Callee::Direct(c), .. } = &inst.kind {
-                    if !funcs.contains_key(c) {
-                        work.push(*c);
-                    }
-                }
-                t.intervals().inst(&mut st, &inst.kind, inst.result);
+        for c in reached_callees(body, t.intervals(), |b| sol.entry[b].iv.clone()) {
+            if !funcs.contains_key(&c) {
+                work.push(c);
             }
         }
         funcs.insert(f, RelFunc { sol, loops: t.loops });
