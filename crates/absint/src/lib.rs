@@ -26,6 +26,9 @@
 //!   loop heads, loop exits and branches after loops over values available
 //!   there, and [`instrument`], which adds them to a program as `assume`s
 //!   when their arithmetic cannot wrap.
+//! - [`trip`]: [`trip_count_forms`], each loop's head parameters as affine
+//!   functions of its counter and of values defined before it, for the
+//!   concolic engine's trip-count symbols.
 //!
 //! What is not modelled, and why that is sound: memory (every load is top),
 //! floats and pointers (top), and call effects (calls return top; callees
@@ -52,6 +55,7 @@ pub mod invariants;
 pub mod relational;
 pub mod state;
 pub mod transfer;
+pub mod trip;
 
 pub use analysis::{analyze, analyze_with, AbsintError, Analysis};
 pub use domain::Domain;
@@ -59,3 +63,4 @@ pub use interval::Interval;
 pub use invariants::{instrument, invariants_at_exits, FactKind, LinearFact};
 pub use relational::{analyze_relational, RelAnalysis, RelState};
 pub use state::IntervalState;
+pub use trip::{trip_count_forms, ClosedForm, LoopForms};

@@ -14,7 +14,7 @@
 use walkdown_ir::entity::EntityRef;
 use crate::distance::Distances;
 use crate::search::{Candidate, Rng, SearchContext, SearchKind, Searcher};
-use crate::symex::{AltKind, Trace, TraceLimits, Tracer};
+use crate::symex::{AltKind, Trace, TraceLimits, Tracer, TripLoop};
 use crate::sym::{input_value, vector_from_model};
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -80,6 +80,10 @@ pub struct GenSettings {
     /// covers one anyway is counted in [`Stats::proof_conflicts`]. Default
     /// none.
     pub unreachable: Vec<GoalId>,
+    /// Loops whose exits get trip-count symbols (from
+    /// [`walkdown_absint::trip_count_forms`]; see [`crate::symex::TripLoop`]).
+    /// Default none.
+    pub loop_forms: Vec<walkdown_absint::LoopForms>,
     /// Keep every query the engine asks, with the expression pool, in
     /// [`GenResult::query_log`] (for tests of the solver layers). Default off.
     pub log_queries: bool,
@@ -101,6 +105,7 @@ impl Default for GenSettings {
             mutation_share: 0.3,
             max_waiting: 50_000,
             unreachable: Vec::new(),
+            loop_forms: Vec::new(),
             log_queries: false,
         }
     }
@@ -296,7 +301,12 @@ pub fn generate(
 ) -> Result<GenResult, GenError> {
     let interp = Interpreter::new(program, goals)?;
     let prepared = interp.prepared();
-    let mut tracer = Tracer::new(program, goals, prepared);
+    let trip_loops = settings
+        .loop_forms
+        .iter()
+        .filter_map(|f| Some(TripLoop::new(f.clone(), program.funcs.get(f.func)?.body.as_ref()?)))
+        .collect();
+    let mut tracer = Tracer::new(program, goals, prepared).with_trip_loops(trip_loops);
     let covered = vec![false; goals.len()];
     let mut closed = covered.clone();
     for g in &settings.unreachable {

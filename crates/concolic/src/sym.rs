@@ -113,7 +113,8 @@ impl<'a> Sym<'a> {
         self.not(z)
     }
 
-    fn resize(&mut self, e: ExprId, from: u32, to: u32, signed: bool) -> ExprId {
+    /// `e` (of `from` bits) truncated or extended to `to` bits.
+    pub fn resize(&mut self, e: ExprId, from: u32, to: u32, signed: bool) -> ExprId {
         use std::cmp::Ordering::*;
         match to.cmp(&from) {
             Equal => e,

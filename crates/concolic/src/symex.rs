@@ -12,8 +12,12 @@
 //! the equality with the concrete value joins the path condition, so the
 //! solver never proposes inputs that would silently change them.
 
+mod trip;
+
+pub use trip::TripLoop;
 use walkdown_ir::entity::EntityRef;
 use crate::sym::Sym;
+use std::rc::Rc;
 use std::collections::HashMap;
 use walkdown_interp::code::{FuncKind, Model, Prepared};
 use walkdown_interp::eval::{eval_bin, eval_cast, eval_cmp, eval_fabs, eval_select, eval_sqrt, eval_un};
@@ -55,6 +59,10 @@ pub struct TraceLimits {
     /// as a choice over their contents; larger ones concretize the offset.
     /// Default 256.
     pub max_symbolic_object: u64,
+    /// Loop exits summarized by a trip-count symbol per run at most (see
+    /// [`Tracer::with_trip_loops`]); later exits are traced as plain
+    /// branches. Default 64.
+    pub max_trip_symbols: u32,
 }
 
 impl Default for TraceLimits {
@@ -66,6 +74,7 @@ impl Default for TraceLimits {
             max_symbolic_object: 256,
             accelerate: true,
             max_path: 20_000,
+            max_trip_symbols: 64,
         }
     }
 }
@@ -179,6 +188,12 @@ pub struct Tracer<'p> {
     symbols: Vec<(SymId, ExprId, u32)>,
     /// Address of each global, by global index.
     global_addrs: Vec<u64>,
+    /// Trip-count symbols by position within a run, created once.
+    trip_symbols: Vec<ExprId>,
+    /// Loops whose exits get trip-count symbols, and their exit edges
+    /// `(function, block, successor)` with the loop's index.
+    trip_loops: Rc<[TripLoop]>,
+    trip_exits: HashMap<(FuncId, Block, u32), usize>,
 }
 
 struct Run<'p, 'a> {
@@ -196,6 +211,7 @@ struct Run<'p, 'a> {
     counter_sites: HashMap<(FuncId, Block), (u128, bool)>,
     covered_bits: Vec<u64>,
     dm: DataModel,
+    trip_symbols_used: u32,
 }
 
 impl<'p> Tracer<'p> {
@@ -207,7 +223,39 @@ impl<'p> Tracer<'p> {
                 global_addrs[g.index()] = o.base;
             }
         }
-        Tracer { program, goals, prepared, symbols: Vec::new(), global_addrs }
+        Tracer {
+            program,
+            goals,
+            prepared,
+            symbols: Vec::new(),
+            global_addrs,
+            trip_symbols: Vec::new(),
+            trip_loops: Rc::from(Vec::new()),
+            trip_exits: HashMap::new(),
+        }
+    }
+
+    /// Summarizes the exits of `loops` with trip-count symbols (see the
+    /// `trip` module).
+    pub fn with_trip_loops(mut self, loops: Vec<TripLoop>) -> Self {
+        self.trip_exits.clear();
+        for (k, l) in loops.iter().enumerate() {
+            for &(b, succ) in &l.forms.exits {
+                self.trip_exits.insert((l.forms.func, b, succ), k);
+            }
+        }
+        self.trip_loops = Rc::from(loops);
+        self
+    }
+
+    /// Trip-count symbol number `index` (created on first use).
+    fn trip_symbol(&mut self, pool: &mut walkdown_smt::ExprPool, index: usize, width: u32) -> ExprId {
+        while self.trip_symbols.len() <= index {
+            let k = self.trip_symbols.len();
+            let (_, e) = pool.new_symbol(&format!("trip{k}"), width).expect("trip widths are 64 bits");
+            self.trip_symbols.push(e);
+        }
+        self.trip_symbols[index]
     }
 
     /// Runs `inputs` and returns the trace.
@@ -239,6 +287,7 @@ impl<'p> Tracer<'p> {
             counter_sites: HashMap::new(),
             covered_bits: vec![0; goal_words],
             dm,
+            trip_symbols_used: 0,
         };
         let end = match run.start() {
             Ok(()) => TraceEnd::Exit,
@@ -1207,6 +1256,39 @@ impl<'p, 'a> Run<'p, 'a> {
                 let goal = |succ: u32| self.t.goals.edge(func, block, succ);
                 let (g_taken, g_other) = if taken { (goal(0), goal(1)) } else { (goal(1), goal(0)) };
                 self.cover(g_taken);
+                let trip = match self.t.trip_exits.get(&(func, block, if taken { 0 } else { 1 })) {
+                    Some(&k) => {
+                        let loops = Rc::clone(&self.t.trip_loops);
+                        self.trip_exit(&loops[k], cond, taken)
+                    }
+                    None => None,
+                };
+                if let Some(trip) = trip {
+                    // The exit constraint in the trip count replaces the
+                    // branch's own (which would pin the count to this
+                    // run's), and is kept past the site's visit cap: it is
+                    // what later branches on the head's values rest on.
+                    let mut alts = Vec::new();
+                    if let Some(e) = sc {
+                        let b = self.sym.bv1_to_bool(e);
+                        let stay = if taken { self.sym.not(b) } else { b };
+                        let other = if taken { if_false.block } else { if_true.block };
+                        alts.push(Alternative { cond: stay, goal: g_other, kind: AltKind::Branch, target: Some((func, other)) });
+                    }
+                    if self.may_record((func, block)) && !alts.is_empty() {
+                        let prefix = self.trace.path.len();
+                        self.trace.points.push(BranchPoint { prefix, alternatives: alts, site: (func, block) });
+                    }
+                    self.push_constraint(trip.constraint);
+                    // Rebound before the jump, whose arguments may pass
+                    // the head's values on.
+                    for (v, e) in trip.rebind {
+                        let bits = self.frame().vals[v.index()];
+                        self.set(v, bits, Some(e));
+                    }
+                    self.jump(if taken { if_true } else { if_false });
+                    return Ok(false);
+                }
                 if let Some(e) = sc {
                     let b = self.sym.bv1_to_bool(e);
                     let nb = self.sym.not(b);

@@ -39,6 +39,9 @@ pub struct GenArgs {
     /// Do not offer runtime-check failures (division by zero, out-of-bounds access) as goals.
     #[arg(long)]
     no_runtime_checks: bool,
+    /// Do not summarize loop exits with trip-count symbols built from the relational invariants (see `walkdown analyze`).
+    #[arg(long)]
+    no_invariants: bool,
     /// Do not offer loop-acceleration alternatives (counter jumped to far values against an input bound).
     #[arg(long)]
     no_loop_acceleration: bool,
@@ -280,6 +283,18 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
             );
         }
         settings.unreachable = dead;
+    }
+
+    if !args.no_invariants {
+        let relational = walkdown_absint::analyze_relational(&program);
+        settings.loop_forms = walkdown_absint::trip_count_forms(&relational);
+        if !args.quiet {
+            eprintln!(
+                "walkdown: invariants ({:.1} ms): {} loops with trip-count forms",
+                relational.elapsed.as_secs_f64() * 1e3,
+                settings.loop_forms.len()
+            );
+        }
     }
 
     let stop = Arc::new(AtomicBool::new(false));
