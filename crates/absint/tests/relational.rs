@@ -8,7 +8,7 @@ mod support;
 use std::path::PathBuf;
 use std::time::Duration;
 use walkdown_absint::affine::{Linear, Var};
-use walkdown_absint::{analyze_relational, invariants_at_exits, FactKind, LinearFact, RelAnalysis};
+use walkdown_absint::{analyze_relational, invariants_at_exits, trip_count_forms, FactKind, LinearFact, RelAnalysis};
 use walkdown_frontend::{compile_c, FrontendSettings};
 use walkdown_ir::{Block, Program, Value};
 
@@ -87,6 +87,42 @@ fn input_loop_invariants() {
     assert!(exit_state.eq.implies(&lin(&[(Var::Val(i), 1), (c, -1)], 0)));
     // Instrumented (in i64: x0 - p may need 33 bits).
     assert!(facts.iter().all(|f| f.eval_ty == Some(walkdown_ir::Type::I64)));
+}
+
+/// The closed forms the concolic engine's trip-count symbols use: a
+/// stride-3 countdown from an input and a counter that moves only with
+/// control flow.
+#[test]
+fn trip_count_forms_of_a_countdown() {
+    let p = compile_source(
+        "countdown.c",
+        "extern int __VERIFIER_nondet_int(void);\n\
+         int main(void) {\n\
+           int budget = __VERIFIER_nondet_int();\n\
+           int rem = budget, steps = 0;\n\
+           while (rem > 3) { rem -= 3; steps++; }\n\
+           return steps;\n\
+         }\n",
+    );
+    let main = p.entry().unwrap();
+    let a = analyze_relational(&p);
+    let loops = trip_count_forms(&a);
+    assert_eq!(loops.len(), 1, "{loops:?}");
+    let l = &loops[0];
+    let body = p.funcs[main].body.as_ref().unwrap();
+    let budget = a.input_symbols(main)[0];
+    // The exit is the head's own branch (false side).
+    assert_eq!(l.exits, vec![(l.head, 1)]);
+    let form = |v: Value| l.forms.iter().find(|f| f.value == v).cloned();
+    let params = &body.blocks[l.head].params;
+    let mut found = Vec::new();
+    for &v in params {
+        found.push(form(v).unwrap_or_else(|| panic!("no form for {v}: {loops:?}")));
+    }
+    let rem = found.iter().find(|f| f.per_iteration == -3).expect("rem == budget - 3*counter");
+    assert_eq!((rem.terms.as_slice(), rem.constant), (&[(1, budget)][..], 0));
+    let steps = found.iter().find(|f| f.per_iteration == 1).expect("steps == counter");
+    assert!(steps.terms.is_empty() && steps.constant == 0, "{steps:?}");
 }
 
 #[test]

@@ -38,9 +38,18 @@ fn lower(path: &Path) -> Program {
     walkdown_frontend::compile_c(path, &FrontendSettings::default()).expect("fixture lowers")
 }
 
-fn settings(search: SearchKind) -> GenSettings {
+fn settings(search: SearchKind, program: &Program) -> GenSettings {
     // No mutants: these fixtures test what the symbolic reasoning finds.
-    GenSettings { time: Duration::from_secs(20), search, random_fallback: false, mutation_share: 0.0, ..GenSettings::default() }
+    // Trip-count forms as `walkdown gen` computes them by default.
+    let loop_forms = walkdown_absint::trip_count_forms(&walkdown_absint::analyze_relational(program));
+    GenSettings {
+        time: Duration::from_secs(20),
+        search,
+        random_fallback: false,
+        mutation_share: 0.0,
+        loop_forms,
+        ..GenSettings::default()
+    }
 }
 
 /// Checks one fixture's expectations; returns a list of failures.
@@ -49,7 +58,7 @@ fn check(path: &Path, search: &SearchKind) -> Vec<String> {
     let program = lower(path);
     let goals = Goals::compute(&program);
     let mut sink = Collect(Vec::new());
-    let result = generate(&program, &goals, &settings(search.clone()), &mut sink, &AtomicBool::new(false))
+    let result = generate(&program, &goals, &settings(search.clone(), &program), &mut sink, &AtomicBool::new(false))
         .expect("generation runs");
     let name = path.file_name().unwrap().to_string_lossy().to_string();
     let mut failures = Vec::new();
@@ -105,5 +114,32 @@ fn every_search_order_finds_the_magic_error() {
     for s in ["dfs", "bfs", "random-branch", "uniform-random", "cfg-distance", "dfs+random-branch"] {
         let failures = check(&magic, &SearchKind::parse(s).unwrap());
         assert!(failures.is_empty(), "--search {s}: {}", failures.join("\n"));
+    }
+}
+
+/// The trip-count symbols are what reaches the targets of the two trip
+/// fixtures: with them a handful of executions suffice; without them (and
+/// without loop acceleration) 200 executions do not.
+#[test]
+fn trip_count_symbols_reach_loop_dependent_targets() {
+    for name in ["trip_counter.c", "trip_nested.c"] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
+        let program = lower(&path);
+        let goals = Goals::compute(&program);
+        let reached = |loop_forms: bool| {
+            let mut s = settings(SearchKind::Bfs, &program);
+            if !loop_forms {
+                s.loop_forms.clear();
+            }
+            s.trace.accelerate = false;
+            s.max_executions = Some(200);
+            let result = generate(&program, &goals, &s, &mut Collect(Vec::new()), &AtomicBool::new(false)).expect("runs");
+            (!result.errors.is_empty(), result.stats.executions, result.stats.queries)
+        };
+        let (with, execs, queries) = reached(true);
+        assert!(with, "{name}: not reached with trip counts ({execs} executions, {queries} queries)");
+        assert!(execs <= 20, "{name}: {execs} executions with trip counts");
+        let (without, execs, _) = reached(false);
+        assert!(!without, "{name}: reached without trip counts in {execs} executions (the fixture no longer tests them)");
     }
 }
