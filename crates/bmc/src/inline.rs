@@ -1,0 +1,207 @@
+//! Inlining of every call of a defined function into `main`, with
+//! recursion unwound the way loops are: a call that would nest a function
+//! more than `recursion_bound` times inside itself becomes a cut point (an
+//! `assume false` block), so no execution is added and the ones that
+//! recurse deeper are cut, never invented.
+//!
+//! The block holding a call is split: the first half jumps to a copy of the
+//! callee's entry with the arguments, every `ret` of the copy jumps to the
+//! second half, whose parameter is the call's result. Blocks are copied in
+//! reverse postorder, so every value is copied before its uses (the input
+//! is in SSA form: definitions dominate uses); unreachable blocks are not
+//! copied.
+
+use crate::origin::{BlockOrigin, Cut, CutReason, Provenance};
+use crate::BmcError;
+use walkdown_ir::entity::EntityRef;
+use walkdown_ir::verify::reverse_postorder;
+use walkdown_ir::{
+    Block, BlockCall, Body, Callee, Const, FuncId, InstKind, Operand, Program, Terminator, Value,
+};
+
+/// Settings of [`inline_main`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InlineSettings {
+    /// How many activations of one function may be nested (1: no recursion).
+    /// Default 2, the engine's default unwinding.
+    pub recursion_bound: u32,
+    /// Blocks the inlined `main` may have before inlining gives up.
+    /// Default 100,000.
+    pub max_blocks: usize,
+}
+
+impl Default for InlineSettings {
+    fn default() -> Self {
+        InlineSettings { recursion_bound: 2, max_blocks: 100_000 }
+    }
+}
+
+/// Whether calling `name` is the `reach_error` error (as the interpreter
+/// decides it, defined or not): such calls are never inlined.
+pub fn is_reach_error(name: &str) -> bool {
+    matches!(name, "reach_error" | "__VERIFIER_error")
+}
+
+/// Returns `program` with `main` replaced by `main` with every call of a
+/// defined function inlined, and the provenance of the new `main`'s blocks
+/// and instructions. Other functions are kept unchanged (nothing calls them
+/// from the new `main`).
+pub fn inline_main(program: &Program, settings: &InlineSettings) -> Result<(Program, Provenance), BmcError> {
+    let main = program.entry().ok_or(BmcError::NoEntry)?;
+    let mut inl = Inliner { program, settings, out: Body::default(), prov: Provenance::default(), stack: vec![main] };
+    inl.copy_function(main, None)?;
+    let mut p = program.clone();
+    p.funcs[main].body = Some(inl.out);
+    Ok((p, inl.prov))
+}
+
+struct Inliner<'p> {
+    program: &'p Program,
+    settings: &'p InlineSettings,
+    out: Body,
+    prov: Provenance,
+    /// The functions being copied, outermost first.
+    stack: Vec<FuncId>,
+}
+
+impl Inliner<'_> {
+    fn new_block(&mut self) -> Result<Block, BmcError> {
+        if self.out.blocks.len() >= self.settings.max_blocks {
+            return Err(BmcError::TooLarge { what: "blocks after inlining", limit: self.settings.max_blocks });
+        }
+        Ok(self.out.add_block())
+    }
+
+    /// Copies the body of `f`; its returns jump to `ret_to` (or stay returns
+    /// for `main`). Returns the copy of the entry block.
+    fn copy_function(&mut self, f: FuncId, ret_to: Option<Block>) -> Result<Block, BmcError> {
+        let program = self.program;
+        let func = &program.funcs[f];
+        let body = func.body.as_ref().expect("only defined functions are copied");
+        let rpo = reverse_postorder(body);
+        let mut bmap: Vec<Option<Block>> = vec![None; body.blocks.len()];
+        let mut vmap: Vec<Option<Value>> = vec![None; body.values.len()];
+        for &b in &rpo {
+            let nb = self.new_block()?;
+            bmap[b.index()] = Some(nb);
+            for &p in &body.blocks[b].params {
+                vmap[p.index()] = Some(self.out.add_param(nb, body.values[p].ty));
+            }
+        }
+        let map_op = |vmap: &[Option<Value>], op: &Operand| -> Operand {
+            match op {
+                Operand::Value(v) => Operand::Value(vmap[v.index()].expect("definitions are copied before uses")),
+                other => *other,
+            }
+        };
+        for &b in &rpo {
+            let data = &body.blocks[b];
+            let mut cur = bmap[b.index()].unwrap();
+            self.prov.blocks.set(cur, Some(BlockOrigin { func: f, block: b, terminator: false }));
+            for &inst in &data.insts {
+                let idata = &body.insts[inst];
+                if let InstKind::Call { callee, args, ret } = &idata.kind {
+                    let target = match callee {
+                        Callee::Direct(g) => Some(*g),
+                        Callee::Indirect(_) => {
+                            return Err(BmcError::unsupported("indirect call", &func.name, idata.loc));
+                        }
+                    };
+                    if let Some(g) = target.filter(|g| {
+                        program.funcs[*g].body.is_some() && !is_reach_error(&program.funcs[*g].name)
+                    }) {
+                        let gdata = &program.funcs[g];
+                        if gdata.params.len() != args.len() {
+                            return Err(BmcError::unsupported(
+                                format!("call of @{} with {} arguments for {} parameters", gdata.name, args.len(), gdata.params.len()),
+                                &func.name,
+                                idata.loc,
+                            ));
+                        }
+                        if ret.is_some() && gdata.ret.is_none() {
+                            return Err(BmcError::unsupported(
+                                format!("use of the result of void @{}", gdata.name),
+                                &func.name,
+                                idata.loc,
+                            ));
+                        }
+                        // The second half of the block, reached when the
+                        // callee returns; its parameter is the result.
+                        let cont = self.new_block()?;
+                        self.prov.blocks.set(cont, Some(BlockOrigin { func: f, block: b, terminator: false }));
+                        if let (Some(r), Some(ty)) = (idata.result, *ret) {
+                            vmap[r.index()] = Some(self.out.add_param(cont, ty));
+                        }
+                        let depth = self.stack.iter().filter(|&&s| s == g).count() as u32;
+                        if depth >= self.settings.recursion_bound {
+                            let cut = self.new_block()?;
+                            self.prov.blocks.set(cut, None);
+                            let (ai, _) = self.out.append(
+                                cut,
+                                InstKind::Assume { cond: Operand::Const(Const::bool(false)) },
+                                idata.loc,
+                            );
+                            self.prov.insts.set(ai, None);
+                            // The jump after `assume false` never runs; it keeps
+                            // the second half reachable so its values stay
+                            // dominated by their definitions.
+                            let args = ret.map(|ty| Operand::Const(Const { ty, bits: 0 })).into_iter().collect();
+                            self.out.set_term(cut, Terminator::Jump(BlockCall { block: cont, args }), idata.loc);
+                            self.out.set_term(cur, Terminator::Jump(BlockCall::new(cut)), idata.loc);
+                            self.prov.cuts.push(Cut { block: cut, reason: CutReason::Recursion { func: g } });
+                        } else {
+                            let args: Vec<Operand> = args.iter().map(|a| map_op(&vmap, a)).collect();
+                            self.stack.push(g);
+                            let entry = self.copy_function(g, Some(cont))?;
+                            self.stack.pop();
+                            self.out.set_term(cur, Terminator::Jump(BlockCall { block: entry, args }), idata.loc);
+                        }
+                        cur = cont;
+                        continue;
+                    }
+                }
+                let mut kind = idata.kind.clone();
+                kind.for_each_operand_mut(|op| *op = map_op(&vmap, op));
+                let ni = self.out.create_inst(kind, idata.loc);
+                self.out.blocks[cur].insts.push(ni);
+                if let (Some(old), Some(new)) = (idata.result, self.out.insts[ni].result) {
+                    vmap[old.index()] = Some(new);
+                }
+                self.prov.insts.set(ni, Some((f, inst)));
+            }
+            let map_call = |vmap: &[Option<Value>], c: &BlockCall| BlockCall {
+                block: bmap[c.block.index()].expect("successors of reachable blocks are reachable"),
+                args: c.args.iter().map(|a| map_op(vmap, a)).collect(),
+            };
+            let term = match &data.term {
+                Terminator::Jump(c) => Terminator::Jump(map_call(&vmap, c)),
+                Terminator::Branch { cond, if_true, if_false } => Terminator::Branch {
+                    cond: map_op(&vmap, cond),
+                    if_true: map_call(&vmap, if_true),
+                    if_false: map_call(&vmap, if_false),
+                },
+                Terminator::Switch { ty, value, cases, default } => Terminator::Switch {
+                    ty: *ty,
+                    value: map_op(&vmap, value),
+                    cases: cases.iter().map(|(k, c)| (*k, map_call(&vmap, c))).collect(),
+                    default: map_call(&vmap, default),
+                },
+                Terminator::Return(op) => match ret_to {
+                    None => Terminator::Return(op.as_ref().map(|o| map_op(&vmap, o))),
+                    Some(cont) => {
+                        let args = if self.out.blocks[cont].params.is_empty() {
+                            Vec::new()
+                        } else {
+                            op.iter().map(|o| map_op(&vmap, o)).collect()
+                        };
+                        Terminator::Jump(BlockCall { block: cont, args })
+                    }
+                },
+                Terminator::Unreachable => Terminator::Unreachable,
+            };
+            self.out.set_term(cur, term, data.term_loc);
+            self.prov.blocks.set(cur, Some(BlockOrigin { func: f, block: b, terminator: true }));
+        }
+        Ok(bmap[Body::ENTRY.index()].expect("the entry is reachable"))
+    }
+}

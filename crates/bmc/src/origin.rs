@@ -1,0 +1,64 @@
+//! Provenance: where each block and instruction of a transformed body comes
+//! from in the original program, and which blocks are cut points. A side
+//! table keyed by the transformed body's ids; passes compose it.
+
+use walkdown_ir::entity::SecondaryMap;
+use walkdown_ir::{Block, FuncId, Inst};
+
+/// The original block a transformed block comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockOrigin {
+    /// The original function.
+    pub func: FuncId,
+    /// The original block.
+    pub block: Block,
+    /// Whether this block ends with the original block's terminator (so its
+    /// edges are the original's branch outcomes). A block split at an
+    /// inlined call keeps the terminator in its second half only.
+    pub terminator: bool,
+}
+
+/// Why an execution is cut.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CutReason {
+    /// The loop with this original header would iterate more than `k` times.
+    Loop {
+        /// The function of the loop.
+        func: FuncId,
+        /// Its header in the original function.
+        header: Block,
+    },
+    /// A call of this function would nest deeper than the recursion bound.
+    Recursion {
+        /// The callee.
+        func: FuncId,
+    },
+}
+
+/// A cut point: a block that starts with `assume false`; reaching it means
+/// the execution needs more than the bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cut {
+    /// The block.
+    pub block: Block,
+    /// Why.
+    pub reason: CutReason,
+}
+
+/// Where the blocks and instructions of one transformed body come from.
+#[derive(Clone, Debug, Default)]
+pub struct Provenance {
+    /// Per block: its origin (`None` for blocks a pass made up, like cuts).
+    pub blocks: SecondaryMap<Block, Option<BlockOrigin>>,
+    /// Per instruction: the original function and instruction.
+    pub insts: SecondaryMap<Inst, Option<(FuncId, Inst)>>,
+    /// The cut points.
+    pub cuts: Vec<Cut>,
+}
+
+impl Provenance {
+    /// The cut at `block`, if it is one.
+    pub fn cut(&self, block: Block) -> Option<&Cut> {
+        self.cuts.iter().find(|c| c.block == block)
+    }
+}

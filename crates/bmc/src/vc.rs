@@ -1,0 +1,899 @@
+//! The reachability verification condition (the paper's Section 4) of an
+//! acyclic, self-contained body (after [`crate::inline`],
+//! [`crate::localize`] and [`crate::unwind`]).
+//!
+//! The body is already in SSA form; it is made *passive* by giving every
+//! block parameter a symbol and turning each jump's arguments into
+//! equalities guarded by the edge being taken, so every assignment is an
+//! equality. Memory is an SMT byte array over the flat address space,
+//! threaded through stores; where paths join, the memory of the join is
+//! the memory of the edge taken, and a read from it is the if-then-else of
+//! the reads from each incoming memory (the facade has no if-then-else on
+//! arrays); stores after a join are read through as if-then-else on the
+//! address until the next array below. Reads are memoized per memory and
+//! address, so the formula stays linear in the number of memory states
+//! times the addresses read.
+//!
+//! Per block `b` there are two Boolean variables (1-bit symbols, so a model
+//! names them):
+//! - `ok_b`: a terminating execution starts at `b` (the paper's
+//!   `wlp(b, false)` negated, defined from the successors' `ok`);
+//! - `r_b`: the execution from the initial state reaches `b` (defined from
+//!   the predecessors' edges) and, with `ok_b`, terminates;
+//!
+//! and per edge a variable `t_e` that the edge is taken. The definitions
+//! are equivalences over shared sub-terms, so the formula is linear in the
+//! size of the body.
+//!
+//! What "terminates" means is a setting ([`Termination`]): the paper counts
+//! only executions that get to the end (failed assumptions and cut points
+//! block); walkdown's tests cover every goal an execution passes before it
+//! stops, however it stops, so the engine counts every execution prefix
+//! (then `ok` is the constant true: every execution stops somewhere).
+//!
+//! What is not encoded exactly is over-approximated (more executions, never
+//! fewer), so an unsatisfiable query still proves a block infeasible, and a
+//! model that is not a real execution is caught by the interpreter's
+//! replay: floating-point operations, library functions without a model
+//! here and unknown externals' effects give fresh symbols; an access
+//! outside every object reads and writes the array instead of stopping;
+//! `malloc` may return null. Each such place is listed in
+//! [`Vc::approximations`]. Stack and heap objects get fixed addresses of
+//! their own (globals and functions the interpreter's), so control flow
+//! that depends on the numeric value of a stack or heap address may differ
+//! from the interpreter's.
+
+use crate::inline::is_reach_error;
+use crate::origin::{BlockOrigin, Provenance};
+use crate::BmcError;
+use concolic_sym::Sym;
+use std::collections::VecDeque;
+use walkdown_concolic::sym as concolic_sym;
+use walkdown_ir::entity::EntityRef;
+use walkdown_ir::goals::{GoalId, Goals};
+use walkdown_ir::{
+    Block, Body, Builtin, Callee, CastOp, FuncId, GlobalId, InstKind, Loc, Operand, Program, Terminator, Type,
+    UnOp,
+};
+use walkdown_smt::{ExprId, ExprPool, Model, SymId};
+
+/// Which executions count as terminating.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Termination {
+    /// Every execution prefix: returning, exiting, failing a check or an
+    /// assumption, and reaching a cut point all end an execution whose
+    /// goals count (what the interpreter judges). The engine's default.
+    Prefix,
+    /// The paper's: only executions that return (or exit, or fail a check)
+    /// count; failed assumptions and cut points block.
+    Complete,
+}
+
+/// Settings of [`encode`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VcSettings {
+    /// Which executions count. Default [`Termination::Prefix`].
+    pub termination: Termination,
+    /// `memset`/`memcpy`/`memmove` with a constant length up to this many
+    /// bytes are encoded byte by byte; longer or symbolic ones make memory
+    /// unknown. Default 4096.
+    pub max_bulk_bytes: u64,
+}
+
+impl Default for VcSettings {
+    fn default() -> Self {
+        VcSettings { termination: Termination::Prefix, max_bulk_bytes: 4096 }
+    }
+}
+
+/// A `nondet` (or an unknown external's result) in a block.
+#[derive(Clone, Copy, Debug)]
+pub struct InputSite {
+    /// The symbol of its value.
+    pub sym: SymId,
+    /// The type the program reads.
+    pub ty: Type,
+    /// Whether tests print it signed.
+    pub signed: bool,
+}
+
+/// The variables of one block.
+#[derive(Clone, Debug)]
+pub struct BlockVars {
+    /// `r_b`: reached (and, with [`Termination::Complete`], terminating).
+    pub reach: ExprId,
+    /// Its symbol.
+    pub reach_sym: SymId,
+    /// `ok_b`: a terminating execution starts here.
+    pub ok: ExprId,
+    /// Control reaches the block (whether or not the execution terminates).
+    pub control: ExprId,
+    /// Inputs read in the block, in order.
+    pub inputs: Vec<InputSite>,
+    /// Where it comes from.
+    pub origin: Option<BlockOrigin>,
+    /// Whether it is a cut point.
+    pub cut: bool,
+    /// Its outgoing edges (indices into [`Vc::edges`]), in successor order.
+    pub out_edges: Vec<usize>,
+}
+
+/// One edge of the body.
+#[derive(Clone, Debug)]
+pub struct EdgeVar {
+    /// Source block.
+    pub from: Block,
+    /// Destination.
+    pub to: Block,
+    /// Successor number in the source's terminator.
+    pub succ: u32,
+    /// `t_e`: taken (by an execution that terminates, with `Complete`).
+    pub taken: ExprId,
+    /// Its symbol.
+    pub taken_sym: SymId,
+    /// The branch-outcome goal of the original program it is a copy of.
+    pub goal: Option<GoalId>,
+}
+
+/// A `check` that may fail.
+#[derive(Clone, Debug)]
+pub struct ErrorVar {
+    /// Its block.
+    pub block: Block,
+    /// The check fails here.
+    pub fails: ExprId,
+    /// The error-site goal of the original program.
+    pub goal: Option<GoalId>,
+}
+
+/// The verification condition.
+pub struct Vc {
+    /// The expressions.
+    pub pool: ExprPool,
+    /// The formula: these all hold.
+    pub assertions: Vec<ExprId>,
+    /// Per block of the body (indexed by block).
+    pub blocks: Vec<BlockVars>,
+    /// Every edge.
+    pub edges: Vec<EdgeVar>,
+    /// Every `check`.
+    pub errors: Vec<ErrorVar>,
+    /// Blocks in topological order.
+    pub order: Vec<Block>,
+    /// Where the encoding over-approximates, with the construct.
+    pub approximations: Vec<(String, Loc)>,
+}
+
+impl Vc {
+    /// Whether the model sets the 1-bit variable `s`.
+    pub fn holds(model: &Model, s: SymId) -> bool {
+        model.sym(s) == Some(1)
+    }
+
+    /// The blocks the model's execution passes, in order: from the entry,
+    /// along the taken edges (on a model, at most one edge of a block is
+    /// taken).
+    pub fn path(&self, model: &Model) -> Vec<Block> {
+        let mut path = Vec::new();
+        let Some(&entry) = self.order.first() else { return path };
+        let mut b = entry;
+        loop {
+            path.push(b);
+            let next = self.blocks[b.index()]
+                .out_edges
+                .iter()
+                .map(|&e| &self.edges[e])
+                .find(|e| Vc::holds(model, e.taken_sym));
+            match next {
+                Some(e) => b = e.to,
+                None => break,
+            }
+        }
+        path
+    }
+
+    /// The input values (register bits) the model's execution reads, in
+    /// the order it reads them.
+    pub fn inputs(&self, model: &Model) -> Vec<(InputSite, u64)> {
+        self.path(model)
+            .into_iter()
+            .flat_map(|b| self.blocks[b.index()].inputs.iter().map(|i| (*i, model.sym(i.sym).unwrap_or(0) as u64)))
+            .collect()
+    }
+
+    /// Terms in the formula (the pool's size).
+    pub fn size(&self) -> usize {
+        self.pool.len()
+    }
+}
+
+/// What ends the execution inside a block, for the backward `ok` pass.
+enum Event {
+    Assume(ExprId),
+    Check(ExprId),
+    Stop,
+}
+
+/// Encodes `body` (the acyclic `main` of `program`) with provenance
+/// `prov`; `goals` are the original program's, `globals`/`funcs` the
+/// interpreter's addresses.
+pub fn encode(
+    program: &Program,
+    body: &Body,
+    prov: &Provenance,
+    goals: &Goals,
+    global_addr: &dyn Fn(GlobalId) -> u64,
+    func_addr: &dyn Fn(FuncId) -> u64,
+    settings: &VcSettings,
+) -> Result<Vc, BmcError> {
+    let dm = program.data_model;
+    let pw = dm.pointer_bits();
+    let main_name = program.entry().map(|f| program.funcs[f].name.clone()).unwrap_or_else(|| "main".into());
+    let n = body.blocks.len();
+    // Topological order (Kahn), which also checks the body is acyclic.
+    let mut indeg = vec![0usize; n];
+    for (_, d) in body.blocks.iter() {
+        for c in d.term.successors() {
+            indeg[c.block.index()] += 1;
+        }
+    }
+    let mut order = Vec::with_capacity(n);
+    let mut ready: VecDeque<Block> = VecDeque::from([Body::ENTRY]);
+    while let Some(b) = ready.pop_front() {
+        order.push(b);
+        for c in body.blocks[b].term.successors() {
+            indeg[c.block.index()] -= 1;
+            if indeg[c.block.index()] == 0 {
+                ready.push_back(c.block);
+            }
+        }
+    }
+    if order.len() != n {
+        return Err(BmcError::unsupported("a cycle left after unwinding (or unreachable blocks)", &main_name, Loc::UNKNOWN));
+    }
+
+    let mut pool = ExprPool::new();
+    let mut e = Enc {
+        mems: Vec::new(),
+        reads: std::collections::HashMap::new(),
+        pool: &mut pool,
+        program,
+        pw,
+        assertions: Vec::new(),
+        approximations: Vec::new(),
+        next_addr: if pw == 64 { 0x7e00_0000_0000 } else { 0xa000_0000 },
+        settings,
+    };
+    // Initial memory: zero everywhere (fresh stack and heap memory reads as
+    // zero in the interpreter), globals' initial bytes and addresses.
+    let mut mem0 = e.x(|p| p.const_array(pw, 0));
+    for (g, gd) in program.globals.iter() {
+        let base = global_addr(g);
+        let mut bytes = gd.init.clone();
+        bytes.resize(gd.size.max(gd.init.len() as u64) as usize, 0);
+        for r in &gd.relocs {
+            let target = match r.target {
+                walkdown_ir::RelocTarget::Global(t) => global_addr(t),
+                walkdown_ir::RelocTarget::Func(f) => func_addr(f),
+            };
+            let v = target.wrapping_add(r.addend as u64);
+            for i in 0..dm.pointer_bytes() {
+                if let Some(b) = bytes.get_mut((r.offset + i) as usize) {
+                    *b = (v >> (8 * i)) as u8;
+                }
+            }
+        }
+        for (i, &byte) in bytes.iter().enumerate() {
+            if byte != 0 {
+                let idx = e.bv(base.wrapping_add(i as u64), pw);
+                let val = e.bv(u64::from(byte), 8);
+                mem0 = e.x(|p| p.store(mem0, idx, val));
+            }
+        }
+    }
+    e.mems.push(MemNode::Array(mem0));
+    let mem0 = 0usize;
+
+    let mut vals: Vec<Option<ExprId>> = vec![None; body.values.len()];
+    let mut blocks: Vec<Option<BlockVars>> = vec![None; n];
+    let mut edges: Vec<EdgeVar> = Vec::new();
+    let mut errors: Vec<ErrorVar> = Vec::new();
+    // Per block: incoming (edge index, selection condition, memory, args).
+    let mut incoming: Vec<Vec<(usize, ExprId, usize, Vec<ExprId>)>> = vec![Vec::new(); n];
+    // Per block: events and guards for the backward pass.
+    let mut events: Vec<Vec<Event>> = (0..n).map(|_| Vec::new()).collect();
+    let mut guards: Vec<Vec<ExprId>> = vec![Vec::new(); n];
+
+    for &b in &order {
+        let data = &body.blocks[b];
+        let (reach_sym, reach) = e.var(&format!("r{}", b.as_u32()));
+        let cut = prov.cut(b).is_some();
+        // Control reaches b: the entry always, others through a taken edge.
+        let control = if b == Body::ENTRY {
+            e.pool.tt()
+        } else {
+            let sels: Vec<ExprId> = incoming[b.index()].iter().map(|x| x.1).collect();
+            e.x(|p| p.or(&sels))
+        };
+        // Parameters: passive equalities on the incoming edges.
+        for (j, &pv) in data.params.iter().enumerate() {
+            let w = e.width(body.values[pv].ty);
+            let ins = &incoming[b.index()];
+            let first = ins.first().map(|x| x.3[j]);
+            let v = match first {
+                Some(a) if ins.iter().all(|x| x.3[j] == a) => a,
+                _ => {
+                    let (_, s) = e.sym(&format!("p{}", pv.as_u32()), w);
+                    for (_, sel, _, args) in ins {
+                        let eq = e.x(|p| p.eq(s, args[j]));
+                        let imp = e.x(|p| p.implies(*sel, eq));
+                        e.assertions.push(imp);
+                    }
+                    s
+                }
+            };
+            vals[pv.index()] = Some(v);
+        }
+        // Memory: the memory of the edge taken.
+        let mut mem = if b == Body::ENTRY {
+            mem0
+        } else {
+            let ins = &incoming[b.index()];
+            match ins.first() {
+                Some(first) if ins.iter().all(|x| x.2 == first.2) => first.2,
+                Some(_) => {
+                    e.mems.push(MemNode::Merge(ins.iter().map(|x| (x.1, x.2)).collect()));
+                    e.mems.len() - 1
+                }
+                None => mem0,
+            }
+        };
+        let mut pass = e.pool.tt();
+        let mut inputs = Vec::new();
+        for &inst in &data.insts {
+            let idata = &body.insts[inst];
+            let loc = idata.loc;
+            let opv = |e: &mut Enc, vals: &[Option<ExprId>], o: &Operand| -> ExprId {
+                match o {
+                    Operand::Value(v) => vals[v.index()].expect("values are encoded before their uses"),
+                    Operand::Const(c) => {
+                        let w = e.width(c.ty);
+                        e.bv(c.bits, w)
+                    }
+                    Operand::Global(g) => e.bv(global_addr(*g), pw),
+                    Operand::Func(f) => e.bv(func_addr(*f), pw),
+                }
+            };
+            let result: Option<ExprId> = match &idata.kind {
+                InstKind::Bin { op, ty, lhs, rhs } => {
+                    let (a, c) = (opv(&mut e, &vals, lhs), opv(&mut e, &vals, rhs));
+                    if op.is_float() || ty.is_float() {
+                        Some(e.havoc(&format!("{op}"), op.yields_bool().then_some(1).unwrap_or(e.width(*ty)), loc))
+                    } else {
+                        let w = e.width(*ty);
+                        Some(Sym::new(e.pool).bin(*op, w, a, c))
+                    }
+                }
+                InstKind::Un { op, ty, arg } => {
+                    let a = opv(&mut e, &vals, arg);
+                    let w = e.width(*ty);
+                    match (op, ty.is_float()) {
+                        (UnOp::FNeg, _) | (_, true) => Some(e.havoc(op.name(), w, loc)),
+                        _ => Sym::new(e.pool).un(*op, w, a),
+                    }
+                }
+                InstKind::Cmp { pred, ty: _, lhs, rhs } => {
+                    let (a, c) = (opv(&mut e, &vals, lhs), opv(&mut e, &vals, rhs));
+                    if pred.is_float() {
+                        Some(e.havoc(pred.name(), 1, loc))
+                    } else {
+                        let mut s = Sym::new(e.pool);
+                        let bit = s.cmp(*pred, a, c);
+                        Some(s.bool_to_bv1(bit))
+                    }
+                }
+                InstKind::Cast { op, from, to, arg } => {
+                    let a = opv(&mut e, &vals, arg);
+                    let (fw, tw) = (e.width(*from), e.width(*to));
+                    match op {
+                        CastOp::Trunc | CastOp::ZExt | CastOp::SExt | CastOp::PtrToInt | CastOp::IntToPtr => {
+                            Some(Sym::new(e.pool).cast(*op, fw, tw, a))
+                        }
+                        CastOp::Bitcast if fw == tw => Some(a),
+                        _ => Some(e.havoc(op.name(), tw, loc)),
+                    }
+                }
+                InstKind::Select { cond, if_true, if_false, .. } => {
+                    let c = opv(&mut e, &vals, cond);
+                    let (t, f) = (opv(&mut e, &vals, if_true), opv(&mut e, &vals, if_false));
+                    let mut s = Sym::new(e.pool);
+                    let cb = s.bv1_to_bool(c);
+                    Some(s.ite(cb, t, f))
+                }
+                InstKind::Load { ty, ptr } => {
+                    let p = opv(&mut e, &vals, ptr);
+                    Some(e.load(mem, p, *ty))
+                }
+                InstKind::Store { ty, ptr, value } => {
+                    let p = opv(&mut e, &vals, ptr);
+                    let v = opv(&mut e, &vals, value);
+                    mem = e.store(mem, p, v, *ty);
+                    None
+                }
+                InstKind::Alloca { size, .. } => {
+                    let size = match size {
+                        Operand::Const(c) => Some(c.bits),
+                        _ => None,
+                    };
+                    Some(e.fresh_object(size))
+                }
+                InstKind::PtrAdd { base, offset } => {
+                    let (a, c) = (opv(&mut e, &vals, base), opv(&mut e, &vals, offset));
+                    Some(e.x(|p| p.add(a, c)))
+                }
+                InstKind::Nondet { ty, signed } => {
+                    let w = e.width(*ty);
+                    let (sym, x) = e.sym(&format!("in{}", inst.as_u32()), w);
+                    inputs.push(InputSite { sym, ty: *ty, signed: *signed });
+                    Some(x)
+                }
+                InstKind::Assume { cond } => {
+                    let c = opv(&mut e, &vals, cond);
+                    let cb = Sym::new(e.pool).bv1_to_bool(c);
+                    events[b.index()].push(Event::Assume(cb));
+                    pass = e.x(|p| p.and2(pass, cb));
+                    None
+                }
+                InstKind::Check { cond, .. } => {
+                    let c = opv(&mut e, &vals, cond);
+                    let cb = Sym::new(e.pool).bv1_to_bool(c);
+                    let ncb = e.x(|p| p.not(cb));
+                    let fails = e.x(|p| p.and(&[control, pass, ncb]));
+                    let goal = prov.insts.get(inst).and_then(|(f, i)| goals.error_site(f, i));
+                    errors.push(ErrorVar { block: b, fails, goal });
+                    events[b.index()].push(Event::Check(cb));
+                    pass = e.x(|p| p.and2(pass, cb));
+                    None
+                }
+                InstKind::Call { callee, args, ret } => {
+                    let f = match callee {
+                        Callee::Direct(f) => *f,
+                        Callee::Indirect(_) => return Err(BmcError::unsupported("indirect call", &main_name, loc)),
+                    };
+                    let fd = &program.funcs[f];
+                    let argv: Vec<ExprId> = args.iter().map(|a| opv(&mut e, &vals, a)).collect();
+                    let ret_w = ret.map(|t| e.width(t));
+                    if is_reach_error(&fd.name) {
+                        events[b.index()].push(Event::Stop);
+                        pass = e.pool.ff();
+                        ret_w.map(|w| e.bv(0, w))
+                    } else if fd.body.is_some() {
+                        return Err(BmcError::unsupported(format!("call of @{} left after inlining", fd.name), &main_name, loc));
+                    } else if let Some(bi) = fd.builtin {
+                        e.builtin(bi, &argv, ret_w, &mut mem, &mut pass, &mut events[b.index()], loc)?
+                    } else if matches!(fd.name.as_str(), "__assert_fail" | "__assert" | "__assert_rtn" | "__assert_perror_fail") {
+                        events[b.index()].push(Event::Stop);
+                        pass = e.pool.ff();
+                        None
+                    } else if fd.name == "__VERIFIER_assume" {
+                        let a = argv.first().copied().unwrap_or_else(|| e.bv(1, 1));
+                        let w = e.pool.width(a).unwrap_or(1);
+                        let zero = e.bv(0, w);
+                        let cb = e.x(|p| p.ne(a, zero));
+                        events[b.index()].push(Event::Assume(cb));
+                        pass = e.x(|p| p.and2(pass, cb));
+                        None
+                    } else {
+                        // A nondet or an unknown external: the interpreter
+                        // gives it the next input value.
+                        let signed = match fd.name.strip_prefix("__VERIFIER_nondet_") {
+                            Some(rest) => {
+                                !(rest.starts_with('u')
+                                    || matches!(rest, "bool" | "_Bool" | "size_t" | "pointer" | "char_ptr" | "pchar"))
+                            }
+                            None => true,
+                        };
+                        match ret {
+                            Some(t) => {
+                                let w = e.width(*t);
+                                let (sym, x) = e.sym(&format!("in{}", inst.as_u32()), w);
+                                inputs.push(InputSite { sym, ty: *t, signed: signed && t.is_int() && *t != Type::I1 });
+                                if !fd.name.starts_with("__VERIFIER_nondet_") {
+                                    // Its effects on memory are unknown.
+                                    mem = e.unknown_memory(&format!("call of unknown @{}", fd.name), loc);
+                                }
+                                Some(x)
+                            }
+                            None => None,
+                        }
+                    }
+                }
+            };
+            if let (Some(r), Some(x)) = (idata.result, result) {
+                vals[r.index()] = Some(x);
+            }
+        }
+        // Terminator: one guard per successor.
+        let gs: Vec<ExprId> = match &data.term {
+            Terminator::Jump(_) => vec![e.pool.tt()],
+            Terminator::Branch { cond, .. } => {
+                let c = match cond {
+                    Operand::Value(v) => vals[v.index()].unwrap(),
+                    Operand::Const(c) => e.bv(c.bits, 1),
+                    _ => e.bv(1, 1),
+                };
+                let cb = Sym::new(e.pool).bv1_to_bool(c);
+                let nc = e.x(|p| p.not(cb));
+                vec![cb, nc]
+            }
+            Terminator::Switch { ty, value, cases, .. } => {
+                let w = e.width(*ty);
+                let v = match value {
+                    Operand::Value(x) => vals[x.index()].unwrap(),
+                    Operand::Const(c) => e.bv(c.bits, w),
+                    _ => return Err(BmcError::unsupported("switch on an address", &main_name, data.term_loc)),
+                };
+                // The first matching case wins, as in the interpreter.
+                let mut none_before = e.pool.tt();
+                let mut out = Vec::new();
+                for (k, _) in cases {
+                    let kv = e.bv(*k, w);
+                    let eq = e.x(|p| p.eq(v, kv));
+                    out.push(e.x(|p| p.and2(none_before, eq)));
+                    let ne = e.x(|p| p.not(eq));
+                    none_before = e.x(|p| p.and2(none_before, ne));
+                }
+                out.push(none_before);
+                out
+            }
+            Terminator::Return(_) | Terminator::Unreachable => Vec::new(),
+        };
+        let origin = *prov.blocks.get(b);
+        let mut out_edges = Vec::new();
+        for (i, c) in data.term.successors().enumerate() {
+            let sel = e.x(|p| p.and(&[control, pass, gs[i]]));
+            let (taken_sym, taken) = e.var(&format!("t{}_{}", b.as_u32(), i));
+            let goal = origin.filter(|o| o.terminator).and_then(|o| goals.edge(o.func, o.block, i as u32));
+            let idx = edges.len();
+            edges.push(EdgeVar { from: b, to: c.block, succ: i as u32, taken, taken_sym, goal });
+            out_edges.push(idx);
+            let args: Vec<ExprId> = c
+                .args
+                .iter()
+                .map(|a| match a {
+                    Operand::Value(v) => vals[v.index()].unwrap(),
+                    Operand::Const(k) => {
+                        let w = e.width(k.ty);
+                        e.bv(k.bits, w)
+                    }
+                    Operand::Global(g) => e.bv(global_addr(*g), pw),
+                    Operand::Func(f) => e.bv(func_addr(*f), pw),
+                })
+                .collect();
+            incoming[c.block.index()].push((idx, sel, mem, args));
+        }
+        guards[b.index()] = gs;
+        // r_b for now is "control reaches b"; the definition with ok_b is
+        // added after the backward pass.
+        blocks[b.index()] =
+            Some(BlockVars { reach, reach_sym, ok: control, control, inputs, origin, cut, out_edges });
+    }
+
+    // Backward pass: ok_b, the paper's "a terminating execution starts here".
+    let complete = settings.termination == Termination::Complete;
+    let mut oks: Vec<ExprId> = vec![e.pool.tt(); n];
+    if complete {
+        let mut ok_vars: Vec<Option<ExprId>> = vec![None; n];
+        for &b in order.iter().rev() {
+            let (_, okv) = e.var(&format!("ok{}", b.as_u32()));
+            ok_vars[b.index()] = Some(okv);
+            let bv = blocks[b.index()].as_ref().unwrap();
+            let mut w = match &body.blocks[b].term {
+                Terminator::Return(_) => e.pool.tt(),
+                Terminator::Unreachable => e.pool.ff(),
+                _ => {
+                    let alts: Vec<ExprId> = bv
+                        .out_edges
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &ei)| {
+                            let to = edges[ei].to;
+                            let okt = ok_vars[to.index()].unwrap();
+                            let g = guards[b.index()][i];
+                            e.x(|p| p.and2(g, okt))
+                        })
+                        .collect();
+                    e.x(|p| p.or(&alts))
+                }
+            };
+            if bv.cut {
+                w = e.pool.ff();
+            }
+            for ev in events[b.index()].iter().rev() {
+                w = match ev {
+                    Event::Assume(a) => e.x(|p| p.and2(*a, w)),
+                    Event::Check(c) => {
+                        let nc = e.x(|p| p.not(*c));
+                        e.x(|p| p.or2(nc, w))
+                    }
+                    Event::Stop => e.pool.tt(),
+                };
+            }
+            let def = e.x(|p| p.eq(okv, w));
+            e.assertions.push(def);
+            oks[b.index()] = okv;
+        }
+        let ok_entry = oks[Body::ENTRY.index()];
+        e.assertions.push(ok_entry);
+    }
+    // Definitions of r_b and t_e.
+    for &b in &order {
+        let bv = blocks[b.index()].as_mut().unwrap();
+        let control = bv.control;
+        let okb = oks[b.index()];
+        let rdef = e.pool.and2(control, okb).map_err(|x| BmcError::Expr(x.to_string()))?;
+        let def = e.x(|p| p.eq(bv.reach, rdef));
+        e.assertions.push(def);
+        bv.ok = okb;
+    }
+    for (idx, ed) in edges.iter().enumerate() {
+        let sel = incoming[ed.to.index()].iter().find(|x| x.0 == idx).unwrap().1;
+        let okt = oks[ed.to.index()];
+        let tdef = e.x(|p| p.and2(sel, okt));
+        let def = e.x(|p| p.eq(ed.taken, tdef));
+        e.assertions.push(def);
+    }
+    let Enc { assertions, approximations, .. } = e;
+    Ok(Vc {
+        pool,
+        assertions,
+        blocks: blocks.into_iter().map(|b| b.unwrap()).collect(),
+        edges,
+        errors,
+        order,
+        approximations,
+    })
+}
+
+/// A memory state.
+#[derive(Clone, Debug)]
+enum MemNode {
+    /// An SMT array term.
+    Array(ExprId),
+    /// A byte stored over a state that is not an array term.
+    Store(usize, ExprId, ExprId),
+    /// The state of the incoming edge taken: (selection, state) per edge.
+    Merge(Vec<(ExprId, usize)>),
+}
+
+struct Enc<'a> {
+    mems: Vec<MemNode>,
+    reads: std::collections::HashMap<(usize, ExprId), ExprId>,
+    pool: &'a mut ExprPool,
+    program: &'a Program,
+    pw: u32,
+    assertions: Vec<ExprId>,
+    approximations: Vec<(String, Loc)>,
+    next_addr: u64,
+    settings: &'a VcSettings,
+}
+
+impl Enc<'_> {
+    /// Runs a pool constructor; the encoder only builds well-sorted terms,
+    /// so a failure is a bug here.
+    fn x(&mut self, f: impl FnOnce(&mut ExprPool) -> Result<ExprId, walkdown_smt::ExprError>) -> ExprId {
+        f(self.pool).unwrap_or_else(|err| panic!("ill-sorted term in the bmc encoding (a bug): {err}"))
+    }
+
+    fn x2<T>(&mut self, f: impl FnOnce(&mut ExprPool) -> Result<T, walkdown_smt::ExprError>) -> T {
+        f(self.pool).unwrap_or_else(|err| panic!("ill-sorted term in the bmc encoding (a bug): {err}"))
+    }
+
+    fn width(&self, ty: Type) -> u32 {
+        ty.bits(self.program.data_model)
+    }
+
+    fn bv(&mut self, v: u64, w: u32) -> ExprId {
+        Sym::new(self.pool).bv(v, w)
+    }
+
+    fn sym(&mut self, name: &str, w: u32) -> (SymId, ExprId) {
+        self.x2(|p| p.new_symbol(name, w))
+    }
+
+    /// A Boolean variable: a 1-bit symbol, and the term "it is 1".
+    fn var(&mut self, name: &str) -> (SymId, ExprId) {
+        let (s, x) = self.sym(name, 1);
+        let one = self.bv(1, 1);
+        (s, self.x(|p| p.eq(x, one)))
+    }
+
+    fn havoc(&mut self, what: &str, w: u32, loc: Loc) -> ExprId {
+        self.approximations.push((what.to_string(), loc));
+        self.sym(&format!("havoc_{what}"), w).1
+    }
+
+    /// A fresh object's address; `size` bytes when known.
+    fn fresh_object(&mut self, size: Option<u64>) -> ExprId {
+        let big = if self.pw == 64 { 1 << 24 } else { 1 << 16 };
+        let size = size.unwrap_or(big).min(big);
+        let addr = self.next_addr;
+        self.next_addr = self.next_addr.wrapping_add(size.div_ceil(16) * 16 + 64);
+        self.bv(addr, self.pw)
+    }
+
+    /// The byte at `addr` in memory state `m`.
+    fn read(&mut self, m: usize, addr: ExprId) -> ExprId {
+        if let Some(&r) = self.reads.get(&(m, addr)) {
+            return r;
+        }
+        // Walk down stores (iteratively: chains can be long), then read the
+        // array or the merge, then put the stores back on top.
+        let mut stores = Vec::new();
+        let mut cur = m;
+        while let MemNode::Store(prev, a, v) = self.mems[cur] {
+            stores.push((a, v));
+            cur = prev;
+        }
+        let mut r = match self.mems[cur].clone() {
+            MemNode::Array(t) => self.x(|p| p.select(t, addr)),
+            MemNode::Merge(arms) => {
+                let mut acc: Option<ExprId> = None;
+                for (sel, mm) in arms.iter().rev() {
+                    let v = self.read(*mm, addr);
+                    acc = Some(match acc {
+                        None => v,
+                        Some(rest) => self.x(|p| p.ite(*sel, v, rest)),
+                    });
+                }
+                acc.expect("a merge has arms")
+            }
+            MemNode::Store(..) => unreachable!(),
+        };
+        for (a, v) in stores.into_iter().rev() {
+            let hit = self.x(|p| p.eq(a, addr));
+            r = self.x(|p| p.ite(hit, v, r));
+        }
+        self.reads.insert((m, addr), r);
+        r
+    }
+
+    /// Memory state `m` with `byte` stored at `addr`.
+    fn store_byte(&mut self, m: usize, addr: ExprId, byte: ExprId) -> usize {
+        let node = match self.mems[m] {
+            MemNode::Array(t) => MemNode::Array(self.x(|p| p.store(t, addr, byte))),
+            _ => MemNode::Store(m, addr, byte),
+        };
+        self.mems.push(node);
+        self.mems.len() - 1
+    }
+
+    fn load(&mut self, mem: usize, p: ExprId, ty: Type) -> ExprId {
+        let n = ty.store_size(self.program.data_model);
+        let mut acc: Option<ExprId> = None;
+        for i in 0..n {
+            let off = self.bv(i, self.pw);
+            let addr = self.x(|q| q.add(p, off));
+            let byte = self.read(mem, addr);
+            acc = Some(match acc {
+                None => byte,
+                Some(lo) => self.x(|q| q.concat(byte, lo)),
+            });
+        }
+        let v = acc.unwrap();
+        if ty == Type::I1 {
+            self.x(|q| q.extract(v, 0, 0))
+        } else {
+            v
+        }
+    }
+
+    fn store(&mut self, mut mem: usize, p: ExprId, v: ExprId, ty: Type) -> usize {
+        let n = ty.store_size(self.program.data_model);
+        let v = if ty == Type::I1 { self.x(|q| q.zext(v, 8)) } else { v };
+        for i in 0..n {
+            let off = self.bv(i, self.pw);
+            let addr = self.x(|q| q.add(p, off));
+            let byte = self.x(|q| q.extract(v, (8 * i + 7) as u32, (8 * i) as u32));
+            mem = self.store_byte(mem, addr, byte);
+        }
+        mem
+    }
+
+    fn unknown_memory(&mut self, what: &str, loc: Loc) -> usize {
+        self.approximations.push((what.to_string(), loc));
+        let pw = self.pw;
+        let t = self.x2(|p| p.new_array(what, pw)).1;
+        self.mems.push(MemNode::Array(t));
+        self.mems.len() - 1
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn builtin(
+        &mut self,
+        b: Builtin,
+        args: &[ExprId],
+        ret_w: Option<u32>,
+        mem: &mut usize,
+        pass: &mut ExprId,
+        events: &mut Vec<Event>,
+        loc: Loc,
+    ) -> Result<Option<ExprId>, BmcError> {
+        let pw = self.pw;
+        let arg = |i: usize| args.get(i).copied();
+        let ret0 = |e: &mut Self| ret_w.map(|w| e.bv(0, w));
+        let konst = |e: &Self, x: Option<ExprId>| x.and_then(|x| e.pool.as_bv_const(x)).map(|v| v as u64);
+        Ok(match b {
+            Builtin::Malloc | Builtin::Calloc | Builtin::Realloc => {
+                let size = match b {
+                    Builtin::Malloc => konst(self, arg(0)),
+                    Builtin::Calloc => konst(self, arg(0)).zip(konst(self, arg(1))).and_then(|(a, c)| a.checked_mul(c)),
+                    _ => None,
+                };
+                let addr = self.fresh_object(size);
+                if b == Builtin::Realloc {
+                    // The old contents move; not modelled.
+                    *mem = self.unknown_memory("realloc", loc);
+                }
+                // The interpreter returns null when memory runs out.
+                let null = self.bv(0, pw);
+                let (_, flag) = self.sym("alloc_fails", 1);
+                let one = self.bv(1, 1);
+                let fails = self.x(|p| p.eq(flag, one));
+                Some(self.x(|p| p.ite(fails, null, addr)))
+            }
+            Builtin::Free | Builtin::NoOp => ret0(self),
+            Builtin::Print => ret0(self),
+            Builtin::Memset => {
+                match konst(self, arg(2)) {
+                    Some(nb) if nb <= self.settings.max_bulk_bytes => {
+                        let d = arg(0).unwrap();
+                        let c = arg(1).unwrap();
+                        let byte = self.x(|p| p.extract(c, 7, 0));
+                        for i in 0..nb {
+                            let off = self.bv(i, pw);
+                            let a = self.x(|p| p.add(d, off));
+                            *mem = self.store_byte(*mem, a, byte);
+                        }
+                    }
+                    _ => *mem = self.unknown_memory("memset", loc),
+                }
+                arg(0)
+            }
+            Builtin::Memcpy | Builtin::Memmove => {
+                match konst(self, arg(2)) {
+                    Some(nb) if nb <= self.settings.max_bulk_bytes => {
+                        let (d, s) = (arg(0).unwrap(), arg(1).unwrap());
+                        let src = *mem;
+                        let mut bytes = Vec::new();
+                        for i in 0..nb {
+                            let off = self.bv(i, pw);
+                            let a = self.x(|p| p.add(s, off));
+                            bytes.push(self.read(src, a));
+                        }
+                        for (i, byte) in bytes.into_iter().enumerate() {
+                            let off = self.bv(i as u64, pw);
+                            let a = self.x(|p| p.add(d, off));
+                            *mem = self.store_byte(*mem, a, byte);
+                        }
+                    }
+                    _ => *mem = self.unknown_memory("memcpy", loc),
+                }
+                arg(0)
+            }
+            Builtin::Strcpy | Builtin::Strncpy => {
+                *mem = self.unknown_memory("strcpy", loc);
+                arg(0)
+            }
+            Builtin::Memcmp | Builtin::Strlen | Builtin::Strcmp | Builtin::Strncmp | Builtin::Strchr | Builtin::Fabs | Builtin::Sqrt => {
+                ret_w.map(|w| self.havoc("library result", w, loc))
+            }
+            Builtin::Exit | Builtin::Abort => {
+                events.push(Event::Stop);
+                *pass = self.pool.ff();
+                ret0(self)
+            }
+        })
+    }
+}
+
