@@ -32,6 +32,11 @@ pub struct Report {
     /// Goals proved unreachable.
     #[serde(default)]
     pub goals_unreachable: usize,
+    /// Goals proved infeasible only within a bound (the bounded engine's
+    /// "infeasible within unwinding K"; the bound is in each goal's
+    /// `proved_by`). Not counted in `goals_unreachable`.
+    #[serde(default)]
+    pub goals_infeasible: usize,
     /// Goals in all.
     pub goals_total: usize,
     /// Every goal.
@@ -55,7 +60,10 @@ pub struct GoalEntry {
     pub location: String,
     /// The function.
     pub function: String,
-    /// `covered`, `unreachable` (proved, see `proved_by`) or `open`.
+    /// `covered`, `unreachable` (proved for every execution, see
+    /// `proved_by`), `infeasible` (proved only for the executions within a
+    /// bound, which `proved_by` names, e.g. "bmc: infeasible within
+    /// unwinding 2") or `open`.
     pub status: String,
     /// For `unreachable`: which analysis proved it, and within which bound
     /// (none means an unbounded proof).

@@ -4,6 +4,7 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 
 mod analyze;
+mod bmc;
 mod gen;
 mod run;
 mod validate;

@@ -60,6 +60,8 @@ pub struct GenArgs {
     /// No progress line.
     #[arg(long, short)]
     quiet: bool,
+    #[command(flatten)]
+    bmc: super::bmc::BmcFlags,
 }
 
 /// `--property`.
@@ -227,6 +229,9 @@ impl TestSink for SuiteWriter<'_> {
 
 /// Runs the command; exit code 1 when a test reaches an error.
 pub fn gen(args: &GenArgs) -> Result<i32> {
+    if args.bmc.engine == super::bmc::EngineArg::Bmc {
+        return super::bmc::gen(&args.program, args.time, &args.out, args.solver_timeout_ms, args.quiet, &args.bmc);
+    }
     if !(args.time > 0.0 && args.time.is_finite()) {
         bail!("--time must be a positive number of seconds");
     }
