@@ -22,6 +22,8 @@
 //!   equalities (reduced after guards) with a counter per loop, sound for
 //!   machine integers because equalities are recorded only when the
 //!   intervals prove the operation does not wrap.
+//! - [`octagon`]: octagonal inequalities `±x ± y <= c` (sparse, weakly
+//!   closed), the third component of the relational product.
 //! - [`invariants`]: [`invariants_at_exits`], the counter-free equalities at
 //!   loop heads, loop exits and branches after loops over values available
 //!   there, and [`instrument`], which adds them to a program as `assume`s
@@ -52,6 +54,7 @@ pub mod domain;
 pub mod fixpoint;
 pub mod interval;
 pub mod invariants;
+pub mod octagon;
 pub mod relational;
 pub mod state;
 pub mod transfer;

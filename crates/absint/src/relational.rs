@@ -39,6 +39,7 @@
 //! equality `a == b` (`v == k`).
 
 use crate::affine::{Affine, Linear, Var};
+use crate::octagon::Octagon;
 use crate::analysis::{reached_callees, roots};
 use crate::domain::Domain;
 use crate::fixpoint::{solve, wto, Cfg, FixpointOptions, Solution, Transfer, WtoElem};
@@ -62,27 +63,39 @@ pub struct RelState {
     pub iv: IntervalState,
     /// The equality part.
     pub eq: Affine,
+    /// The octagonal inequalities between two variables.
+    pub oct: Octagon,
 }
 
 impl RelState {
     fn sync(&mut self) {
-        if self.iv.is_bottom() {
-            self.eq = Affine::bottom();
-        } else if self.eq.is_bottom() {
+        if self.iv.is_bottom() || self.eq.is_bottom() || self.oct.is_bottom() {
             self.iv = IntervalState::bottom();
+            self.eq = Affine::bottom();
+            self.oct = Octagon::bottom();
+        }
+    }
+
+    /// The interval of a variable as the octagon sees it (stored bounds;
+    /// counters are non-negative).
+    fn var_iv(&self, v: Var) -> Interval {
+        match v {
+            Var::Val(x) => self.iv.get(x),
+            Var::Counter(_) => Interval::new(0, i128::MAX),
+            Var::Temp(_) => Interval::TOP,
         }
     }
 }
 
 impl Domain for RelState {
     fn bottom() -> Self {
-        RelState { iv: IntervalState::bottom(), eq: Affine::bottom() }
+        RelState { iv: IntervalState::bottom(), eq: Affine::bottom(), oct: Octagon::bottom() }
     }
     fn top() -> Self {
-        RelState { iv: IntervalState::top(), eq: Affine::top() }
+        RelState { iv: IntervalState::top(), eq: Affine::top(), oct: Octagon::top() }
     }
     fn is_bottom(&self) -> bool {
-        self.iv.is_bottom() || self.eq.is_bottom()
+        self.iv.is_bottom() || self.eq.is_bottom() || self.oct.is_bottom()
     }
     fn join(&self, o: &Self) -> Self {
         if self.is_bottom() {
@@ -91,7 +104,8 @@ impl Domain for RelState {
         if o.is_bottom() {
             return self.clone();
         }
-        RelState { iv: self.iv.join(&o.iv), eq: self.eq.join(&o.eq) }
+        let oct = self.oct.join(&|v| self.var_iv(v), &o.oct, &|v| o.var_iv(v));
+        RelState { iv: self.iv.join(&o.iv), eq: self.eq.join(&o.eq), oct }
     }
     fn leq(&self, o: &Self) -> bool {
         if self.is_bottom() {
@@ -100,7 +114,7 @@ impl Domain for RelState {
         if o.is_bottom() {
             return false;
         }
-        self.iv.leq(&o.iv) && self.eq.leq(&o.eq)
+        self.iv.leq(&o.iv) && self.eq.leq(&o.eq) && self.oct.leq(&|v| self.var_iv(v), &o.oct)
     }
     fn widen(&self, o: &Self) -> Self {
         if self.is_bottom() {
@@ -109,13 +123,16 @@ impl Domain for RelState {
         if o.is_bottom() {
             return self.clone();
         }
-        RelState { iv: self.iv.widen(&o.iv), eq: self.eq.widen(&o.eq) }
+        let oct = self.oct.widen(&|v| self.var_iv(v), &o.oct, &|v| o.var_iv(v));
+        RelState { iv: self.iv.widen(&o.iv), eq: self.eq.widen(&o.eq), oct }
     }
     fn narrow(&self, o: &Self) -> Self {
         if self.is_bottom() || o.is_bottom() {
             return Self::bottom();
         }
-        let mut s = RelState { iv: self.iv.narrow(&o.iv), eq: self.eq.narrow(&o.eq) };
+        // The octagon is not narrowed: its widening only drops
+        // constraints, and keeping the older ones is sound.
+        let mut s = RelState { iv: self.iv.narrow(&o.iv), eq: self.eq.narrow(&o.eq), oct: self.oct.clone() };
         s.sync();
         s
     }
@@ -342,9 +359,106 @@ impl<'a> RelTransfer<'a> {
         }
     }
 
-    /// Tightens intervals with the equalities (two rounds).
+    /// Tightens intervals with the octagon's constraints (one round):
+    /// `sx*x + sy*y <= c` bounds `sx*x` by `c` minus the least `sy*y`.
+    fn reduce_oct(&self, s: &mut RelState) {
+        let cons: Vec<_> = s.oct.constraints().map(|(k, c)| (*k, c)).collect();
+        let extra = BTreeMap::new();
+        for ((x, sx, y, sy), c) in cons {
+            for (a, sa, b, sb) in [(x, sx, y, sy), (y, sy, x, sx)] {
+                let Var::Val(av) = a else { continue };
+                let ib = self.var_interval(&s.iv, &extra, b);
+                let max_other_neg = if sb { ib.lo.checked_neg() } else { Some(ib.hi) };
+                let Some(bound) = max_other_neg.filter(|m| *m != i128::MAX && *m != i128::MIN).and_then(|m| c.checked_add(m)) else { continue };
+                let old = self.var_interval(&s.iv, &extra, a);
+                let new = if sa { old.meet(Interval::new(i128::MIN, bound)) } else { old.meet(Interval::new(-bound, i128::MAX)) };
+                if new != old {
+                    self.it.assume_value(&mut s.iv, av, new, 2);
+                    if s.iv.is_bottom() {
+                        s.sync();
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Adds the octagonal constraints that `op == outcome` implies: signed
+    /// comparisons of two tracked values (unsigned ones when both are
+    /// non-negative), under `and`/`or`/`xor` of booleans as for equalities.
+    fn guard_oct(&self, s: &mut RelState, op: &Operand, outcome: bool, depth: u32) {
+        let Operand::Value(v) = op else { return };
+        let body = self.it.body;
+        let Some(ValueDef::Inst(def)) = body.values.get(*v).map(|d| d.def) else { return };
+        let Some(data) = body.insts.get(def) else { return };
+        match &data.kind {
+            InstKind::Cmp { pred, lhs, rhs, .. } => {
+                let (Operand::Value(a), Operand::Value(b)) = (lhs, rhs) else { return };
+                if !self.tracked(*a) || !self.tracked(*b) {
+                    return;
+                }
+                let extra = BTreeMap::new();
+                let nonneg = |x: Value| self.var_interval(&s.iv, &extra, Var::Val(x)).lo >= 0;
+                let pred = match pred {
+                    CmpPred::Ult | CmpPred::Ule | CmpPred::Ugt | CmpPred::Uge if !(nonneg(*a) && nonneg(*b)) => return,
+                    CmpPred::Ult => CmpPred::Slt,
+                    CmpPred::Ule => CmpPred::Sle,
+                    CmpPred::Ugt => CmpPred::Sgt,
+                    CmpPred::Uge => CmpPred::Sge,
+                    p => *p,
+                };
+                let pred = if outcome { Some(pred) } else { negate(pred) };
+                let (a, b) = (Var::Val(*a), Var::Val(*b));
+                // (x, y, c): x - y <= c.
+                let cons: &[(Var, Var, i128)] = match pred {
+                    Some(CmpPred::Slt) => &[(a, b, -1)],
+                    Some(CmpPred::Sle) => &[(a, b, 0)],
+                    Some(CmpPred::Sgt) => &[(b, a, -1)],
+                    Some(CmpPred::Sge) => &[(b, a, 0)],
+                    Some(CmpPred::Eq) => &[(a, b, 0), (b, a, 0)],
+                    _ => &[],
+                };
+                for &(x, y, c) in cons {
+                    for (u, sign, bound) in s.oct.add(x, true, y, false, c) {
+                        if let Var::Val(uv) = u {
+                            let iv = if sign { Interval::new(i128::MIN, bound) } else { Interval::new(-bound, i128::MAX) };
+                            let old = self.var_interval(&s.iv, &extra, u);
+                            self.it.assume_value(&mut s.iv, uv, old.meet(iv), 2);
+                        }
+                    }
+                }
+            }
+            InstKind::Bin { op, ty: Type::I1, lhs, rhs } if depth > 0 => match op {
+                BinOp::And if outcome => {
+                    self.guard_oct(s, lhs, true, depth - 1);
+                    self.guard_oct(s, rhs, true, depth - 1);
+                }
+                BinOp::Or if !outcome => {
+                    self.guard_oct(s, lhs, false, depth - 1);
+                    self.guard_oct(s, rhs, false, depth - 1);
+                }
+                BinOp::Xor => {
+                    for (a, k) in [(lhs, rhs), (rhs, lhs)] {
+                        if let Operand::Const(c) = k {
+                            self.guard_oct(s, a, outcome ^ (c.bits & 1 == 1), depth - 1);
+                            return;
+                        }
+                    }
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+
+    /// Tightens intervals with the equalities (two rounds) and the
+    /// octagon.
     pub fn reduce(&self, s: &mut RelState) {
         s.sync();
+        if s.is_bottom() {
+            return;
+        }
+        self.reduce_oct(s);
         if s.is_bottom() {
             return;
         }
@@ -404,10 +518,16 @@ impl<'a> RelTransfer<'a> {
         };
         self.it.inst(&mut s.iv, kind, result);
         if let Some(r) = tracked {
-            s.eq.assign(Var::Val(r), e);
+            let r = Var::Val(r);
+            match e.as_ref().map(|e| (e.terms.as_slice(), e.constant)) {
+                Some((&[(y, 1)], k)) if y != r => s.oct.assign_offset(r, y, k),
+                _ => s.oct.forget(r),
+            }
+            s.eq.assign(r, e);
         }
         if let InstKind::Assume { cond } | InstKind::Check { cond, .. } = kind {
             self.guard_eq(s, cond, true, GUARD_DEPTH);
+            self.guard_oct(s, cond, true, GUARD_DEPTH);
             self.reduce(s);
         }
         s.sync();
@@ -441,7 +561,10 @@ impl Transfer for RelTransfer<'_> {
         let Some(target) = self.it.guard(&mut s.iv, block, succ) else { return RelState::bottom() };
         let body = self.it.body;
         match &body.blocks[block].term {
-            Terminator::Branch { cond, .. } => self.guard_eq(&mut s, cond, succ == 0, GUARD_DEPTH),
+            Terminator::Branch { cond, .. } => {
+                self.guard_eq(&mut s, cond, succ == 0, GUARD_DEPTH);
+                self.guard_oct(&mut s, cond, succ == 0, GUARD_DEPTH);
+            }
             Terminator::Switch { ty, value, cases, .. } => {
                 if let (Some((k, _)), Some(w)) = (cases.get(succ as usize), self.it.int_width(*ty)) {
                     if let Some(r) = self.lin(value).and_then(|v| v.sub(&Linear::constant(from_bits(*k, w)))) {
@@ -459,8 +582,10 @@ impl Transfer for RelTransfer<'_> {
             let c = Var::Counter(k as u32);
             if self.loops[k].blocks.contains(&block) {
                 s.eq.shift(c, 1);
+                s.oct.shift(c, 1);
             } else {
                 s.eq.assign(c, Some(Linear::constant(0)));
+                s.oct.forget(c);
             }
         }
         let Some(tdata) = body.blocks.get(target.block) else { return RelState::bottom() };
@@ -471,7 +596,19 @@ impl Transfer for RelTransfer<'_> {
             .filter(|(p, _)| self.tracked(**p))
             .map(|(p, a)| (Var::Val(*p), self.lin(a)))
             .collect();
+        let oct_assigns: Vec<(Var, Option<Var>)> = assigns
+            .iter()
+            .map(|(p, e)| {
+                let copy = e.as_ref().and_then(|e| match (e.terms.as_slice(), e.constant) {
+                    (&[(y, 1)], 0) => Some(y),
+                    _ => None,
+                });
+                (*p, copy)
+            })
+            .collect();
         s.eq.assign_parallel(&assigns);
+        s.oct.assign_parallel(&oct_assigns);
+
         self.it.bind(&mut s.iv, target);
         s.sync();
         s
@@ -589,8 +726,24 @@ impl<'p> RelAnalysis<'p> {
                 let loc = data.insts.first().map(|i| body.insts[*i].loc).unwrap_or(data.term_loc);
                 let st = &rf.sol.entry[l.head];
                 let _ = writeln!(s, "loop {k} head @{} {} ({}): {}", f.name, l.head, p.describe_loc(loc), st.eq);
+                if st.oct.constraints().next().is_some() {
+                    let _ = writeln!(s, "  octagon: {}", st.oct);
+                }
             }
         }
         s
     }
+}
+
+/// The predicate of the other outcome (`None` for float predicates).
+fn negate(p: CmpPred) -> Option<CmpPred> {
+    Some(match p {
+        CmpPred::Eq => CmpPred::Ne,
+        CmpPred::Ne => CmpPred::Eq,
+        CmpPred::Slt => CmpPred::Sge,
+        CmpPred::Sle => CmpPred::Sgt,
+        CmpPred::Sgt => CmpPred::Sle,
+        CmpPred::Sge => CmpPred::Slt,
+        _ => return None,
+    })
 }

@@ -206,3 +206,43 @@ fn small_programs_instrumented_are_sound() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Octagonal inequalities: `i <= n` at the head of a loop counting `i` up
+/// to an input `n` proves `i > n` after it dead; `b > a > 10` proves
+/// `b <= 10` dead; `y == x + 5` (no wrap, by the intervals) proves `x >= y`
+/// dead. Intervals alone prove only the second (they refine `b` by `a`).
+#[test]
+fn octagon_proves_relational_branches_dead() {
+    let p = compile_source(
+        "octagon.c",
+        "extern int __VERIFIER_nondet_int(void);\n\
+         extern void reach_error(void);\n\
+         int main(void) {\n\
+           int n = __VERIFIER_nondet_int();\n\
+           if (n < 0 || n > 1000) return 0;\n\
+           int i = 0;\n\
+           while (i < n) i++;\n\
+           if (i > n) reach_error();\n\
+           int a = __VERIFIER_nondet_int(), b = __VERIFIER_nondet_int();\n\
+           if (a > 10 && b > a) { if (b <= 10) reach_error(); }\n\
+           int x = __VERIFIER_nondet_int();\n\
+           if (x > 100) return 0;\n\
+           int y = x + 5;\n\
+           if (x >= y) reach_error();\n\
+           return 0;\n\
+         }\n",
+    );
+    let a = analyze_relational(&p);
+    eprintln!("{}", a.report());
+    let dead_lines: Vec<u32> = {
+        let body = p.funcs[p.entry().unwrap()].body.as_ref().unwrap();
+        a.dead_edges().iter().map(|&(_, b, _)| body.blocks[b].term_loc.line).collect()
+    };
+    for line in [8, 10, 14] {
+        assert!(dead_lines.contains(&line), "line {line} not proved dead: {dead_lines:?}");
+    }
+    let body = p.funcs[p.entry().unwrap()].body.as_ref().unwrap();
+    let intervals_only: Vec<u32> =
+        walkdown_absint::analyze(&p).dead_edges().iter().map(|&(_, b, _)| body.blocks[b].term_loc.line).collect();
+    assert_eq!(intervals_only, vec![10], "intervals alone");
+}

@@ -274,31 +274,36 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     settings.mutation_share = args.mutation_share;
 
     let mut unreachable: Vec<Option<&'static str>> = vec![None; goals.len()];
+    let relational = (!args.no_static || !args.no_invariants).then(|| walkdown_absint::analyze_relational(&program));
     if !args.no_static {
         let analysis = walkdown_absint::analyze(&program);
-        let dead = analysis.dead_goals(&goals);
+        let mut dead = analysis.dead_goals(&goals);
         for g in &dead {
             unreachable[g.index()] = Some(PROOF_INTERVALS);
         }
+        if let Some(rel) = &relational {
+            for g in rel.dead_edges().into_iter().filter_map(|(f, b, s)| goals.edge(f, b, s)) {
+                if unreachable[g.index()].is_none() {
+                    unreachable[g.index()] = Some(PROOF_RELATIONAL);
+                    dead.push(g);
+                }
+            }
+        }
+        dead.sort();
         if !args.quiet {
             eprintln!(
                 "walkdown: static analysis ({:.1} ms): {} branch outcomes proved unreachable",
-                analysis.elapsed.as_secs_f64() * 1e3,
+                (analysis.elapsed + relational.as_ref().map_or(Duration::ZERO, |r| r.elapsed)).as_secs_f64() * 1e3,
                 dead.len()
             );
         }
         settings.unreachable = dead;
     }
 
-    if !args.no_invariants {
-        let relational = walkdown_absint::analyze_relational(&program);
-        settings.loop_forms = walkdown_absint::trip_count_forms(&relational);
+    if let (false, Some(rel)) = (args.no_invariants, &relational) {
+        settings.loop_forms = walkdown_absint::trip_count_forms(rel);
         if !args.quiet {
-            eprintln!(
-                "walkdown: invariants ({:.1} ms): {} loops with trip-count forms",
-                relational.elapsed.as_secs_f64() * 1e3,
-                settings.loop_forms.len()
-            );
+            eprintln!("walkdown: invariants: {} loops with trip-count forms", settings.loop_forms.len());
         }
     }
 
@@ -363,6 +368,10 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
 /// How the report names proofs by the interval analysis (unbounded: they
 /// hold for every execution).
 const PROOF_INTERVALS: &str = "absint: interval invariant contradicts the branch guard";
+
+/// How the report names proofs that need the relational product
+/// (intervals, affine equalities, octagonal inequalities).
+const PROOF_RELATIONAL: &str = "absint: relational invariant (intervals, equalities, octagon) contradicts the branch guard";
 
 fn spec_name(p: Property) -> &'static str {
     match p {
