@@ -1,19 +1,32 @@
 //! The whole-program interval analysis and its results: block states, the
 //! branch outcomes proved dead, and invariants at loop heads.
 //!
-//! Interprocedural strategy: every defined function is analyzed once, with
-//! its parameters unconstrained (a context-insensitive summary of "any
-//! caller"), and calls return top. That is sound without knowing callers,
-//! and since memory is not tracked, calls have no other effect to model.
-//! Functions are analyzed on demand starting from `main` and every function
-//! whose address is taken; a function only called from blocks proved
-//! unreachable is never entered, so all its branch outcomes are dead.
+//! Interprocedural strategy: **function summaries**, bottom-up. Every
+//! defined function is first analyzed with its parameters unconstrained,
+//! callees before callers (strongly connected components of the direct
+//! call graph in reverse topological order), and summarized by the
+//! interval of what it returns, or by "never returns" when no `ret` is
+//! reachable ([`return_summaries`]). A call then yields its callee's
+//! summary; calls into a recursive component, and indirect calls, return
+//! top. Why summaries rather than call-site contexts: a summary computed
+//! under unconstrained parameters holds for every caller, so each function
+//! is analyzed a bounded number of times whatever the number of call sites
+//! (the public tasks have functions with hundreds of callers), and the
+//! summary is what makes helper functions that always `abort` or return a
+//! clamped value useful to their callers. The price is that a callee's
+//! own branches are not refined by its callers' arguments. Since memory is
+//! not tracked, calls have no other effect to model.
+//!
+//! Then functions are analyzed again, with the summaries, on demand
+//! starting from `main` and every function whose address is taken; a
+//! function only called from blocks proved unreachable is never entered,
+//! so all its branch outcomes are dead.
 
 use crate::domain::Domain;
 use crate::fixpoint::{solve, FixpointOptions, Solution, WtoElem};
 use crate::interval::{norm, Interval};
 use crate::state::IntervalState;
-use crate::transfer::IntervalTransfer;
+use crate::transfer::{IntervalTransfer, ReturnSummary, Summaries};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 use std::time::{Duration, Instant};
@@ -54,6 +67,8 @@ pub struct Analysis<'p> {
     /// Per analyzed function, its block states. Defined functions that are
     /// absent were never reached.
     funcs: BTreeMap<FuncId, Solution<IntervalState>>,
+    /// What each summarized function returns.
+    pub summaries: Summaries,
     /// Wall-clock time of the analysis.
     pub elapsed: Duration,
 }
@@ -119,6 +134,7 @@ pub fn analyze(program: &Program) -> Analysis<'_> {
 /// [`analyze`] with explicit iteration settings.
 pub fn analyze_with(program: &Program, opts: FixpointOptions) -> Analysis<'_> {
     let start = Instant::now();
+    let summaries = return_summaries(program, opts);
     let roots = roots(program);
     let mut funcs = BTreeMap::new();
     let mut work: Vec<FuncId> = roots.into_iter().rev().collect();
@@ -127,7 +143,7 @@ pub fn analyze_with(program: &Program, opts: FixpointOptions) -> Analysis<'_> {
             continue;
         }
         let Some(body) = program.funcs.get(f).and_then(|d| d.body.as_ref()) else { continue };
-        let t = IntervalTransfer::new(program, body);
+        let t = IntervalTransfer::new(program, body).with_summaries(&summaries);
         let sol = solve(body, &t, opts);
         for c in reached_callees(body, &t, |b| sol.entry[b].clone()) {
             if !funcs.contains_key(&c) {
@@ -136,7 +152,113 @@ pub fn analyze_with(program: &Program, opts: FixpointOptions) -> Analysis<'_> {
         }
         funcs.insert(f, sol);
     }
-    Analysis { program, funcs, elapsed: start.elapsed() }
+    Analysis { program, funcs, summaries, elapsed: start.elapsed() }
+}
+
+/// The return summaries of every defined function outside a recursive
+/// component (see the module documentation).
+pub fn return_summaries(program: &Program, opts: FixpointOptions) -> Summaries {
+    let mut summaries = Summaries::new();
+    for scc in call_graph_sccs(program) {
+        let &[f] = scc.as_slice() else { continue };
+        let Some(body) = program.funcs.get(f).and_then(|d| d.body.as_ref()) else { continue };
+        if direct_callees(body).contains(&f) {
+            continue;
+        }
+        let t = IntervalTransfer::new(program, body).with_summaries(&summaries);
+        let sol = solve(body, &t, opts);
+        let mut ret: Option<Interval> = None;
+        for (b, data) in body.blocks.iter() {
+            let Terminator::Return(val) = &data.term else { continue };
+            let out = &sol.out[b];
+            if out.is_bottom() {
+                continue;
+            }
+            let iv = match val {
+                Some(op) => t.operand(out, op),
+                None => Interval::TOP,
+            };
+            ret = Some(ret.map_or(iv, |r| r.join(&iv)));
+        }
+        summaries.insert(f, ret.map_or(ReturnSummary::Never, ReturnSummary::Returns));
+    }
+    summaries
+}
+
+fn direct_callees(body: &walkdown_ir::Body) -> BTreeSet<FuncId> {
+    body.insts
+        .values()
+        .filter_map(|i| match &i.kind {
+            InstKind::Call { callee: Callee::Direct(c), .. } => Some(*c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Strongly connected components of the direct call graph over defined
+/// functions, callees before callers (Tarjan's order).
+fn call_graph_sccs(program: &Program) -> Vec<Vec<FuncId>> {
+    let ids: Vec<FuncId> = program.funcs.iter().filter(|(_, f)| f.body.is_some()).map(|(id, _)| id).collect();
+    let succ: BTreeMap<FuncId, Vec<FuncId>> = ids
+        .iter()
+        .map(|&f| {
+            let body = program.funcs[f].body.as_ref().expect("defined");
+            (f, direct_callees(body).into_iter().filter(|c| program.funcs.get(*c).is_some_and(|d| d.body.is_some())).collect())
+        })
+        .collect();
+    // Iterative Tarjan (call chains can be deep).
+    let mut index: BTreeMap<FuncId, (u32, u32)> = BTreeMap::new();
+    let mut on_stack: BTreeSet<FuncId> = BTreeSet::new();
+    let mut stack: Vec<FuncId> = Vec::new();
+    let mut out = Vec::new();
+    let mut next = 0u32;
+    for &root in &ids {
+        if index.contains_key(&root) {
+            continue;
+        }
+        let mut frames: Vec<(FuncId, usize)> = vec![(root, 0)];
+        index.insert(root, (next, next));
+        next += 1;
+        stack.push(root);
+        on_stack.insert(root);
+        while let Some(&mut (v, ref mut i)) = frames.last_mut() {
+            let children = &succ[&v];
+            if *i < children.len() {
+                let w = children[*i];
+                *i += 1;
+                if !index.contains_key(&w) {
+                    index.insert(w, (next, next));
+                    next += 1;
+                    stack.push(w);
+                    on_stack.insert(w);
+                    frames.push((w, 0));
+                } else if on_stack.contains(&w) {
+                    let wi = index[&w].0;
+                    let e = index.get_mut(&v).expect("indexed");
+                    e.1 = e.1.min(wi);
+                }
+                continue;
+            }
+            frames.pop();
+            let (vi, vl) = index[&v];
+            if let Some(&(p, _)) = frames.last() {
+                let e = index.get_mut(&p).expect("indexed");
+                e.1 = e.1.min(vl);
+            }
+            if vi == vl {
+                let mut scc = Vec::new();
+                while let Some(w) = stack.pop() {
+                    on_stack.remove(&w);
+                    scc.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                out.push(scc);
+            }
+        }
+    }
+    out
 }
 
 /// The functions `body` calls directly from code its solution reaches. The
@@ -207,7 +329,7 @@ impl<'p> Analysis<'p> {
         let mut edges = Vec::new();
         for (fid, f) in self.program.funcs.iter() {
             let Some(body) = &f.body else { continue };
-            let t = IntervalTransfer::new(self.program, body);
+            let t = IntervalTransfer::new(self.program, body).with_summaries(&self.summaries);
             edges.clear();
             crate::fixpoint::dead_edges_of(body, &t, self.funcs.get(&fid), &mut edges);
             out.extend(edges.iter().map(|&(b, succ)| (fid, b, succ)));

@@ -60,7 +60,8 @@ pub mod state;
 pub mod transfer;
 pub mod trip;
 
-pub use analysis::{analyze, analyze_with, AbsintError, Analysis};
+pub use analysis::{analyze, analyze_with, return_summaries, AbsintError, Analysis};
+pub use transfer::{ReturnSummary, Summaries};
 pub use domain::Domain;
 pub use interval::Interval;
 pub use invariants::{instrument, invariants_at_exits, FactKind, LinearFact};

@@ -226,6 +226,12 @@ impl<'a> RelTransfer<'a> {
         RelTransfer { it: IntervalTransfer::new(program, body), loops, head_of }
     }
 
+    /// The same, with calls returning their callees' summaries.
+    pub fn with_summaries(mut self, summaries: &'a crate::transfer::Summaries) -> Self {
+        self.it = self.it.with_summaries(summaries);
+        self
+    }
+
     /// The loops, outermost first.
     pub fn loops(&self) -> &[LoopInfo] {
         &self.loops
@@ -627,6 +633,8 @@ pub struct RelFunc {
 pub struct RelAnalysis<'p> {
     pub(crate) program: &'p Program,
     pub(crate) funcs: BTreeMap<FuncId, RelFunc>,
+    /// The interval return summaries calls use.
+    pub summaries: crate::transfer::Summaries,
     /// Wall-clock time of the analysis.
     pub elapsed: Duration,
 }
@@ -641,6 +649,7 @@ pub fn analyze_relational(program: &Program) -> RelAnalysis<'_> {
 /// [`analyze_relational`] with explicit iteration settings.
 pub fn analyze_relational_with(program: &Program, opts: FixpointOptions) -> RelAnalysis<'_> {
     let start = Instant::now();
+    let summaries = crate::analysis::return_summaries(program, opts);
     let mut funcs = BTreeMap::new();
     let mut work: Vec<FuncId> = roots(program).into_iter().rev().collect();
     while let Some(f) = work.pop() {
@@ -648,7 +657,7 @@ pub fn analyze_relational_with(program: &Program, opts: FixpointOptions) -> RelA
             continue;
         }
         let Some(body) = program.funcs.get(f).and_then(|d| d.body.as_ref()) else { continue };
-        let t = RelTransfer::new(program, body);
+        let t = RelTransfer::new(program, body).with_summaries(&summaries);
         let sol = solve(body, &t, opts);
         for c in reached_callees(body, t.intervals(), |b| sol.entry[b].iv.clone()) {
             if !funcs.contains_key(&c) {
@@ -657,7 +666,7 @@ pub fn analyze_relational_with(program: &Program, opts: FixpointOptions) -> RelA
         }
         funcs.insert(f, RelFunc { sol, loops: t.loops });
     }
-    RelAnalysis { program, funcs, elapsed: start.elapsed() }
+    RelAnalysis { program, funcs, summaries, elapsed: start.elapsed() }
 }
 
 impl<'p> RelAnalysis<'p> {
@@ -705,7 +714,7 @@ impl<'p> RelAnalysis<'p> {
         let mut edges = Vec::new();
         for (fid, f) in self.program.funcs.iter() {
             let Some(body) = &f.body else { continue };
-            let t = RelTransfer::new(self.program, body);
+            let t = RelTransfer::new(self.program, body).with_summaries(&self.summaries);
             edges.clear();
             crate::fixpoint::dead_edges_of(body, &t, self.funcs.get(&fid).map(|rf| &rf.sol), &mut edges);
             out.extend(edges.iter().map(|&(b, succ)| (fid, b, succ)));

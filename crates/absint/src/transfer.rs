@@ -3,8 +3,9 @@
 //!
 //! Instructions: integer arithmetic, comparisons, casts and selects use the
 //! machine-integer interval operations of [`crate::interval`]; loads,
-//! floats, pointers and call results are top. Calls return top and are
-//! assumed not to change any SSA value (which they cannot) — sound because
+//! floats and pointers are top. A direct call returns its callee's
+//! [`ReturnSummary`] when one is known (top otherwise; a callee that never
+//! returns makes the state unreachable). Calls are assumed not to change any SSA value (which they cannot) — sound because
 //! memory is not tracked at all (every load is top), so nothing a callee
 //! writes can be missed. Calls that end the run (`exit`, `abort`,
 //! `reach_error`, `__VERIFIER_error`) make the state unreachable, and
@@ -28,6 +29,20 @@ use walkdown_ir::{
     Value, ValueDef,
 };
 
+/// What calls to a function may return, from the function's own analysis
+/// under unconstrained parameters (so it holds for every caller).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReturnSummary {
+    /// No return is reachable: every call ends the run or never ends.
+    Never,
+    /// It may return; the returned value lies in the interval (top for
+    /// `void` and for untracked types).
+    Returns(Interval),
+}
+
+/// Return summaries by function; a function without one returns top.
+pub type Summaries = std::collections::BTreeMap<walkdown_ir::FuncId, ReturnSummary>;
+
 /// How deep assuming a value refines the values it was computed from.
 const REFINE_DEPTH: u32 = 6;
 
@@ -36,12 +51,19 @@ pub struct IntervalTransfer<'a> {
     pub(crate) program: &'a Program,
     pub(crate) body: &'a Body,
     dm: DataModel,
+    summaries: Option<&'a Summaries>,
 }
 
 impl<'a> IntervalTransfer<'a> {
     /// Transfer functions for `body`, a function of `program`.
     pub fn new(program: &'a Program, body: &'a Body) -> Self {
-        IntervalTransfer { program, body, dm: program.data_model }
+        IntervalTransfer { program, body, dm: program.data_model, summaries: None }
+    }
+
+    /// The same, with calls returning their callees' summaries.
+    pub fn with_summaries(mut self, summaries: &'a Summaries) -> Self {
+        self.summaries = Some(summaries);
+        self
     }
 
     /// The width of an integer type, `None` for floats and pointers (which
@@ -227,7 +249,14 @@ impl<'a> IntervalTransfer<'a> {
                         }
                     }
                 }
-                Interval::TOP
+                match self.summaries.and_then(|m| m.get(f)) {
+                    Some(ReturnSummary::Never) => {
+                        *s = IntervalState::bottom();
+                        return;
+                    }
+                    Some(ReturnSummary::Returns(iv)) => *iv,
+                    None => Interval::TOP,
+                }
             }
             _ => Interval::TOP,
         };

@@ -246,3 +246,39 @@ fn octagon_proves_relational_branches_dead() {
         walkdown_absint::analyze(&p).dead_edges().iter().map(|&(_, b, _)| body.blocks[b].term_loc.line).collect();
     assert_eq!(intervals_only, vec![10], "intervals alone");
 }
+
+/// Function summaries: a clamping helper's return interval and a helper
+/// that never returns prove branches in the caller dead, with both
+/// analyses; the recursive function gets no summary (its calls return top).
+#[test]
+fn return_summaries_reach_callers() {
+    let p = compile_source(
+        "summaries.c",
+        "extern int __VERIFIER_nondet_int(void);\n\
+         extern void reach_error(void);\n\
+         extern void abort(void);\n\
+         static int clamp(int v) { if (v < 0) return 0; if (v > 100) return 100; return v; }\n\
+         static void fail(void) { abort(); }\n\
+         static int fact(int n) { return n <= 1 ? 1 : n * fact(n - 1); }\n\
+         int main(void) {\n\
+           int x = __VERIFIER_nondet_int();\n\
+           int c = clamp(x);\n\
+           if (c > 100) reach_error();\n\
+           if (x < -5) { fail(); if (x > 0) return 1; }\n\
+           return fact(c) == 7;\n\
+         }\n",
+    );
+    let body = p.funcs[p.entry().unwrap()].body.as_ref().unwrap();
+    let lines = |edges: Vec<(walkdown_ir::FuncId, Block, u32)>| -> Vec<u32> {
+        edges.iter().filter(|e| e.0 == p.entry().unwrap()).map(|&(_, b, _)| body.blocks[b].term_loc.line).collect()
+    };
+    let intervals = walkdown_absint::analyze(&p);
+    let by_name = |n: &str| p.func_by_name(n).unwrap();
+    assert_eq!(intervals.summaries.get(&by_name("clamp")), Some(&walkdown_absint::ReturnSummary::Returns(walkdown_absint::Interval::new(0, 100))));
+    assert_eq!(intervals.summaries.get(&by_name("fail")), Some(&walkdown_absint::ReturnSummary::Never));
+    assert_eq!(intervals.summaries.get(&by_name("fact")), None);
+    for dead in [lines(intervals.dead_edges()), lines(analyze_relational(&p).dead_edges())] {
+        assert!(dead.contains(&10), "c > 100 not proved dead: {dead:?}");
+        assert!(dead.contains(&11), "the branch after fail() not proved dead: {dead:?}");
+    }
+}
