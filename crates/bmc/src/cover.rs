@@ -202,7 +202,17 @@ pub fn cover(
     stop: StopCheck<'_>,
     on_model: &mut dyn FnMut(&Vc, &Model) -> Vec<usize>,
 ) -> CoverOutcome {
-    let solver_settings = SolverSettings { cache: false, slicing: false, cex_cache: false, timeout_ms: Some(settings.timeout_ms) };
+    // No caches or slicing: every query is new (enabling and blocking
+    // clauses change it), and slicing's assumption that the other
+    // constraints are satisfiable does not hold with blocking clauses. One
+    // query may not outlast the whole budget.
+    let budget_ms = settings.time.as_millis().min(u128::from(u32::MAX)) as u32;
+    let solver_settings = SolverSettings {
+        cache: false,
+        slicing: false,
+        cex_cache: false,
+        timeout_ms: Some(settings.timeout_ms.min(budget_ms.max(100))),
+    };
     let mut run = Run { solver: SolverStack::build(&solver_settings), stats: CoverStats::default(), start: Instant::now(), settings, stop };
     let mut status = vec![GroupStatus::Open; groups];
     // Groups some model passed (confirmed or not): not asked about again.

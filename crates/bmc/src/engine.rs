@@ -187,6 +187,16 @@ pub fn run_bmc(
         Err(e) => return Err(e),
     };
     result.approximations = vc.approximations.clone();
+    if std::env::var_os("WALKDOWN_BMC_DEBUG").is_some() {
+        eprintln!(
+            "bmc: {} blocks, {} cuts, {} terms, {} assertions, encoded after {:.2}s",
+            result.blocks,
+            result.cuts,
+            vc.size(),
+            vc.assertions.len(),
+            start.elapsed().as_secs_f64()
+        );
+    }
 
     // Targets: every copy of every edge goal and failing check.
     let mut targets = Vec::new();
@@ -293,7 +303,10 @@ pub fn run_bmc(
             cache: false,
             slicing: false,
             cex_cache: false,
-            timeout_ms: Some(settings.cover.timeout_ms),
+            // At least a second, at most what is left of the budget.
+            timeout_ms: Some(settings.cover.timeout_ms.min(
+                (settings.cover.time.saturating_sub(start.elapsed()).as_millis() as u32).max(1000),
+            )),
         });
         match solver.check(&vc.pool, &Query::new(&q)) {
             Ok(Answer::Sat(_)) => Some(true),

@@ -10,6 +10,11 @@
 //! reverse postorder, so every value is copied before its uses (the input
 //! is in SSA form: definitions dominate uses); unreachable blocks are not
 //! copied.
+//!
+//! An indirect call becomes a chain of address comparisons over the
+//! functions whose address the program takes and whose signature fits,
+//! each arm inlined; a pointer matching none stops the run, as it does in
+//! the interpreter.
 
 use crate::origin::{BlockOrigin, Cut, CutReason, Provenance};
 use crate::BmcError;
@@ -48,7 +53,7 @@ pub fn is_reach_error(name: &str) -> bool {
 /// from the new `main`).
 pub fn inline_main(program: &Program, settings: &InlineSettings) -> Result<(Program, Provenance), BmcError> {
     let main = program.entry().ok_or(BmcError::NoEntry)?;
-    let mut inl = Inliner { program, settings, out: Body::default(), prov: Provenance::default(), stack: vec![main] };
+    let mut inl = Inliner { program, settings, out: Body::default(), prov: Provenance::default(), stack: vec![main], taken: None };
     inl.copy_function(main, None)?;
     let mut p = program.clone();
     p.funcs[main].body = Some(inl.out);
@@ -62,6 +67,8 @@ struct Inliner<'p> {
     prov: Provenance,
     /// The functions being copied, outermost first.
     stack: Vec<FuncId>,
+    /// Functions whose address is taken (computed on the first indirect call).
+    taken: Option<Vec<FuncId>>,
 }
 
 impl Inliner<'_> {
@@ -70,6 +77,92 @@ impl Inliner<'_> {
             return Err(BmcError::TooLarge { what: "blocks after inlining", limit: self.settings.max_blocks });
         }
         Ok(self.out.add_block())
+    }
+
+    /// Ends `cur` with a jump into a copy of `g` whose returns go to `cont`,
+    /// or into a cut point when `g` is nested `recursion_bound` times.
+    #[allow(clippy::too_many_arguments)]
+    fn enter(
+        &mut self,
+        cur: Block,
+        g: FuncId,
+        args: Vec<Operand>,
+        cont: Block,
+        ret: Option<walkdown_ir::Type>,
+        caller: &str,
+        loc: walkdown_ir::Loc,
+    ) -> Result<(), BmcError> {
+        let gdata = &self.program.funcs[g];
+        if gdata.params.len() != args.len() {
+            return Err(BmcError::unsupported(
+                format!("call of @{} with {} arguments for {} parameters", gdata.name, args.len(), gdata.params.len()),
+                caller,
+                loc,
+            ));
+        }
+        if ret.is_some() && gdata.ret.is_none() {
+            return Err(BmcError::unsupported(format!("use of the result of void @{}", gdata.name), caller, loc));
+        }
+        let depth = self.stack.iter().filter(|&&s| s == g).count() as u32;
+        if depth >= self.settings.recursion_bound {
+            let cut = self.new_block()?;
+            self.prov.blocks.set(cut, None);
+            let (ai, _) = self.out.append(cut, InstKind::Assume { cond: Operand::Const(Const::bool(false)) }, loc);
+            self.prov.insts.set(ai, None);
+            // The jump after `assume false` never runs; it keeps the second
+            // half reachable so its values stay dominated by their
+            // definitions.
+            let args = ret.map(|ty| Operand::Const(Const { ty, bits: 0 })).into_iter().collect();
+            self.out.set_term(cut, Terminator::Jump(BlockCall { block: cont, args }), loc);
+            self.out.set_term(cur, Terminator::Jump(BlockCall::new(cut)), loc);
+            self.prov.cuts.push(Cut { block: cut, reason: CutReason::Recursion { func: g } });
+        } else {
+            self.stack.push(g);
+            let entry = self.copy_function(g, Some(cont))?;
+            self.stack.pop();
+            self.out.set_term(cur, Terminator::Jump(BlockCall { block: entry, args }), loc);
+        }
+        Ok(())
+    }
+
+    /// Functions whose address the program takes (in code or in global
+    /// initializers): the possible targets of an indirect call.
+    fn address_taken(&mut self) -> Vec<FuncId> {
+        if let Some(t) = &self.taken {
+            return t.clone();
+        }
+        let mut set = std::collections::BTreeSet::new();
+        for (_, fd) in self.program.funcs.iter() {
+            let Some(body) = &fd.body else { continue };
+            for (_, i) in body.insts.iter() {
+                i.kind.for_each_operand(|o| {
+                    // A direct callee is not an operand; any other
+                    // mention of a function is its address.
+                    if let Operand::Func(g) = o {
+                        set.insert(*g);
+                    }
+                });
+            }
+            for (_, d) in body.blocks.iter() {
+                for c in d.term.successors() {
+                    for a in &c.args {
+                        if let Operand::Func(g) = a {
+                            set.insert(*g);
+                        }
+                    }
+                }
+            }
+        }
+        for (_, g) in self.program.globals.iter() {
+            for r in &g.relocs {
+                if let walkdown_ir::RelocTarget::Func(f) = r.target {
+                    set.insert(f);
+                }
+            }
+        }
+        let v: Vec<FuncId> = set.into_iter().collect();
+        self.taken = Some(v.clone());
+        v
     }
 
     /// Copies the body of `f`; its returns jump to `ret_to` (or stay returns
@@ -101,30 +194,12 @@ impl Inliner<'_> {
             for &inst in &data.insts {
                 let idata = &body.insts[inst];
                 if let InstKind::Call { callee, args, ret } = &idata.kind {
-                    let target = match callee {
-                        Callee::Direct(g) => Some(*g),
-                        Callee::Indirect(_) => {
-                            return Err(BmcError::unsupported("indirect call", &func.name, idata.loc));
-                        }
+                    let defined = |g: FuncId| program.funcs[g].body.is_some() && !is_reach_error(&program.funcs[g].name);
+                    let inlined = match callee {
+                        Callee::Direct(g) => defined(*g),
+                        Callee::Indirect(_) => true,
                     };
-                    if let Some(g) = target.filter(|g| {
-                        program.funcs[*g].body.is_some() && !is_reach_error(&program.funcs[*g].name)
-                    }) {
-                        let gdata = &program.funcs[g];
-                        if gdata.params.len() != args.len() {
-                            return Err(BmcError::unsupported(
-                                format!("call of @{} with {} arguments for {} parameters", gdata.name, args.len(), gdata.params.len()),
-                                &func.name,
-                                idata.loc,
-                            ));
-                        }
-                        if ret.is_some() && gdata.ret.is_none() {
-                            return Err(BmcError::unsupported(
-                                format!("use of the result of void @{}", gdata.name),
-                                &func.name,
-                                idata.loc,
-                            ));
-                        }
+                    if inlined {
                         // The second half of the block, reached when the
                         // callee returns; its parameter is the result.
                         let cont = self.new_block()?;
@@ -132,29 +207,56 @@ impl Inliner<'_> {
                         if let (Some(r), Some(ty)) = (idata.result, *ret) {
                             vmap[r.index()] = Some(self.out.add_param(cont, ty));
                         }
-                        let depth = self.stack.iter().filter(|&&s| s == g).count() as u32;
-                        if depth >= self.settings.recursion_bound {
-                            let cut = self.new_block()?;
-                            self.prov.blocks.set(cut, None);
-                            let (ai, _) = self.out.append(
-                                cut,
-                                InstKind::Assume { cond: Operand::Const(Const::bool(false)) },
-                                idata.loc,
-                            );
-                            self.prov.insts.set(ai, None);
-                            // The jump after `assume false` never runs; it keeps
-                            // the second half reachable so its values stay
-                            // dominated by their definitions.
-                            let args = ret.map(|ty| Operand::Const(Const { ty, bits: 0 })).into_iter().collect();
-                            self.out.set_term(cut, Terminator::Jump(BlockCall { block: cont, args }), idata.loc);
-                            self.out.set_term(cur, Terminator::Jump(BlockCall::new(cut)), idata.loc);
-                            self.prov.cuts.push(Cut { block: cut, reason: CutReason::Recursion { func: g } });
-                        } else {
-                            let args: Vec<Operand> = args.iter().map(|a| map_op(&vmap, a)).collect();
-                            self.stack.push(g);
-                            let entry = self.copy_function(g, Some(cont))?;
-                            self.stack.pop();
-                            self.out.set_term(cur, Terminator::Jump(BlockCall { block: entry, args }), idata.loc);
+                        let margs: Vec<Operand> = args.iter().map(|a| map_op(&vmap, a)).collect();
+                        match callee {
+                            Callee::Direct(g) => self.enter(cur, *g, margs, cont, *ret, &func.name, idata.loc)?,
+                            Callee::Indirect(ptr) => {
+                                // A chain of address comparisons over the
+                                // functions whose address is taken and whose
+                                // signature fits; none matching stops the run
+                                // (the interpreter cannot call it either).
+                                let pm = map_op(&vmap, ptr);
+                                let types: Vec<walkdown_ir::Type> = margs.iter().map(|a| self.out.operand_type(a)).collect();
+                                let mut at = cur;
+                                for t in self.address_taken() {
+                                    let td = &program.funcs[t];
+                                    if td.params != types || td.ret != *ret || td.variadic || is_reach_error(&td.name) {
+                                        continue;
+                                    }
+                                    let (ci, cv) = self.out.append(
+                                        at,
+                                        InstKind::Cmp { pred: walkdown_ir::CmpPred::Eq, ty: walkdown_ir::Type::Ptr, lhs: pm, rhs: Operand::Func(t) },
+                                        idata.loc,
+                                    );
+                                    self.prov.insts.set(ci, None);
+                                    let (call_b, next) = (self.new_block()?, self.new_block()?);
+                                    for nb in [call_b, next] {
+                                        self.prov.blocks.set(nb, Some(BlockOrigin { func: f, block: b, terminator: false }));
+                                    }
+                                    self.out.set_term(
+                                        at,
+                                        Terminator::Branch { cond: Operand::Value(cv.unwrap()), if_true: BlockCall::new(call_b), if_false: BlockCall::new(next) },
+                                        idata.loc,
+                                    );
+                                    if defined(t) {
+                                        self.enter(call_b, t, margs.clone(), cont, *ret, &func.name, idata.loc)?;
+                                    } else {
+                                        let (ni, r) = self.out.append(
+                                            call_b,
+                                            InstKind::Call { callee: Callee::Direct(t), args: margs.clone(), ret: *ret },
+                                            idata.loc,
+                                        );
+                                        self.prov.insts.set(ni, Some((f, inst)));
+                                        let args = r.map(Operand::Value).into_iter().collect();
+                                        self.out.set_term(call_b, Terminator::Jump(BlockCall { block: cont, args }), idata.loc);
+                                    }
+                                    at = next;
+                                }
+                                let (ai, _) = self.out.append(at, InstKind::Assume { cond: Operand::Const(Const::bool(false)) }, idata.loc);
+                                self.prov.insts.set(ai, None);
+                                let args = ret.map(|ty| Operand::Const(Const { ty, bits: 0 })).into_iter().collect();
+                                self.out.set_term(at, Terminator::Jump(BlockCall { block: cont, args }), idata.loc);
+                            }
                         }
                         cur = cont;
                         continue;

@@ -7,12 +7,10 @@
 //! equalities guarded by the edge being taken, so every assignment is an
 //! equality. Memory is an SMT byte array over the flat address space,
 //! threaded through stores; where paths join, the memory of the join is
-//! the memory of the edge taken, and a read from it is the if-then-else of
-//! the reads from each incoming memory (the facade has no if-then-else on
-//! arrays); stores after a join are read through as if-then-else on the
-//! address until the next array below. Reads are memoized per memory and
-//! address, so the formula stays linear in the number of memory states
-//! times the addresses read.
+//! that of the edge taken: reads at constant addresses (globals, fixed
+//! cells) become if-then-else of the incoming values, like SSA variables,
+//! and reads at symbolic addresses select from an if-then-else of the
+//! incoming arrays.
 //!
 //! Per block `b` there are two Boolean variables (1-bit symbols, so a model
 //! names them):
@@ -256,6 +254,7 @@ pub fn encode(
     let mut e = Enc {
         mems: Vec::new(),
         reads: std::collections::HashMap::new(),
+        arrays: std::collections::HashMap::new(),
         pool: &mut pool,
         program,
         pw,
@@ -291,7 +290,7 @@ pub fn encode(
             }
         }
     }
-    e.mems.push(MemNode::Array(mem0));
+    e.mems.push(MemNode::Base(mem0));
     let mem0 = 0usize;
 
     let mut vals: Vec<Option<ExprId>> = vec![None; body.values.len()];
@@ -341,10 +340,7 @@ pub fn encode(
             let ins = &incoming[b.index()];
             match ins.first() {
                 Some(first) if ins.iter().all(|x| x.2 == first.2) => first.2,
-                Some(_) => {
-                    e.mems.push(MemNode::Merge(ins.iter().map(|x| (x.1, x.2)).collect()));
-                    e.mems.len() - 1
-                }
+                Some(_) => e.merge(ins.iter().map(|x| (x.1, x.2)).collect()),
                 None => mem0,
             }
         };
@@ -658,9 +654,9 @@ pub fn encode(
 /// A memory state.
 #[derive(Clone, Debug)]
 enum MemNode {
-    /// An SMT array term.
-    Array(ExprId),
-    /// A byte stored over a state that is not an array term.
+    /// An SMT array term (the initial memory, or unknown memory).
+    Base(ExprId),
+    /// A byte stored over a state.
     Store(usize, ExprId, ExprId),
     /// The state of the incoming edge taken: (selection, state) per edge.
     Merge(Vec<(ExprId, usize)>),
@@ -669,6 +665,7 @@ enum MemNode {
 struct Enc<'a> {
     mems: Vec<MemNode>,
     reads: std::collections::HashMap<(usize, ExprId), ExprId>,
+    arrays: std::collections::HashMap<usize, ExprId>,
     pool: &'a mut ExprPool,
     program: &'a Program,
     pw: u32,
@@ -722,28 +719,43 @@ impl Enc<'_> {
         self.bv(addr, self.pw)
     }
 
-    /// The byte at `addr` in memory state `m`.
-    fn read(&mut self, m: usize, addr: ExprId) -> ExprId {
-        if let Some(&r) = self.reads.get(&(m, addr)) {
-            return r;
+    /// The memory of whichever incoming edge is taken.
+    fn merge(&mut self, arms: Vec<(ExprId, usize)>) -> usize {
+        self.mems.push(MemNode::Merge(arms));
+        self.mems.len() - 1
+    }
+
+    /// Memory state `m` as one array term (if-then-else of arrays at
+    /// joins), for reads at symbolic addresses.
+    fn array_of(&mut self, m: usize) -> ExprId {
+        if let Some(&t) = self.arrays.get(&m) {
+            return t;
         }
-        // Walk down stores (iteratively: chains can be long), then read the
-        // array or the merge, then put the stores back on top.
         let mut stores = Vec::new();
         let mut cur = m;
         while let MemNode::Store(prev, a, v) = self.mems[cur] {
+            if let Some(&t) = self.arrays.get(&prev) {
+                stores.push((a, v));
+                let mut acc = t;
+                for (a, v) in stores.drain(..).rev() {
+                    acc = self.x(|p| p.store(acc, a, v));
+                }
+                self.arrays.insert(m, acc);
+                return acc;
+            }
             stores.push((a, v));
             cur = prev;
         }
-        let mut r = match self.mems[cur].clone() {
-            MemNode::Array(t) => self.x(|p| p.select(t, addr)),
+        let mut acc = match self.mems[cur].clone() {
+            MemNode::Base(t) => t,
             MemNode::Merge(arms) => {
                 let mut acc: Option<ExprId> = None;
                 for (sel, mm) in arms.iter().rev() {
-                    let v = self.read(*mm, addr);
+                    let t = self.array_of(*mm);
                     acc = Some(match acc {
-                        None => v,
-                        Some(rest) => self.x(|p| p.ite(*sel, v, rest)),
+                        None => t,
+                        Some(rest) if rest == t => t,
+                        Some(rest) => self.x(|p| p.ite(*sel, t, rest)),
                     });
                 }
                 acc.expect("a merge has arms")
@@ -751,8 +763,62 @@ impl Enc<'_> {
             MemNode::Store(..) => unreachable!(),
         };
         for (a, v) in stores.into_iter().rev() {
-            let hit = self.x(|p| p.eq(a, addr));
-            r = self.x(|p| p.ite(hit, v, r));
+            acc = self.x(|p| p.store(acc, a, v));
+        }
+        self.arrays.insert(m, acc);
+        acc
+    }
+
+    /// The byte at `addr` in memory state `m`. At a constant address the
+    /// read looks through stores at other constant addresses and becomes an
+    /// if-then-else of the incoming reads at joins (so globals and other
+    /// fixed cells behave like SSA values, which the solver handles far
+    /// better than if-then-else of arrays); at a symbolic address it is a
+    /// `select` from the state's array.
+    fn read(&mut self, m: usize, addr: ExprId) -> ExprId {
+        let Some(ca) = self.pool.as_bv_const(addr) else {
+            let t = self.array_of(m);
+            return self.x(|p| p.select(t, addr));
+        };
+        if let Some(&r) = self.reads.get(&(m, addr)) {
+            return r;
+        }
+        let mut stores = Vec::new();
+        let mut cur = m;
+        let mut hit = None;
+        while let MemNode::Store(prev, a, v) = self.mems[cur] {
+            match self.pool.as_bv_const(a) {
+                Some(x) if x == ca => {
+                    hit = Some(v);
+                    break;
+                }
+                Some(_) => {}
+                None => stores.push((a, v)),
+            }
+            cur = prev;
+        }
+        let mut r = match hit {
+            Some(v) => v,
+            None => match self.mems[cur].clone() {
+                MemNode::Base(t) => self.x(|p| p.select(t, addr)),
+                MemNode::Merge(arms) => {
+                    let mut acc: Option<ExprId> = None;
+                    for (sel, mm) in arms.iter().rev() {
+                        let v = self.read(*mm, addr);
+                        acc = Some(match acc {
+                            None => v,
+                            Some(rest) if rest == v => v,
+                            Some(rest) => self.x(|p| p.ite(*sel, v, rest)),
+                        });
+                    }
+                    acc.expect("a merge has arms")
+                }
+                MemNode::Store(..) => unreachable!(),
+            },
+        };
+        for (a, v) in stores.into_iter().rev() {
+            let same = self.x(|p| p.eq(a, addr));
+            r = self.x(|p| p.ite(same, v, r));
         }
         self.reads.insert((m, addr), r);
         r
@@ -760,11 +826,7 @@ impl Enc<'_> {
 
     /// Memory state `m` with `byte` stored at `addr`.
     fn store_byte(&mut self, m: usize, addr: ExprId, byte: ExprId) -> usize {
-        let node = match self.mems[m] {
-            MemNode::Array(t) => MemNode::Array(self.x(|p| p.store(t, addr, byte))),
-            _ => MemNode::Store(m, addr, byte),
-        };
-        self.mems.push(node);
+        self.mems.push(MemNode::Store(m, addr, byte));
         self.mems.len() - 1
     }
 
@@ -804,7 +866,7 @@ impl Enc<'_> {
         self.approximations.push((what.to_string(), loc));
         let pw = self.pw;
         let t = self.x2(|p| p.new_array(what, pw)).1;
-        self.mems.push(MemNode::Array(t));
+        self.mems.push(MemNode::Base(t));
         self.mems.len() - 1
     }
 

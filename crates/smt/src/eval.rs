@@ -215,7 +215,11 @@ impl ExprPool {
                     }
                 }
                 Node::ArrayVar { array, .. } => break a.array(array).cloned().unwrap_or_default(),
-                // Array expressions are only stores over a base.
+                Node::Ite { cond, then, els } => {
+                    cur = if self.eval_scalar(cond, &mut env, memo) == 1 { then } else { els };
+                }
+                // Array expressions are stores over a base, and
+                // if-then-else between them.
                 _ => break ArrayValue::default(),
             }
         };
@@ -299,6 +303,9 @@ impl ExprPool {
                         }
                         Node::ConstArray { value, .. } => break u128::from(value),
                         Node::ArrayVar { array, .. } => break u128::from(env.read(array, i)),
+                        // The condition is a child of the select's array
+                        // operand, so it is evaluated already.
+                        Node::Ite { cond, then, els } => cur = if get(cond) == 1 { then } else { els },
                         _ => break 0,
                     }
                 }

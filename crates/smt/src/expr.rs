@@ -883,7 +883,9 @@ impl ExprPool {
         self.not(e)
     }
 
-    /// If-then-else on Booleans or bit-vectors.
+    /// If-then-else on Booleans, bit-vectors or arrays (an array
+    /// if-then-else is the memory of whichever path was taken; `select`
+    /// and the evaluator look through it).
     pub fn ite(&mut self, cond: ExprId, then: ExprId, els: ExprId) -> R {
         self.expect_bool("ite", cond)?;
         let (st, se) = (self.sort(then), self.sort(els));
@@ -892,13 +894,6 @@ impl ExprPool {
                 op: "ite",
                 left: st,
                 right: se,
-            });
-        }
-        if let Sort::Array { .. } = st {
-            return Err(ExprError::SortMismatch {
-                op: "ite",
-                expected: "Bool or a bit-vector",
-                found: st,
             });
         }
         if let Some(c) = self.as_bool_const(cond) {

@@ -195,6 +195,7 @@ impl Z3Solver {
                 let c = self.bool_of(cond)?;
                 match pool.sort(id) {
                     PSort::Bool => Term::Bool(c.ite(&self.bool_of(then)?, &self.bool_of(els)?)),
+                    PSort::Array { .. } => Term::Array(c.ite(&self.array_of(then)?, &self.array_of(els)?)),
                     _ => Term::Bv(c.ite(&self.bv_of(then)?, &self.bv_of(els)?)),
                 }
             }
