@@ -134,7 +134,7 @@ pub fn analyze(program: &Program) -> Analysis<'_> {
 /// [`analyze`] with explicit iteration settings.
 pub fn analyze_with(program: &Program, opts: FixpointOptions) -> Analysis<'_> {
     let start = Instant::now();
-    let summaries = return_summaries(program, opts);
+    let (summaries, mut solved) = summarize(program, opts);
     let roots = roots(program);
     let mut funcs = BTreeMap::new();
     let mut work: Vec<FuncId> = roots.into_iter().rev().collect();
@@ -144,7 +144,9 @@ pub fn analyze_with(program: &Program, opts: FixpointOptions) -> Analysis<'_> {
         }
         let Some(body) = program.funcs.get(f).and_then(|d| d.body.as_ref()) else { continue };
         let t = IntervalTransfer::new(program, body).with_summaries(&summaries);
-        let sol = solve(body, &t, opts);
+        // Functions summarized were solved with every callee's summary
+        // already: the same solution.
+        let sol = solved.remove(&f).unwrap_or_else(|| solve(body, &t, opts));
         for c in reached_callees(body, &t, |b| sol.entry[b].clone()) {
             if !funcs.contains_key(&c) {
                 work.push(c);
@@ -158,7 +160,13 @@ pub fn analyze_with(program: &Program, opts: FixpointOptions) -> Analysis<'_> {
 /// The return summaries of every defined function outside a recursive
 /// component (see the module documentation).
 pub fn return_summaries(program: &Program, opts: FixpointOptions) -> Summaries {
+    summarize(program, opts).0
+}
+
+/// The return summaries, and the solutions they were read from.
+fn summarize(program: &Program, opts: FixpointOptions) -> (Summaries, BTreeMap<FuncId, Solution<IntervalState>>) {
     let mut summaries = Summaries::new();
+    let mut solutions = BTreeMap::new();
     for scc in call_graph_sccs(program) {
         let &[f] = scc.as_slice() else { continue };
         let Some(body) = program.funcs.get(f).and_then(|d| d.body.as_ref()) else { continue };
@@ -181,8 +189,9 @@ pub fn return_summaries(program: &Program, opts: FixpointOptions) -> Summaries {
             ret = Some(ret.map_or(iv, |r| r.join(&iv)));
         }
         summaries.insert(f, ret.map_or(ReturnSummary::Never, ReturnSummary::Returns));
+        solutions.insert(f, sol);
     }
-    summaries
+    (summaries, solutions)
 }
 
 fn direct_callees(body: &walkdown_ir::Body) -> BTreeSet<FuncId> {
