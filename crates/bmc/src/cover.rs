@@ -25,7 +25,7 @@
 
 use crate::vc::Vc;
 use std::time::{Duration, Instant};
-use walkdown_smt::{Answer, ExprId, Model, Query, Solver, SolverSettings, SolverStack, SymId};
+use walkdown_smt::{Answer, ExprId, Model, Query, Solver, SymId, Z3Settings, Z3Solver};
 
 /// Which covering algorithm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -76,6 +76,11 @@ pub struct CoverSettings {
     /// One-query-per-block skips targets an earlier model already covered.
     /// Default true; the paper's measurement did not (false).
     pub reuse_models: bool,
+    /// Keep one Z3 solver across the queries, with the formula (and path
+    /// cover's blocking clauses) asserted once; otherwise each query is
+    /// solved from scratch. Default true (the paper's SMTInterpol was
+    /// incremental too).
+    pub incremental: bool,
 }
 
 impl Default for CoverSettings {
@@ -86,6 +91,7 @@ impl Default for CoverSettings {
             max_queries: None,
             timeout_ms: 10_000,
             reuse_models: true,
+            incremental: true,
         }
     }
 }
@@ -148,7 +154,7 @@ pub struct CoverOutcome {
 pub type StopCheck<'a> = &'a dyn Fn() -> bool;
 
 struct Run<'a> {
-    solver: SolverStack,
+    solver: Z3Solver,
     stats: CoverStats,
     start: Instant,
     settings: &'a CoverSettings,
@@ -207,13 +213,11 @@ pub fn cover(
     // constraints are satisfiable does not hold with blocking clauses. One
     // query may not outlast the whole budget.
     let budget_ms = settings.time.as_millis().min(u128::from(u32::MAX)) as u32;
-    let solver_settings = SolverSettings {
-        cache: false,
-        slicing: false,
-        cex_cache: false,
-        timeout_ms: Some(settings.timeout_ms.min(budget_ms.max(100))),
-    };
-    let mut run = Run { solver: SolverStack::build(&solver_settings), stats: CoverStats::default(), start: Instant::now(), settings, stop };
+    let z3 = Z3Settings { timeout_ms: Some(settings.timeout_ms.min(budget_ms.max(100))), ..Z3Settings::default() };
+    let mut solver = if settings.incremental { Z3Solver::incremental(z3) } else { Z3Solver::new(z3) };
+    // A failure here only means the formula is asserted with each query.
+    let _ = solver.assert_base(&vc.pool, &vc.assertions);
+    let mut run = Run { solver, stats: CoverStats::default(), start: Instant::now(), settings, stop };
     let mut status = vec![GroupStatus::Open; groups];
     // Groups some model passed (confirmed or not): not asked about again.
     let mut touched = vec![false; groups];
@@ -279,7 +283,9 @@ pub fn cover(
                             // A model passing no block: nothing to block on.
                             break;
                         }
-                        blocking.push(vc.pool.or(&negs).expect("Boolean"));
+                        let clause = vc.pool.or(&negs).expect("Boolean");
+                        let _ = run.solver.assert_base(&vc.pool, &[clause]);
+                        blocking.push(clause);
                     }
                     Answer::Unsat => {
                         for g in 0..groups {

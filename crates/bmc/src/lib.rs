@@ -11,7 +11,8 @@
 //! vector that the interpreter replays before it counts, and goals no
 //! query could reach get a verdict that keeps its bound.
 //!
-//! [`randprog`] builds the random programs of the paper's experiment.
+//! [`randprog`] builds the random programs of the paper's experiment and
+//! [`experiment`] runs the four algorithms on them.
 //!
 //! Analyses keep their results in side tables ([`origin::Provenance`])
 //! keyed by the ids of the transformed body, never in IR fields.
@@ -20,6 +21,7 @@
 
 pub mod cover;
 pub mod engine;
+pub mod experiment;
 pub mod inline;
 pub mod localize;
 pub mod origin;

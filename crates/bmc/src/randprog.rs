@@ -56,7 +56,10 @@ struct Builder<'r> {
     line: u32,
 }
 
-const W: Type = Type::I32;
+/// The variables' type. The paper's variables are unbounded integers;
+/// 16-bit machine integers keep Z3's bit-blasting cheap (the constants are
+/// small, so few paths depend on wrap-around).
+const W: Type = Type::I16;
 
 impl Builder<'_> {
     fn loc(&mut self) -> Loc {

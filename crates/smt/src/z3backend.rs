@@ -83,6 +83,9 @@ pub struct Z3Solver {
     counter: Counter,
     tactic: Option<Tactic>,
     incremental: Option<z3::Solver>,
+    /// With the incremental solver: constraints asserted once, at the base
+    /// level, which queries then need not assert again.
+    base: std::collections::HashSet<ExprId>,
 }
 
 impl Z3Solver {
@@ -95,7 +98,51 @@ impl Z3Solver {
             counter: Counter::default(),
             tactic: None,
             incremental: None,
+            base: Default::default(),
         }
+    }
+
+    /// An incremental backend: one Z3 solver kept across queries, with
+    /// constraints given to [`Z3Solver::assert_base`] asserted once and
+    /// kept (and what Z3 learnt about them); each query pushes its other
+    /// constraints and pops them. For a sequence of queries over one large
+    /// formula plus a small changing part (the bounded engine's cover
+    /// algorithms), where re-solving the formula from scratch each time
+    /// dominates.
+    pub fn incremental(settings: Z3Settings) -> Self {
+        let mut s = Z3Solver::new(settings);
+        s.incremental = Some(z3::Solver::new());
+        s
+    }
+
+    /// Asserts `constraints` permanently (only on an incremental backend;
+    /// a no-op otherwise). Queries must still list them: they are what the
+    /// returned model covers and is checked against, they are just not
+    /// asserted again.
+    pub fn assert_base(&mut self, pool: &ExprPool, constraints: &[ExprId]) -> Result<(), SolverError> {
+        if self.incremental.is_none() {
+            return Ok(());
+        }
+        if pool.uid() != self.pool_uid {
+            self.terms.clear();
+            self.base.clear();
+            if let Some(s) = &self.incremental {
+                s.reset();
+            }
+            self.pool_uid = pool.uid();
+        }
+        for &c in constraints {
+            if self.base.contains(&c) {
+                continue;
+            }
+            let b = match self.term(pool, c)? {
+                Term::Bool(b) => b,
+                _ => return Err(SolverError::NotBool(c)),
+            };
+            self.incremental.as_ref().unwrap().assert(&b);
+            self.base.insert(c);
+        }
+        Ok(())
     }
 
     /// Switches between a fresh `smt`-tactic solver per query (`false`,
@@ -263,10 +310,17 @@ impl Z3Solver {
     fn solve(&mut self, pool: &ExprPool, query: &Query<'_>) -> Result<Answer, SolverError> {
         if pool.uid() != self.pool_uid {
             self.terms.clear();
+            self.base.clear();
+            if let Some(s) = &self.incremental {
+                s.reset();
+            }
             self.pool_uid = pool.uid();
         }
         let mut asserted = Vec::with_capacity(query.constraints.len());
         for &c in query.constraints {
+            if self.base.contains(&c) {
+                continue;
+            }
             if pool.sort(c) != PSort::Bool {
                 return Err(SolverError::NotBool(c));
             }
@@ -485,6 +539,7 @@ impl Solver for Z3Solver {
             Ok(a) => a,
             Err(payload) => {
                 self.terms.clear();
+                self.base.clear();
                 if let Some(s) = &self.incremental {
                     s.reset();
                 }
