@@ -197,13 +197,15 @@ impl Run<'_> {
 }
 
 /// Covers the groups of `targets` (`groups` of them) with the algorithm of
-/// `settings`. `path_vars` are the block variables path cover blocks on.
+/// `settings`. `path_vars` are the block variables path cover blocks on,
+/// `path_succs` each block's successors (indices into `path_vars`).
 /// Each model goes to `on_model`, which returns the groups it confirms.
 pub fn cover(
     vc: &mut Vc,
     targets: &[Target],
     groups: usize,
     path_vars: &[(SymId, ExprId)],
+    path_succs: &[Vec<usize>],
     settings: &CoverSettings,
     stop: StopCheck<'_>,
     on_model: &mut dyn FnMut(&Vc, &Model) -> Vec<usize>,
@@ -274,11 +276,32 @@ pub fn cover(
                 match run.ask(vc, &blocking) {
                     Answer::Sat(m) => {
                         accept(&mut run, vc, &m, &mut status, &mut touched);
-                        let negs: Vec<ExprId> = path_vars
-                            .iter()
-                            .filter(|(s, _)| Vc::holds(&m, *s))
-                            .map(|(_, v)| vc.pool.not(*v).expect("Boolean"))
-                            .collect();
+                        // The paper's clause: not all blocks of this path
+                        // again. An execution may also stop inside a block
+                        // (an error, a failed assumption, a cut), so a
+                        // path's blocks can be a subset of a longer one's;
+                        // the clause then also allows entering any block
+                        // the path could have gone on to. (With
+                        // `Termination::Complete` every path ends at the
+                        // exit and this part is redundant.)
+                        let on: Vec<bool> = path_vars.iter().map(|(s, _)| Vc::holds(&m, *s)).collect();
+                        let mut negs: Vec<ExprId> = Vec::new();
+                        let mut frontier = vec![false; path_vars.len()];
+                        for (i, (_, v)) in path_vars.iter().enumerate() {
+                            if on[i] {
+                                negs.push(vc.pool.not(*v).expect("Boolean"));
+                                for &j in &path_succs[i] {
+                                    if !on[j] {
+                                        frontier[j] = true;
+                                    }
+                                }
+                            }
+                        }
+                        for (j, f) in frontier.iter().enumerate() {
+                            if *f {
+                                negs.push(path_vars[j].1);
+                            }
+                        }
                         if negs.is_empty() {
                             // A model passing no block: nothing to block on.
                             break;

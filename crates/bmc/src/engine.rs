@@ -215,7 +215,17 @@ pub fn run_bmc(
             targets.push(Target { var: v, sym, group: g.index() });
         }
     }
+    // The cut points are targets too (groups after the goals): a model that
+    // reaches one is a real execution prefix, and its replay, which runs
+    // on past the bound, often covers more. Their status is no verdict.
+    let mut groups = goals.len();
+    for b in vc.blocks.iter().filter(|b| b.cut) {
+        targets.push(Target { var: b.reach, sym: b.reach_sym, group: groups });
+        groups += 1;
+    }
     let path_vars: Vec<_> = vc.blocks.iter().map(|b| (b.reach_sym, b.reach)).collect();
+    let path_succs: Vec<Vec<usize>> =
+        vc.blocks.iter().map(|b| b.out_edges.iter().map(|&e| vc.edges[e].to.index()).collect()).collect();
 
     let mut covered = vec![false; goals.len()];
     let mut errors_seen: HashSet<(CheckKind, Loc)> = HashSet::new();
@@ -280,7 +290,7 @@ pub fn run_bmc(
         replay.covered.iter().map(|g| g.index()).collect()
     };
     let stop_check = || stop.load(Ordering::Relaxed);
-    let outcome = cover(&mut vc, &targets, goals.len(), &path_vars, &settings.cover, &stop_check, &mut on_model);
+    let outcome = cover(&mut vc, &targets, groups, &path_vars, &path_succs, &settings.cover, &stop_check, &mut on_model);
     if let Some(e) = sink_error {
         return Err(BmcError::Sink(e));
     }
@@ -321,7 +331,7 @@ pub fn run_bmc(
             first_test[g.index()].get_or_insert(t.index);
         }
     }
-    let mut has_target = vec![false; goals.len()];
+    let mut has_target = vec![false; groups];
     for t in &targets {
         has_target[t.group] = true;
     }

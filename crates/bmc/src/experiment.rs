@@ -10,6 +10,7 @@ use crate::engine::transform;
 use crate::vc::{encode, Termination, Vc, VcSettings};
 use crate::BmcError;
 use std::time::Duration;
+use walkdown_ir::entity::EntityRef;
 use walkdown_ir::goals::Goals;
 use walkdown_ir::Program;
 
@@ -36,6 +37,8 @@ pub fn encode_blocks(program: &Program) -> Result<(Vc, Vec<Target>), BmcError> {
 pub fn cover_blocks(program: &Program, algorithm: CoverAlgorithm, budget: Duration) -> Result<CoverOutcome, BmcError> {
     let (mut vc, targets) = encode_blocks(program)?;
     let path_vars: Vec<_> = vc.blocks.iter().map(|b| (b.reach_sym, b.reach)).collect();
+    let path_succs: Vec<Vec<usize>> =
+        vc.blocks.iter().map(|b| b.out_edges.iter().map(|&e| vc.edges[e].to.index()).collect()).collect();
     let groups = vc.blocks.len();
     let settings = CoverSettings {
         algorithm,
@@ -47,5 +50,5 @@ pub fn cover_blocks(program: &Program, algorithm: CoverAlgorithm, budget: Durati
     let mut on_model = |vc: &Vc, m: &walkdown_smt::Model| -> Vec<usize> {
         (0..vc.blocks.len()).filter(|&i| Vc::holds(m, vc.blocks[i].reach_sym)).collect()
     };
-    Ok(cover(&mut vc, &targets, groups, &path_vars, &settings, &|| false, &mut on_model))
+    Ok(cover(&mut vc, &targets, groups, &path_vars, &path_succs, &settings, &|| false, &mut on_model))
 }
