@@ -45,6 +45,7 @@ pub fn cover_blocks(program: &Program, algorithm: CoverAlgorithm, budget: Durati
         time: budget,
         // The paper's one-query-per-block does not reuse models.
         reuse_models: false,
+        incremental: true,
         ..CoverSettings::default()
     };
     let mut on_model = |vc: &Vc, m: &walkdown_smt::Model| -> Vec<usize> {

@@ -93,6 +93,12 @@ impl Inliner<'_> {
         loc: walkdown_ir::Loc,
     ) -> Result<(), BmcError> {
         let gdata = &self.program.funcs[g];
+        // Extra arguments (an old-style or variadic call) are ignored, as the
+        // interpreter ignores them.
+        let mut args = args;
+        if args.len() > gdata.params.len() {
+            args.truncate(gdata.params.len());
+        }
         if gdata.params.len() != args.len() {
             return Err(BmcError::unsupported(
                 format!("call of @{} with {} arguments for {} parameters", gdata.name, args.len(), gdata.params.len()),

@@ -76,11 +76,18 @@ pub struct VcSettings {
     /// bytes are encoded byte by byte; longer or symbolic ones make memory
     /// unknown. Default 4096.
     pub max_bulk_bytes: u64,
+    /// With [`Termination::Complete`]: define `ok_b` backward from the
+    /// successors, as the paper does (true, the default), or only require
+    /// that control reaches a `ret` with every assumption on the way
+    /// holding (false: the strongest-postcondition reading, `ok` is then
+    /// the constant true and the reachability variables alone say which
+    /// blocks the execution passes). Both have the same models.
+    pub backward_ok: bool,
 }
 
 impl Default for VcSettings {
     fn default() -> Self {
-        VcSettings { termination: Termination::Prefix, max_bulk_bytes: 4096 }
+        VcSettings { termination: Termination::Prefix, max_bulk_bytes: 4096, backward_ok: true }
     }
 }
 
@@ -302,6 +309,7 @@ pub fn encode(
     // Per block: events and guards for the backward pass.
     let mut events: Vec<Vec<Event>> = (0..n).map(|_| Vec::new()).collect();
     let mut guards: Vec<Vec<ExprId>> = vec![Vec::new(); n];
+    let mut passes: Vec<ExprId> = vec![e.pool.tt(); n];
 
     for &b in &order {
         let data = &body.blocks[b];
@@ -569,6 +577,7 @@ pub fn encode(
             incoming[c.block.index()].push((idx, sel, mem, args));
         }
         guards[b.index()] = gs;
+        passes[b.index()] = pass;
         // r_b for now is "control reaches b"; the definition with ok_b is
         // added after the backward pass.
         blocks[b.index()] =
@@ -578,7 +587,21 @@ pub fn encode(
     // Backward pass: ok_b, the paper's "a terminating execution starts here".
     let complete = settings.termination == Termination::Complete;
     let mut oks: Vec<ExprId> = vec![e.pool.tt(); n];
-    if complete {
+    if complete && !settings.backward_ok {
+        // Some block ending in `ret` is reached and passed to its end.
+        let ends: Vec<ExprId> = order
+            .iter()
+            .filter(|b| matches!(body.blocks[**b].term, Terminator::Return(_)))
+            .map(|b| {
+                let bv = blocks[b.index()].as_ref().unwrap();
+                let pass = passes[b.index()];
+                e.x(|p| p.and2(bv.control, pass))
+            })
+            .collect();
+        let any = e.x(|p| p.or(&ends));
+        e.assertions.push(any);
+    }
+    if complete && settings.backward_ok {
         let mut ok_vars: Vec<Option<ExprId>> = vec![None; n];
         for &b in order.iter().rev() {
             let (_, okv) = e.var(&format!("ok{}", b.as_u32()));

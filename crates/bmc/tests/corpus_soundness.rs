@@ -1,0 +1,93 @@
+//! Soundness of the bounded engine's unbounded claims on the benchmark
+//! corpus: for every seed and public task under `../shared/bench`, the
+//! engine runs with unwinding 2 (statement cover, 2 s per task, 2 s per
+//! query), and no goal it reports *unreachable* (infeasible within the
+//! bound with no cut point reachable) is covered by any of up to 10,000
+//! seeded random input vectors run in the interpreter (1,000,000 steps per
+//! run, 1.5 s per task, so slow programs run fewer vectors; the count is
+//! printed). Every kept test replays to the goals the engine recorded.
+//! Prints a line per program. Skips with a message when `../shared` is
+//! absent.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+use walkdown_bmc::cover::CoverSettings;
+use walkdown_bmc::{BmcSettings, CoverAlgorithm, GoalVerdict};
+use walkdown_frontend::{compile_c, FrontendSettings};
+use walkdown_interp::{ExecLimits, Interpreter, RunOptions};
+use walkdown_ir::entity::EntityRef;
+use walkdown_ir::goals::GoalId;
+
+const VECTORS: usize = 10_000;
+const RANDOM_BUDGET: Duration = Duration::from_millis(1500);
+
+#[test]
+fn unreachable_claims_are_never_covered_on_the_corpus() {
+    let Some(corpus) = walkdown_testsupport::corpus("unreachable_claims_are_never_covered_on_the_corpus") else { return };
+    let settings = BmcSettings {
+        unwind: 2,
+        cover: CoverSettings {
+            algorithm: CoverAlgorithm::Statements,
+            time: Duration::from_secs(2),
+            timeout_ms: 2000,
+            ..CoverSettings::default()
+        },
+        ..BmcSettings::default()
+    };
+    let mut failures = Vec::new();
+    let (mut total_unreachable, mut total_infeasible, mut total_covered) = (0, 0, 0);
+    for prog in &corpus {
+        let fs = FrontendSettings { data_model: prog.data_model, ..Default::default() };
+        let Ok(ir) = compile_c(&prog.path, &fs) else {
+            eprintln!("{:<50} skipped: frontend", prog.name);
+            continue;
+        };
+        let t0 = Instant::now();
+        let (goals, r) = common::run(&ir, &settings);
+        let took = t0.elapsed();
+        let unreachable: BTreeSet<GoalId> =
+            goals.goals.keys().filter(|g| r.verdicts[g.index()] == GoalVerdict::Unreachable).collect();
+        let infeasible = r.verdicts.iter().filter(|v| matches!(v, GoalVerdict::InfeasibleWithin(_))).count();
+        let covered = r.verdicts.iter().filter(|v| matches!(v, GoalVerdict::Covered(_))).count();
+        total_unreachable += unreachable.len();
+        total_infeasible += infeasible;
+        total_covered += covered;
+        let interp = Interpreter::new(&ir, &goals).expect("interpretable");
+        for t in &r.tests {
+            if interp.run(&t.vector, &RunOptions::default()).covered != t.covered {
+                failures.push(format!("{}: test {} replays to other goals", prog.name, t.index));
+            }
+        }
+        let opts = RunOptions { limits: ExecLimits { max_steps: 1_000_000, ..Default::default() }, ..Default::default() };
+        let start = Instant::now();
+        let mut runs = 0;
+        let mut seen = BTreeSet::new();
+        if !unreachable.is_empty() {
+            for tv in walkdown_testsupport::input_vectors(&prog.name, VECTORS) {
+                if start.elapsed() > RANDOM_BUDGET {
+                    break;
+                }
+                runs += 1;
+                for g in interp.run(&tv, &opts).covered {
+                    if unreachable.contains(&g) && seen.insert(g) {
+                        failures.push(format!("{}: goal {g} ({}) claimed unreachable but covered by a run", prog.name, goals.describe(g)));
+                    }
+                }
+            }
+        }
+        eprintln!(
+            "{:<50} goals {:>4} covered {:>4} unreachable {:>3} infeasible {:>4} {:>7.2?}  vectors {runs}{}",
+            prog.name,
+            goals.len(),
+            covered,
+            unreachable.len(),
+            infeasible,
+            took,
+            r.unsupported.as_ref().map(|e| format!("  ({e})")).unwrap_or_default()
+        );
+    }
+    eprintln!("total: {total_covered} covered, {total_unreachable} unreachable, {total_infeasible} infeasible within 2");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
