@@ -12,7 +12,7 @@
 //! continues in the encoding), so they stay open unless a test hits them.
 
 use crate::cover::{cover, CoverAlgorithm, CoverSettings, CoverStats, GroupStatus, Target};
-use crate::inline::{inline_main, InlineSettings};
+use crate::inline::InlineSettings;
 use crate::localize::localize;
 use crate::origin::Provenance;
 use crate::unwind::{unwind, UnwindSettings};
@@ -43,6 +43,9 @@ pub struct BmcSettings {
     pub replay: ExecLimits,
     /// Blocks the transformed `main` may have. Default 100,000.
     pub max_blocks: usize,
+    /// First cover with calls replaced by procedure summaries (up to half
+    /// the budget), then the rest with calls inlined. Default off.
+    pub summaries: bool,
 }
 
 impl Default for BmcSettings {
@@ -53,6 +56,7 @@ impl Default for BmcSettings {
             vc: VcSettings::default(),
             replay: ExecLimits::default(),
             max_blocks: 100_000,
+            summaries: false,
         }
     }
 }
@@ -104,6 +108,8 @@ pub struct BmcResult {
     pub replays: u64,
     /// Elapsed.
     pub elapsed: Duration,
+    /// With summaries: what the summary phase did.
+    pub summaries: Option<crate::summary::SummaryFigures>,
 }
 
 /// The transformed `main`: inlined, self-contained per block, unwound.
@@ -118,8 +124,21 @@ pub struct Unwound {
 
 /// Runs the three passes on `program`'s `main` with bound `k`.
 pub fn transform(program: &Program, k: u32, max_blocks: usize) -> Result<Unwound, BmcError> {
-    let (mut p, prov) = inline_main(program, &InlineSettings { recursion_bound: k.max(1), max_blocks })?;
-    let main = p.entry().ok_or(BmcError::NoEntry)?;
+    let main = program.entry().ok_or(BmcError::NoEntry)?;
+    transform_function(program, main, k, max_blocks, &[])
+}
+
+/// Runs the three passes on function `main` (any defined function),
+/// keeping the direct calls of the functions in `keep`.
+pub fn transform_function(
+    program: &Program,
+    main: walkdown_ir::FuncId,
+    k: u32,
+    max_blocks: usize,
+    keep: &[walkdown_ir::FuncId],
+) -> Result<Unwound, BmcError> {
+    let (mut p, prov) =
+        crate::inline::inline_function(program, main, &InlineSettings { recursion_bound: k.max(1), max_blocks }, keep)?;
     let name = p.funcs[main].name.clone();
     let body = p.funcs[main].body.as_mut().unwrap();
     localize(body, &name)?;
@@ -161,6 +180,7 @@ pub fn run_bmc(
         divergences: 0,
         replays: 0,
         elapsed: Duration::ZERO,
+        summaries: None,
     };
     let k = settings.unwind.max(1);
     let unwound = match transform(program, k, settings.max_blocks) {
@@ -198,108 +218,70 @@ pub fn run_bmc(
         );
     }
 
-    // Targets: every copy of every edge goal and failing check.
-    let mut targets = Vec::new();
-    for ed in &vc.edges {
-        if let Some(g) = ed.goal {
-            targets.push(Target { var: ed.taken, sym: ed.taken_sym, group: g.index() });
-        }
-    }
-    for er in &vc.errors {
-        if let Some(g) = er.goal {
-            let (sym, var) = vc.pool.new_symbol(&format!("err{}", g.index()), 1).map_err(|x| BmcError::Expr(x.to_string()))?;
-            let one = vc.pool.bv_const(1, 1).unwrap();
-            let v = vc.pool.eq(var, one).unwrap();
-            let def = vc.pool.eq(v, er.fails).unwrap();
-            vc.assertions.push(def);
-            targets.push(Target { var: v, sym, group: g.index() });
-        }
-    }
-    // The cut points are targets too (groups after the goals): a model that
-    // reaches one is a real execution prefix, and its replay, which runs
-    // on past the bound, often covers more. Their status is no verdict.
-    let mut groups = goals.len();
-    for b in vc.blocks.iter().filter(|b| b.cut) {
-        targets.push(Target { var: b.reach, sym: b.reach_sym, group: groups });
-        groups += 1;
-    }
+    let (targets, groups) = goal_targets(&mut vc, goals)?;
     let path_vars: Vec<_> = vc.blocks.iter().map(|b| (b.reach_sym, b.reach)).collect();
     let path_succs: Vec<Vec<usize>> =
         vc.blocks.iter().map(|b| b.out_edges.iter().map(|&e| vc.edges[e].to.index()).collect()).collect();
 
-    let mut covered = vec![false; goals.len()];
-    let mut errors_seen: HashSet<(CheckKind, Loc)> = HashSet::new();
-    let mut sink_error: Option<String> = None;
-    let opts = RunOptions { limits: settings.replay, record_lines: false };
-    let dm = program.data_model;
-    let mut replays = 0u64;
-    let mut divergences = 0u64;
-    let mut tests: Vec<KeptTest> = Vec::new();
-    let mut errors: Vec<(ErrorFound, usize)> = Vec::new();
-    let mut on_model = |vc: &Vc, model: &walkdown_smt::Model| -> Vec<usize> {
-        let inputs = vc.inputs(model);
-        let vector = TestVector { values: inputs.iter().map(|(s, bits)| input_value(s.ty, s.signed, *bits, dm)).collect() };
-        let replay = interp.run(&vector, &opts);
-        replays += 1;
-        let claimed: Vec<usize> = vc
-            .edges
-            .iter()
-            .filter(|e| e.goal.is_some() && Vc::holds(model, e.taken_sym))
-            .filter_map(|e| e.goal.map(|g| g.index()))
-            .collect();
-        if claimed.iter().any(|g| replay.covered.binary_search(&GoalId::new(*g)).is_err()) {
-            divergences += 1;
-        }
-        let new_goals: Vec<GoalId> = replay.covered.iter().copied().filter(|g| !covered[g.index()]).collect();
-        let error = match replay.outcome {
-            Outcome::Error { kind, loc, goal, .. } => Some(ErrorFound { kind, loc, goal }),
-            _ => None,
-        };
-        let new_error = error.is_some_and(|e| errors_seen.insert((e.kind, e.loc)));
-        if !new_goals.is_empty() || new_error {
-            for g in &new_goals {
-                covered[g.index()] = true;
-            }
-            let index = tests.len();
-            if let (Some(e), true) = (error, new_error) {
-                errors.push((e, index));
-            }
-            // Write the inputs the replay consumed (its own types), so
-            // the test file is exactly what ran.
-            let vector = if replay.inputs_exhausted {
-                vector
-            } else {
-                TestVector { values: replay.inputs.iter().map(|i| input_value(i.ty, i.signed, i.bits, dm)).collect() }
-            };
-            let types = replay.inputs.iter().map(|i| c_type_name(i.ty, i.signed, dm)).collect();
-            let kept = KeptTest {
-                index,
-                vector,
-                types,
-                new_goals,
-                covered: replay.covered.clone(),
-                error,
-                outcome: replay.outcome.clone(),
-                at: start.elapsed().as_secs_f64(),
-            };
-            if let Err(e) = sink.test(&kept) {
-                sink_error.get_or_insert(e);
-            }
-            tests.push(kept);
-        }
-        replay.covered.iter().map(|g| g.index()).collect()
+    let mut ledger = Ledger {
+        interp: &interp,
+        covered: vec![false; goals.len()],
+        errors_seen: HashSet::new(),
+        sink,
+        sink_error: None,
+        opts: RunOptions { limits: settings.replay, record_lines: false },
+        dm: program.data_model,
+        replays: 0,
+        divergences: 0,
+        tests: Vec::new(),
+        errors: Vec::new(),
+        start,
     };
     let stop_check = || stop.load(Ordering::Relaxed);
-    let outcome = cover(&mut vc, &targets, groups, &path_vars, &path_succs, &settings.cover, &stop_check, &mut on_model);
-    if let Some(e) = sink_error {
+    let mut summary_figures = None;
+    if settings.summaries {
+        // Phase 1: calls replaced by summaries; finds tests, proves nothing.
+        let mut cs = settings.cover;
+        cs.time = settings.cover.time / 2;
+        let f = crate::summary::cover_with_summaries(
+            program,
+            goals,
+            k,
+            settings.max_blocks,
+            &vc_settings,
+            &cs,
+            &gaddr,
+            &faddr,
+            &stop_check,
+            &mut |vc: &Vc, m: &walkdown_smt::Model| ledger.on_model(vc, m),
+        );
+        summary_figures = Some(f);
+    }
+    // The goals covered so far need no query.
+    let targets: Vec<Target> = targets.into_iter().filter(|t| t.group >= goals.len() || !ledger.covered[t.group]).collect();
+    let mut cover_settings = settings.cover;
+    cover_settings.time = settings.cover.time.saturating_sub(start.elapsed());
+    let outcome = cover(
+        &mut vc,
+        &targets,
+        groups,
+        &path_vars,
+        &path_succs,
+        &cover_settings,
+        &stop_check,
+        &mut |vc: &Vc, m: &walkdown_smt::Model| ledger.on_model(vc, m),
+    );
+    if let Some(e) = ledger.sink_error.take() {
         return Err(BmcError::Sink(e));
     }
-    result.tests = tests;
-    result.errors = errors;
-    result.replays = replays;
-    result.divergences = divergences;
+    let sink = ledger.sink;
+    result.tests = ledger.tests;
+    result.errors = ledger.errors;
+    result.replays = ledger.replays;
+    result.divergences = ledger.divergences;
     result.cover = outcome.stats;
     result.complete = outcome.complete;
+    result.summaries = summary_figures;
 
     // One more query: can any execution reach a cut point?
     let cut_controls: Vec<_> = vc.blocks.iter().filter(|b| b.cut).map(|b| b.control).collect();
@@ -371,6 +353,106 @@ pub fn run_bmc(
     };
     sink.progress(&stats);
     Ok(result)
+}
+
+/// The targets of the engine's cover: every copy of every branch-outcome
+/// goal and failing check (grouped by goal), then the cut points (a group
+/// each, after the goals). Returns them and the number of groups.
+pub(crate) fn goal_targets(vc: &mut Vc, goals: &Goals) -> Result<(Vec<Target>, usize), BmcError> {
+    let mut targets = Vec::new();
+    for ed in &vc.edges {
+        if let Some(g) = ed.goal {
+            targets.push(Target { var: ed.taken, sym: ed.taken_sym, group: g.index() });
+        }
+    }
+    let errs: Vec<(GoalId, walkdown_smt::ExprId)> = vc.errors.iter().filter_map(|e| e.goal.map(|g| (g, e.fails))).collect();
+    for (g, fails) in errs {
+        let (sym, var) = vc.pool.new_symbol(&format!("err{}", g.index()), 1).map_err(|x| BmcError::Expr(x.to_string()))?;
+        let one = vc.pool.bv_const(1, 1).unwrap();
+        let v = vc.pool.eq(var, one).unwrap();
+        let def = vc.pool.eq(v, fails).unwrap();
+        vc.assertions.push(def);
+        targets.push(Target { var: v, sym, group: g.index() });
+    }
+    // The cut points are targets too: a model that reaches one is a real
+    // execution prefix, and its replay, which runs on past the bound, often
+    // covers more. Their status is no verdict.
+    let mut groups = goals.len();
+    for b in vc.blocks.iter().filter(|b| b.cut) {
+        targets.push(Target { var: b.reach, sym: b.reach_sym, group: groups });
+        groups += 1;
+    }
+    Ok((targets, groups))
+}
+
+/// The judge and the suite: replays each model's vector and keeps the
+/// tests that cover a new goal or reach a new error.
+struct Ledger<'a, 's> {
+    interp: &'a Interpreter,
+    covered: Vec<bool>,
+    errors_seen: HashSet<(CheckKind, Loc)>,
+    sink: &'s mut dyn TestSink,
+    sink_error: Option<String>,
+    opts: RunOptions,
+    dm: walkdown_ir::DataModel,
+    replays: u64,
+    divergences: u64,
+    tests: Vec<KeptTest>,
+    errors: Vec<(ErrorFound, usize)>,
+    start: Instant,
+}
+
+impl Ledger<'_, '_> {
+    /// Replays the model's inputs; returns the goals the replay covers.
+    fn on_model(&mut self, vc: &Vc, model: &walkdown_smt::Model) -> Vec<usize> {
+        let dm = self.dm;
+        let inputs = vc.inputs(model);
+        let vector = TestVector { values: inputs.iter().map(|(s, bits)| input_value(s.ty, s.signed, *bits, dm)).collect() };
+        let replay = self.interp.run(&vector, &self.opts);
+        self.replays += 1;
+        let claimed = vc.edges.iter().filter(|e| Vc::holds(model, e.taken_sym)).filter_map(|e| e.goal);
+        if claimed.into_iter().any(|g| replay.covered.binary_search(&g).is_err()) {
+            self.divergences += 1;
+        }
+        let new_goals: Vec<GoalId> = replay.covered.iter().copied().filter(|g| !self.covered[g.index()]).collect();
+        let error = match replay.outcome {
+            Outcome::Error { kind, loc, goal, .. } => Some(ErrorFound { kind, loc, goal }),
+            _ => None,
+        };
+        let new_error = error.is_some_and(|e| self.errors_seen.insert((e.kind, e.loc)));
+        if !new_goals.is_empty() || new_error {
+            for g in &new_goals {
+                self.covered[g.index()] = true;
+            }
+            let index = self.tests.len();
+            if let (Some(e), true) = (error, new_error) {
+                self.errors.push((e, index));
+            }
+            // Write the inputs the replay consumed (its own types), so the
+            // test file is exactly what ran.
+            let vector = if replay.inputs_exhausted {
+                vector
+            } else {
+                TestVector { values: replay.inputs.iter().map(|i| input_value(i.ty, i.signed, i.bits, dm)).collect() }
+            };
+            let types = replay.inputs.iter().map(|i| c_type_name(i.ty, i.signed, dm)).collect();
+            let kept = KeptTest {
+                index,
+                vector,
+                types,
+                new_goals,
+                covered: replay.covered.clone(),
+                error,
+                outcome: replay.outcome.clone(),
+                at: self.start.elapsed().as_secs_f64(),
+            };
+            if let Err(e) = self.sink.test(&kept) {
+                self.sink_error.get_or_insert(e);
+            }
+            self.tests.push(kept);
+        }
+        replay.covered.iter().map(|g| g.index()).collect()
+    }
 }
 
 /// The C type name Test-Comp annotations use for an input.

@@ -53,10 +53,22 @@ pub fn is_reach_error(name: &str) -> bool {
 /// from the new `main`).
 pub fn inline_main(program: &Program, settings: &InlineSettings) -> Result<(Program, Provenance), BmcError> {
     let main = program.entry().ok_or(BmcError::NoEntry)?;
-    let mut inl = Inliner { program, settings, out: Body::default(), prov: Provenance::default(), stack: vec![main], taken: None };
-    inl.copy_function(main, None)?;
+    inline_function(program, main, settings, &[])
+}
+
+/// Like [`inline_main`] for any defined function `f`, keeping the direct
+/// calls of the functions in `keep` (the bounded engine replaces them by
+/// procedure summaries).
+pub fn inline_function(
+    program: &Program,
+    f: FuncId,
+    settings: &InlineSettings,
+    keep: &[FuncId],
+) -> Result<(Program, Provenance), BmcError> {
+    let mut inl = Inliner { program, settings, out: Body::default(), prov: Provenance::default(), stack: vec![f], taken: None, keep };
+    inl.copy_function(f, None)?;
     let mut p = program.clone();
-    p.funcs[main].body = Some(inl.out);
+    p.funcs[f].body = Some(inl.out);
     Ok((p, inl.prov))
 }
 
@@ -69,6 +81,8 @@ struct Inliner<'p> {
     stack: Vec<FuncId>,
     /// Functions whose address is taken (computed on the first indirect call).
     taken: Option<Vec<FuncId>>,
+    /// Functions whose direct calls stay calls.
+    keep: &'p [FuncId],
 }
 
 impl Inliner<'_> {
@@ -202,7 +216,7 @@ impl Inliner<'_> {
                 if let InstKind::Call { callee, args, ret } = &idata.kind {
                     let defined = |g: FuncId| program.funcs[g].body.is_some() && !is_reach_error(&program.funcs[g].name);
                     let inlined = match callee {
-                        Callee::Direct(g) => defined(*g),
+                        Callee::Direct(g) => defined(*g) && !self.keep.contains(g),
                         Callee::Indirect(_) => true,
                     };
                     if inlined {

@@ -26,6 +26,7 @@ pub mod inline;
 pub mod localize;
 pub mod origin;
 pub mod randprog;
+pub mod summary;
 pub mod unwind;
 pub mod vc;
 

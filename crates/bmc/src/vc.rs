@@ -91,6 +91,17 @@ impl Default for VcSettings {
     }
 }
 
+/// Procedure summaries (the paper's Section 6): per function, input/output
+/// pairs of executions found for it (argument bits, return bits). A call of
+/// a summarized function is encoded as "the arguments and the result are
+/// one of the pairs": an under-approximation, so models are still real
+/// executions but unsatisfiability proves nothing.
+#[derive(Clone, Debug, Default)]
+pub struct Summaries {
+    /// The pairs of each summarized function.
+    pub funcs: std::collections::HashMap<FuncId, Vec<(Vec<u64>, Option<u64>)>>,
+}
+
 /// A `nondet` (or an unknown external's result) in a block.
 #[derive(Clone, Copy, Debug)]
 pub struct InputSite {
@@ -167,6 +178,10 @@ pub struct Vc {
     pub order: Vec<Block>,
     /// Where the encoding over-approximates, with the construct.
     pub approximations: Vec<(String, Loc)>,
+    /// The entry block's parameters (the function's arguments).
+    pub entry_params: Vec<ExprId>,
+    /// The value each `ret` block returns.
+    pub returns: std::collections::HashMap<Block, Option<ExprId>>,
 }
 
 impl Vc {
@@ -230,6 +245,22 @@ pub fn encode(
     global_addr: &dyn Fn(GlobalId) -> u64,
     func_addr: &dyn Fn(FuncId) -> u64,
     settings: &VcSettings,
+) -> Result<Vc, BmcError> {
+    encode_with(program, body, prov, goals, global_addr, func_addr, settings, &Summaries::default())
+}
+
+/// [`encode`], with calls of the functions in `summaries` (left as calls
+/// by [`crate::inline::inline_function`]) encoded by their summaries.
+#[allow(clippy::too_many_arguments)]
+pub fn encode_with(
+    program: &Program,
+    body: &Body,
+    prov: &Provenance,
+    goals: &Goals,
+    global_addr: &dyn Fn(GlobalId) -> u64,
+    func_addr: &dyn Fn(FuncId) -> u64,
+    settings: &VcSettings,
+    summaries: &Summaries,
 ) -> Result<Vc, BmcError> {
     let dm = program.data_model;
     let pw = dm.pointer_bits();
@@ -310,6 +341,8 @@ pub fn encode(
     let mut events: Vec<Vec<Event>> = (0..n).map(|_| Vec::new()).collect();
     let mut guards: Vec<Vec<ExprId>> = vec![Vec::new(); n];
     let mut passes: Vec<ExprId> = vec![e.pool.tt(); n];
+    let mut returns = std::collections::HashMap::new();
+    let mut entry_params = Vec::new();
 
     for &b in &order {
         let data = &body.blocks[b];
@@ -471,6 +504,32 @@ pub fn encode(
                         events[b.index()].push(Event::Stop);
                         pass = e.pool.ff();
                         ret_w.map(|w| e.bv(0, w))
+                    } else if let Some(pairs) = summaries.funcs.get(&f) {
+                        // The arguments and the result are one of the
+                        // pairs found for the callee.
+                        let r = ret.map(|t| {
+                            let w = e.width(t);
+                            e.sym(&format!("sum{}", inst.as_u32()), w).1
+                        });
+                        let mut alts = Vec::new();
+                        for (a, rv) in pairs {
+                            let mut conj = Vec::new();
+                            for (x, &bits) in argv.iter().zip(a) {
+                                let w = e.pool.width(*x).unwrap_or(1);
+                                let k = e.bv(bits, w);
+                                conj.push(e.x(|p| p.eq(*x, k)));
+                            }
+                            if let (Some(r), Some(bits)) = (r, rv) {
+                                let w = e.pool.width(r).unwrap_or(1);
+                                let k = e.bv(*bits, w);
+                                conj.push(e.x(|p| p.eq(r, k)));
+                            }
+                            alts.push(e.x(|p| p.and(&conj)));
+                        }
+                        let cb = e.x(|p| p.or(&alts));
+                        events[b.index()].push(Event::Assume(cb));
+                        pass = e.x(|p| p.and2(pass, cb));
+                        r
                     } else if fd.body.is_some() {
                         return Err(BmcError::unsupported(format!("call of @{} left after inlining", fd.name), &main_name, loc));
                     } else if let Some(bi) = fd.builtin {
@@ -516,6 +575,21 @@ pub fn encode(
             if let (Some(r), Some(x)) = (idata.result, result) {
                 vals[r.index()] = Some(x);
             }
+        }
+        if let Terminator::Return(op) = &data.term {
+            let v = op.as_ref().map(|o| match o {
+                Operand::Value(v) => vals[v.index()].unwrap(),
+                Operand::Const(c) => {
+                    let w = e.width(c.ty);
+                    e.bv(c.bits, w)
+                }
+                Operand::Global(g) => e.bv(global_addr(*g), pw),
+                Operand::Func(f) => e.bv(func_addr(*f), pw),
+            });
+            returns.insert(b, v);
+        }
+        if b == Body::ENTRY {
+            entry_params = data.params.iter().map(|p| vals[p.index()].unwrap()).collect();
         }
         // Terminator: one guard per successor.
         let gs: Vec<ExprId> = match &data.term {
@@ -671,6 +745,8 @@ pub fn encode(
         errors,
         order,
         approximations,
+        entry_params,
+        returns,
     })
 }
 

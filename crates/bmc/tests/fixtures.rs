@@ -9,12 +9,14 @@
 //! - `//! others covered`: every other branch outcome is covered.
 //!
 //! Every test the engine keeps is replayed here once more by the
-//! interpreter and must cover what the engine says it covers.
+//! interpreter and must cover what the engine says it covers. Each file
+//! runs with every algorithm, and with statement cover after a summary
+//! phase (`summaries.c` checks that phase did its work).
 
 mod common;
 
 use walkdown_bmc::engine::settings_with;
-use walkdown_bmc::{CoverAlgorithm, GoalVerdict};
+use walkdown_bmc::{BmcSettings, CoverAlgorithm, GoalVerdict};
 use walkdown_interp::{Interpreter, RunOptions};
 use walkdown_ir::entity::EntityRef;
 use walkdown_ir::goals::GoalKind;
@@ -29,8 +31,13 @@ fn verdict_name(v: GoalVerdict) -> &'static str {
     }
 }
 
-fn check(path: &std::path::Path, alg: CoverAlgorithm) -> Vec<String> {
-    let name = format!("{} ({})", path.file_name().unwrap().to_string_lossy(), alg.name());
+fn check(path: &std::path::Path, alg: CoverAlgorithm, summaries: bool) -> Vec<String> {
+    let name = format!(
+        "{} ({}{})",
+        path.file_name().unwrap().to_string_lossy(),
+        alg.name(),
+        if summaries { ", summaries" } else { "" }
+    );
     let text = std::fs::read_to_string(path).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     let line_of = |tok: &str| -> u32 {
@@ -44,7 +51,14 @@ fn check(path: &std::path::Path, alg: CoverAlgorithm) -> Vec<String> {
     };
     let k: u32 = text.lines().find_map(|l| l.strip_prefix("//! unwind ")).map_or(2, |v| v.trim().parse().unwrap());
     let program = common::load(path, DataModel::LP64);
-    let (goals, r) = common::run(&program, &settings_with(alg, k));
+    let settings = BmcSettings { summaries, ..settings_with(alg, k) };
+    let (goals, r) = common::run(&program, &settings);
+    if summaries && path.ends_with("summaries.c") {
+        let f = r.summaries.clone().unwrap_or_default();
+        if f.functions != 1 || f.pairs < 2 || f.refinements < 1 {
+            failures_early(&name, &f);
+        }
+    }
     let mut failures = Vec::new();
     if let Some(e) = &r.unsupported {
         return vec![format!("{name}: unsupported: {e}")];
@@ -95,6 +109,10 @@ fn check(path: &std::path::Path, alg: CoverAlgorithm) -> Vec<String> {
     failures
 }
 
+fn failures_early(name: &str, f: &walkdown_bmc::summary::SummaryFigures) {
+    panic!("{name}: expected one summarized function with at least two pairs and a refinement, got {f:?}");
+}
+
 #[test]
 fn fixtures_report_what_they_state() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
@@ -103,8 +121,9 @@ fn fixtures_report_what_they_state() {
     let mut failures = Vec::new();
     for f in &files {
         for alg in CoverAlgorithm::ALL {
-            failures.extend(check(f, alg));
+            failures.extend(check(f, alg, false));
         }
+        failures.extend(check(f, CoverAlgorithm::Statements, true));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

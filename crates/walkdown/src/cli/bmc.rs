@@ -54,6 +54,9 @@ pub struct BmcFlags {
     /// bmc: covering algorithm.
     #[arg(long, value_enum, default_value = "statements")]
     pub cover: CoverArg,
+    /// bmc: first cover with calls of memory- and input-free functions replaced by procedure summaries (up to half the time), then inline.
+    #[arg(long)]
+    pub summaries: bool,
 }
 
 struct Writer<'a> {
@@ -111,6 +114,7 @@ pub fn gen(program_args: &ProgramArgs, time: f64, out: &Path, solver_timeout_ms:
             timeout_ms: solver_timeout_ms,
             ..CoverSettings::default()
         },
+        summaries: flags.summaries,
         ..BmcSettings::default()
     };
     let stop = Arc::new(AtomicBool::new(false));
@@ -152,6 +156,18 @@ pub fn gen(program_args: &ProgramArgs, time: f64, out: &Path, solver_timeout_ms:
             None => "unknown",
         }
     );
+    if let Some(f) = &result.summaries {
+        println!(
+            "summaries: {} functions, {} input/output pairs, {} re-covers under a caller's constants, {} callee queries, {} queries with summaries, {:.1}s in the solver{}",
+            f.functions,
+            f.pairs,
+            f.refinements,
+            f.callee_queries,
+            f.queries,
+            f.solver_time.as_secs_f64(),
+            f.note.as_ref().map(|n| format!(" ({n})")).unwrap_or_default()
+        );
+    }
     for (e, t) in &result.errors {
         println!("error {} at {} (test {})", e.kind.name(), program.describe_loc(e.loc), file_name(*t));
     }
