@@ -203,6 +203,7 @@ impl Run<'_> {
 /// `settings`. `path_vars` are the block variables path cover blocks on,
 /// `path_succs` each block's successors (indices into `path_vars`).
 /// Each model goes to `on_model`, which returns the groups it confirms.
+#[allow(clippy::too_many_arguments)]
 pub fn cover(
     vc: &mut Vc,
     targets: &[Target],

@@ -88,9 +88,8 @@ pub fn localize(body: &mut Body, func_name: &str) -> Result<(), BmcError> {
             maps[i].push((v, p));
         }
     }
-    for i in 0..n {
+    for (i, map) in maps.iter().enumerate() {
         let b = Block::new(i);
-        let map = &maps[i];
         let rename = |op: &mut Operand| {
             if let Operand::Value(v) = op {
                 if let Ok(k) = map.binary_search_by_key(v, |&(old, _)| old) {

@@ -14,7 +14,7 @@
 use crate::cover::{cover, CoverAlgorithm, CoverSettings, CoverStats, GroupStatus, Target};
 use crate::engine::{goal_targets, transform_function};
 use crate::inline::is_reach_error;
-use crate::vc::{encode, encode_with, Summaries, Termination, Vc, VcSettings};
+use crate::vc::{encode, encode_with, Summaries, SummaryPair, Termination, Vc, VcSettings};
 use crate::BmcError;
 use std::time::Duration;
 use walkdown_ir::entity::EntityRef;
@@ -69,7 +69,7 @@ pub fn summarize(
     max_blocks: usize,
     pre: &[Option<u64>],
     settings: &CoverSettings,
-) -> Result<(Vec<(Vec<u64>, Option<u64>)>, CoverStats), BmcError> {
+) -> Result<(Vec<SummaryPair>, CoverStats), BmcError> {
     let u = transform_function(program, f, k, max_blocks, &[])?;
     let goals = Goals::compute(&u.program);
     let vs = VcSettings { termination: Termination::Complete, backward_ok: false, ..VcSettings::default() };
@@ -88,7 +88,7 @@ pub fn summarize(
     let succs: Vec<Vec<usize>> =
         vc.blocks.iter().map(|b| b.out_edges.iter().map(|&e| vc.edges[e].to.index()).collect()).collect();
     let groups = vc.blocks.len();
-    let mut pairs: Vec<(Vec<u64>, Option<u64>)> = Vec::new();
+    let mut pairs: Vec<SummaryPair> = Vec::new();
     let mut on_model = |vc: &Vc, m: &Model| -> Vec<usize> {
         let args: Vec<u64> = vc.entry_params.iter().map(|&p| vc.pool.eval(p, m).as_bv().unwrap_or(0) as u64).collect();
         let last = *vc.path(m).last().expect("a path has a block");

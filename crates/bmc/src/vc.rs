@@ -91,6 +91,10 @@ impl Default for VcSettings {
     }
 }
 
+/// One execution of a summarized function: its arguments' bits and its
+/// result's bits (none for `void`).
+pub type SummaryPair = (Vec<u64>, Option<u64>);
+
 /// Procedure summaries (the paper's Section 6): per function, input/output
 /// pairs of executions found for it (argument bits, return bits). A call of
 /// a summarized function is encoded as "the arguments and the result are
@@ -99,7 +103,7 @@ impl Default for VcSettings {
 #[derive(Clone, Debug, Default)]
 pub struct Summaries {
     /// The pairs of each summarized function.
-    pub funcs: std::collections::HashMap<FuncId, Vec<(Vec<u64>, Option<u64>)>>,
+    pub funcs: std::collections::HashMap<FuncId, Vec<SummaryPair>>,
 }
 
 /// A `nondet` (or an unknown external's result) in a block.
@@ -227,6 +231,10 @@ impl Vc {
     }
 }
 
+/// An edge into a block: (edge index, selection condition, memory state,
+/// arguments).
+type Incoming = (usize, ExprId, usize, Vec<ExprId>);
+
 /// What ends the execution inside a block, for the backward `ok` pass.
 enum Event {
     Assume(ExprId),
@@ -336,7 +344,7 @@ pub fn encode_with(
     let mut edges: Vec<EdgeVar> = Vec::new();
     let mut errors: Vec<ErrorVar> = Vec::new();
     // Per block: incoming (edge index, selection condition, memory, args).
-    let mut incoming: Vec<Vec<(usize, ExprId, usize, Vec<ExprId>)>> = vec![Vec::new(); n];
+    let mut incoming: Vec<Vec<Incoming>> = vec![Vec::new(); n];
     // Per block: events and guards for the backward pass.
     let mut events: Vec<Vec<Event>> = (0..n).map(|_| Vec::new()).collect();
     let mut guards: Vec<Vec<ExprId>> = vec![Vec::new(); n];
@@ -405,7 +413,7 @@ pub fn encode_with(
                 InstKind::Bin { op, ty, lhs, rhs } => {
                     let (a, c) = (opv(&mut e, &vals, lhs), opv(&mut e, &vals, rhs));
                     if op.is_float() || ty.is_float() {
-                        Some(e.havoc(&format!("{op}"), op.yields_bool().then_some(1).unwrap_or(e.width(*ty)), loc))
+                        Some(e.havoc(&format!("{op}"), if op.yields_bool() { 1 } else { e.width(*ty) }, loc))
                     } else {
                         let w = e.width(*ty);
                         Some(Sym::new(e.pool).bin(*op, w, a, c))
