@@ -7,11 +7,14 @@
 //! Environment: `BMC_BENCH_BUDGET` seconds per program and algorithm
 //! (default 1; a cover that runs out is counted with the queries and time
 //! it used, and marked), `BMC_BENCH_PROGRAMS` per size (default 10),
-//! `BMC_BENCH_MAX_DIAMONDS` (default 9).
+//! `BMC_BENCH_MAX_DIAMONDS` (default 9), `BMC_BENCH_ENCODING` (`wlp`, the
+//! paper's backward `ok` variables, default; or `sp`, the forward reading),
+//! `BMC_BENCH_INCREMENTAL` (1, default: one incremental Z3 per cover; 0: a
+//! fresh solver per query).
 
 use std::time::Duration;
 use walkdown_bmc::cover::CoverAlgorithm;
-use walkdown_bmc::experiment::cover_blocks;
+use walkdown_bmc::experiment::{cover_blocks_with, ExperimentSettings};
 use walkdown_bmc::randprog::paper_program;
 
 fn env_or(name: &str, default: f64) -> f64 {
@@ -23,7 +26,17 @@ fn main() {
     let per_size = env_or("BMC_BENCH_PROGRAMS", 10.0) as u64;
     let max_d = env_or("BMC_BENCH_MAX_DIAMONDS", 9.0) as usize;
     let algs = CoverAlgorithm::ALL;
-    println!("budget {:.1}s per program and algorithm; {per_size} programs per size", budget.as_secs_f64());
+    let es = ExperimentSettings {
+        budget,
+        backward_ok: std::env::var("BMC_BENCH_ENCODING").map_or(true, |v| v != "sp"),
+        incremental: env_or("BMC_BENCH_INCREMENTAL", 1.0) != 0.0,
+    };
+    println!(
+        "budget {:.1}s per program and algorithm; {per_size} programs per size; encoding {}; {} solver",
+        budget.as_secs_f64(),
+        if es.backward_ok { "wlp (paper)" } else { "sp" },
+        if es.incremental { "incremental" } else { "fresh per query" }
+    );
     print!("{:>8} {:>7}", "diamonds", "blocks");
     for a in algs {
         print!(" | {:>10} {:>8} {:>4}", format!("{} q", a.name()), "time s", "cut");
@@ -39,7 +52,7 @@ fn main() {
             blocks += p.funcs.values().next().and_then(|f| f.body.as_ref()).map_or(0, |b| b.blocks.len());
             let mut infeasible: Vec<Option<Vec<usize>>> = Vec::new();
             for (i, a) in algs.iter().enumerate() {
-                let o = cover_blocks(&p, *a, budget).expect("random programs encode");
+                let o = cover_blocks_with(&p, *a, &es).expect("random programs encode");
                 row[i].0 += o.stats.queries;
                 row[i].1 += o.stats.solver_time.as_secs_f64();
                 row[i].2 += u64::from(!o.complete);

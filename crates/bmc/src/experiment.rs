@@ -14,9 +14,32 @@ use walkdown_ir::entity::EntityRef;
 use walkdown_ir::goals::Goals;
 use walkdown_ir::Program;
 
+/// How the experiment encodes and solves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExperimentSettings {
+    /// Budget per program and algorithm. Default 1 s.
+    pub budget: Duration,
+    /// `ok_b` defined backward as in the paper (true, default) or the
+    /// forward reading (see [`VcSettings::backward_ok`]).
+    pub backward_ok: bool,
+    /// One incremental solver per cover (default true) or a fresh one per
+    /// query.
+    pub incremental: bool,
+}
+
+impl Default for ExperimentSettings {
+    fn default() -> Self {
+        ExperimentSettings { budget: Duration::from_secs(1), backward_ok: true, incremental: true }
+    }
+}
+
 /// Encodes a loop-free, call-free program with the paper's termination,
 /// and its targets: one per block.
 pub fn encode_blocks(program: &Program) -> Result<(Vc, Vec<Target>), BmcError> {
+    encode_blocks_with(program, true)
+}
+
+fn encode_blocks_with(program: &Program, backward_ok: bool) -> Result<(Vc, Vec<Target>), BmcError> {
     let u = transform(program, 1, 100_000)?;
     let goals = Goals::compute(&u.program);
     let vc = encode(
@@ -26,7 +49,7 @@ pub fn encode_blocks(program: &Program) -> Result<(Vc, Vec<Target>), BmcError> {
         &goals,
         &|_| 0,
         &|_| 0,
-        &VcSettings { termination: Termination::Complete, ..VcSettings::default() },
+        &VcSettings { termination: Termination::Complete, backward_ok, ..VcSettings::default() },
     )?;
     let targets =
         vc.blocks.iter().enumerate().map(|(i, b)| Target { var: b.reach, sym: b.reach_sym, group: i }).collect();
@@ -35,7 +58,17 @@ pub fn encode_blocks(program: &Program) -> Result<(Vc, Vec<Target>), BmcError> {
 
 /// Covers the blocks of `program` with `algorithm` within `budget`.
 pub fn cover_blocks(program: &Program, algorithm: CoverAlgorithm, budget: Duration) -> Result<CoverOutcome, BmcError> {
-    let (mut vc, targets) = encode_blocks(program)?;
+    cover_blocks_with(program, algorithm, &ExperimentSettings { budget, ..ExperimentSettings::default() })
+}
+
+/// [`cover_blocks`] with explicit settings.
+pub fn cover_blocks_with(
+    program: &Program,
+    algorithm: CoverAlgorithm,
+    es: &ExperimentSettings,
+) -> Result<CoverOutcome, BmcError> {
+    let budget = es.budget;
+    let (mut vc, targets) = encode_blocks_with(program, es.backward_ok)?;
     let path_vars: Vec<_> = vc.blocks.iter().map(|b| (b.reach_sym, b.reach)).collect();
     let path_succs: Vec<Vec<usize>> =
         vc.blocks.iter().map(|b| b.out_edges.iter().map(|&e| vc.edges[e].to.index()).collect()).collect();
@@ -45,7 +78,7 @@ pub fn cover_blocks(program: &Program, algorithm: CoverAlgorithm, budget: Durati
         time: budget,
         // The paper's one-query-per-block does not reuse models.
         reuse_models: false,
-        incremental: true,
+        incremental: es.incremental,
         ..CoverSettings::default()
     };
     let mut on_model = |vc: &Vc, m: &walkdown_smt::Model| -> Vec<usize> {
