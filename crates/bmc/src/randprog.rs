@@ -57,7 +57,7 @@ struct Builder<'r> {
 }
 
 /// The variables' type. The paper's variables are unbounded integers;
-/// 16-bit machine integers keep Z3's bit-blasting cheap (the constants are
+/// 8-bit machine integers keep Z3's bit-blasting cheap (the constants are
 /// small, so few paths depend on wrap-around).
 const W: Type = Type::I8;
 

@@ -5,7 +5,8 @@
 //! bound with no cut point reachable) is covered by any of up to 10,000
 //! seeded random input vectors run in the interpreter (1,000,000 steps per
 //! run, 1.5 s per task, so slow programs run fewer vectors; the count is
-//! printed). Every kept test replays to the goals the engine recorded.
+//! printed; `WALKDOWN_SOUNDNESS_BUDGET_S` raises that budget for a full
+//! run). Every kept test replays to the goals the engine recorded.
 //! Prints a line per program. Skips with a message when `../shared` is
 //! absent.
 
@@ -22,6 +23,10 @@ use walkdown_ir::goals::GoalId;
 
 const VECTORS: usize = 10_000;
 const RANDOM_BUDGET: Duration = Duration::from_millis(1500);
+
+fn random_budget() -> Duration {
+    std::env::var("WALKDOWN_SOUNDNESS_BUDGET_S").ok().and_then(|s| s.parse().ok()).map_or(RANDOM_BUDGET, Duration::from_secs_f64)
+}
 
 #[test]
 fn unreachable_claims_are_never_covered_on_the_corpus() {
@@ -66,7 +71,7 @@ fn unreachable_claims_are_never_covered_on_the_corpus() {
         let mut seen = BTreeSet::new();
         if !unreachable.is_empty() {
             for tv in walkdown_testsupport::input_vectors(&prog.name, VECTORS) {
-                if start.elapsed() > RANDOM_BUDGET {
+                if start.elapsed() > random_budget() {
                     break;
                 }
                 runs += 1;
