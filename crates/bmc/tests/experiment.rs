@@ -68,3 +68,22 @@ fn algorithms_agree_and_models_replay() {
         }
     }
 }
+
+/// The formula is linear in the program: terms per instruction stay within
+/// a constant band from 2 to 9 diamonds (the paper's claim for its
+/// encoding, checked on the random programs).
+#[test]
+fn formula_size_is_linear_in_the_program() {
+    let mut ratios = Vec::new();
+    for d in 2..=9 {
+        let p = paper_program(d, 5);
+        let body = p.funcs.values().next().unwrap().body.as_ref().unwrap();
+        let size = body.insts.len() + body.blocks.len() + body.values.len();
+        let (vc, _) = encode_blocks(&p).expect("encodes");
+        let r = vc.size() as f64 / size as f64;
+        eprintln!("{d} diamonds: program {size}, formula {} terms, ratio {r:.2}", vc.size());
+        ratios.push(r);
+    }
+    let (lo, hi) = ratios.iter().fold((f64::MAX, 0f64), |(lo, hi), &r| (lo.min(r), hi.max(r)));
+    assert!(hi <= 1.5 * lo, "terms per program entity vary from {lo:.2} to {hi:.2}");
+}
