@@ -1256,8 +1256,13 @@ impl<'p, 'a> Run<'p, 'a> {
                 let goal = |succ: u32| self.t.goals.edge(func, block, succ);
                 let (g_taken, g_other) = if taken { (goal(0), goal(1)) } else { (goal(1), goal(0)) };
                 self.cover(g_taken);
-                let trip = match self.t.trip_exits.get(&(func, block, if taken { 0 } else { 1 })) {
-                    Some(&k) => {
+                let exit = if self.t.trip_exits.is_empty() {
+                    None
+                } else {
+                    self.t.trip_exits.get(&(func, block, if taken { 0 } else { 1 })).copied()
+                };
+                let trip = match exit {
+                    Some(k) => {
                         let loops = Rc::clone(&self.t.trip_loops);
                         self.trip_exit(&loops[k], cond, taken)
                     }
