@@ -64,10 +64,10 @@ impl Run<'_, '_> {
         let Operand::Value(cond) = *cond else { return None };
         let n = self.t.trip_symbol(self.sym.pool(), self.trip_symbols_used as usize, TRIP_WIDTH);
         let mut depends_on_input = false;
-        let at_n = self.closed_forms(forms, n, &mut depends_on_input)?;
+        let at_n = self.closed_forms(forms, n, &mut depends_on_input);
         let one = self.sym.bv(1, TRIP_WIDTH);
         let n_minus_1 = self.sym.bin(walkdown_ir::BinOp::Sub, TRIP_WIDTH, n, one);
-        let at_n_minus_1 = self.closed_forms(forms, n_minus_1, &mut depends_on_input)?;
+        let at_n_minus_1 = self.closed_forms(forms, n_minus_1, &mut depends_on_input);
         let exit_at_n = self.rederive(forms, cond, &at_n, &mut depends_on_input)?;
         let exit_before = self.rederive(forms, cond, &at_n_minus_1, &mut depends_on_input)?;
         if !depends_on_input {
@@ -98,7 +98,7 @@ impl Run<'_, '_> {
 
     /// The head parameters' closed forms with `counter` for the loop
     /// counter.
-    fn closed_forms(&mut self, forms: &TripLoop, counter: ExprId, dep: &mut bool) -> Option<HashMap<Value, ExprId>> {
+    fn closed_forms(&mut self, forms: &TripLoop, counter: ExprId, dep: &mut bool) -> HashMap<Value, ExprId> {
         let body = self.frame().body;
         let mut out = HashMap::new();
         for f in &forms.forms.forms {
@@ -120,7 +120,7 @@ impl Run<'_, '_> {
             }
             out.insert(f.value, acc);
         }
-        Some(out)
+        out
     }
 
     /// `v` computed again from the head parameters' values in `subst`
