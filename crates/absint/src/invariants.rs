@@ -31,7 +31,6 @@ use crate::interval::{norm, smax, smin, Interval};
 use crate::relational::RelAnalysis;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt;
-use walkdown_ir::entity::SecondaryMap;
 use walkdown_ir::verify::Dominators;
 use walkdown_ir::{
     BinOp, Block, Body, CastOp, CmpPred, Const, DataModel, FuncId, Inst, InstKind, Loc, Operand, Program, Terminator,
@@ -187,12 +186,7 @@ pub fn invariants_at_exits(a: &RelAnalysis) -> Vec<LinearFact> {
             continue;
         }
         let dom = Dominators::compute(body);
-        let mut block_of: SecondaryMap<Inst, Option<Block>> = SecondaryMap::with_default(None);
-        for (b, data) in body.blocks.iter() {
-            for &i in &data.insts {
-                block_of.set(i, Some(b));
-            }
-        }
+        let block_of = body.inst_blocks();
         for (b, kind) in fact_blocks(body, &rf.loops) {
             let st = &rf.sol.entry[b];
             if st.eq.rows().is_empty() {

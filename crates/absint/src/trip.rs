@@ -20,9 +20,8 @@
 use crate::affine::Var;
 use crate::relational::RelAnalysis;
 use std::collections::BTreeSet;
-use walkdown_ir::entity::SecondaryMap;
 use walkdown_ir::verify::Dominators;
-use walkdown_ir::{Block, FuncId, Inst, Value, ValueDef};
+use walkdown_ir::{Block, FuncId, Value, ValueDef};
 
 /// `value == per_iteration * counter + sum(coef * term) + constant` on
 /// every visit of the loop head, modulo `2^width(value)`.
@@ -68,12 +67,7 @@ pub fn trip_count_forms(a: &RelAnalysis) -> Vec<LoopForms> {
             continue;
         }
         let dom = Dominators::compute(body);
-        let mut block_of: SecondaryMap<Inst, Option<Block>> = SecondaryMap::with_default(None);
-        for (b, data) in body.blocks.iter() {
-            for &i in &data.insts {
-                block_of.set(i, Some(b));
-            }
-        }
+        let block_of = body.inst_blocks();
         for (k, l) in rf.loops.iter().enumerate() {
             let latches: Vec<Block> = l
                 .blocks

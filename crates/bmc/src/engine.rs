@@ -435,7 +435,7 @@ impl Ledger<'_, '_> {
             } else {
                 TestVector { values: replay.inputs.iter().map(|i| input_value(i.ty, i.signed, i.bits, dm)).collect() }
             };
-            let types = replay.inputs.iter().map(|i| c_type_name(i.ty, i.signed, dm)).collect();
+            let types = replay.inputs.iter().map(|i| i.ty.c_name(i.signed, dm)).collect();
             let kept = KeptTest {
                 index,
                 vector,
@@ -455,30 +455,6 @@ impl Ledger<'_, '_> {
     }
 }
 
-/// The C type name Test-Comp annotations use for an input.
-pub fn c_type_name(ty: walkdown_ir::Type, signed: bool, dm: walkdown_ir::DataModel) -> &'static str {
-    use walkdown_ir::Type::*;
-    match (ty, signed) {
-        (I1, _) => "_Bool",
-        (I8, true) => "char",
-        (I8, false) => "unsigned char",
-        (I16, true) => "short",
-        (I16, false) => "unsigned short",
-        (I32, true) => "int",
-        (I32, false) => "unsigned int",
-        (I64, true) => "long long",
-        (I64, false) => "unsigned long long",
-        (Ptr, _) => {
-            if dm.pointer_bits() == 64 {
-                "unsigned long"
-            } else {
-                "unsigned int"
-            }
-        }
-        (F32, _) => "float",
-        (F64, _) => "double",
-    }
-}
 
 /// Default-algorithm shorthand for tests.
 pub fn settings_with(algorithm: CoverAlgorithm, unwind: u32) -> BmcSettings {

@@ -662,7 +662,7 @@ impl<'p, 's> Engine<'p, 's> {
         // those (with their traced types), so the test is what ran.
         let consumed: Vec<InputValue> =
             replay.inputs.iter().map(|i| input_value(i.ty, i.signed, i.bits, self.program.data_model)).collect();
-        let types = replay.inputs.iter().map(|i| c_type_name(i.ty, i.signed, self.program.data_model)).collect();
+        let types = replay.inputs.iter().map(|i| i.ty.c_name(i.signed, self.program.data_model)).collect();
         let vector = if replay.inputs_exhausted || consumed.len() != replay.inputs.len() {
             vector.clone()
         } else {
@@ -722,27 +722,3 @@ impl<'p, 's> Engine<'p, 's> {
     }
 }
 
-/// The C type name Test-Comp annotations use for an input.
-fn c_type_name(ty: walkdown_ir::Type, signed: bool, dm: walkdown_ir::DataModel) -> &'static str {
-    use walkdown_ir::Type::*;
-    match (ty, signed) {
-        (I1, _) => "_Bool",
-        (I8, true) => "char",
-        (I8, false) => "unsigned char",
-        (I16, true) => "short",
-        (I16, false) => "unsigned short",
-        (I32, true) => "int",
-        (I32, false) => "unsigned int",
-        (I64, true) => "long long",
-        (I64, false) => "unsigned long long",
-        (Ptr, _) => {
-            if dm.pointer_bits() == 64 {
-                "unsigned long"
-            } else {
-                "unsigned int"
-            }
-        }
-        (F32, _) => "float",
-        (F64, _) => "double",
-    }
-}

@@ -1,7 +1,7 @@
 //! Programs, functions, blocks, values and globals.
 
 use crate::entities::{Block, FileId, FuncId, GlobalId, Inst, Value};
-use crate::entity::PrimaryMap;
+use crate::entity::{PrimaryMap, SecondaryMap};
 use crate::inst::{InstData, InstKind, Terminator};
 use crate::loc::Loc;
 use crate::types::{DataModel, Type};
@@ -209,6 +209,17 @@ impl Body {
         let b = &mut self.blocks[block];
         b.term = term;
         b.term_loc = loc;
+    }
+
+    /// The block of every instruction placed in a block (a side table).
+    pub fn inst_blocks(&self) -> SecondaryMap<Inst, Option<Block>> {
+        let mut map = SecondaryMap::with_default(None);
+        for (b, data) in self.blocks.iter() {
+            for &i in &data.insts {
+                map.set(i, Some(b));
+            }
+        }
+        map
     }
 
     /// The type of an operand.

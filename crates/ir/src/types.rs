@@ -24,6 +24,27 @@ pub enum Type {
 }
 
 impl Type {
+    /// The C type name of an input of this type (`signed` for integers),
+    /// as test-suite annotations spell it.
+    pub fn c_name(self, signed: bool, dm: DataModel) -> &'static str {
+        use Type::*;
+        match (self, signed) {
+            (I1, _) => "_Bool",
+            (I8, true) => "char",
+            (I8, false) => "unsigned char",
+            (I16, true) => "short",
+            (I16, false) => "unsigned short",
+            (I32, true) => "int",
+            (I32, false) => "unsigned int",
+            (I64, true) => "long long",
+            (I64, false) => "unsigned long long",
+            (Ptr, _) if dm.pointer_bits() == 64 => "unsigned long",
+            (Ptr, _) => "unsigned int",
+            (F32, _) => "float",
+            (F64, _) => "double",
+        }
+    }
+
     /// All types, in the order the textual IR lists them.
     pub const ALL: [Type; 8] =
         [Type::I1, Type::I8, Type::I16, Type::I32, Type::I64, Type::Ptr, Type::F32, Type::F64];
