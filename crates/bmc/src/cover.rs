@@ -260,11 +260,7 @@ pub fn cover(
             match run.ask(vc, &[enabling]) {
                 Answer::Sat(m) => accept(&mut run, vc, &m, &mut status, &mut touched),
                 Answer::Unsat => {
-                    for g in 0..groups {
-                        if !touched[g] && has_target[g] {
-                            status[g] = GroupStatus::Infeasible;
-                        }
-                    }
+                    mark_untouched_infeasible(&touched, &has_target, &mut status);
                     complete = true;
                     break;
                 }
@@ -315,11 +311,7 @@ pub fn cover(
                         blocking.push(clause);
                     }
                     Answer::Unsat => {
-                        for g in 0..groups {
-                            if !touched[g] && has_target[g] {
-                                status[g] = GroupStatus::Infeasible;
-                            }
-                        }
+                        mark_untouched_infeasible(&touched, &has_target, &mut status);
                         complete = true;
                         break;
                     }
@@ -375,11 +367,7 @@ pub fn cover(
             let mut best = match run.ask(vc, &[q]) {
                 Answer::Sat(m) => m,
                 Answer::Unsat => {
-                    for g in 0..groups {
-                        if !touched[g] && has_target[g] {
-                            status[g] = GroupStatus::Infeasible;
-                        }
-                    }
+                    mark_untouched_infeasible(&touched, &has_target, &mut status);
                     complete = true;
                     break;
                 }
@@ -405,4 +393,14 @@ pub fn cover(
     }
     run.stats.elapsed = run.start.elapsed();
     CoverOutcome { status, stats: run.stats, complete }
+}
+
+/// After an unsatisfiable enabling query: every group with a target that no
+/// model touched is infeasible.
+fn mark_untouched_infeasible(touched: &[bool], has_target: &[bool], status: &mut [GroupStatus]) {
+    for (g, s) in status.iter_mut().enumerate() {
+        if !touched[g] && has_target[g] {
+            *s = GroupStatus::Infeasible;
+        }
+    }
 }
