@@ -307,6 +307,7 @@ pub fn generate(
         .filter_map(|f| Some(TripLoop::new(f.clone(), program.funcs.get(f.func)?.body.as_ref()?)))
         .collect();
     let mut tracer = Tracer::new(program, goals, prepared).with_trip_loops(trip_loops);
+    let start = Instant::now();
     let covered = vec![false; goals.len()];
     let mut closed = covered.clone();
     for g in &settings.unreachable {
@@ -320,7 +321,12 @@ pub fn generate(
         interp: &interp,
         settings,
         pool: ExprPool::new(),
-        solver: SolverStack::build(&settings.solver),
+        solver: {
+            // No query may outlive the budget the user gave.
+            let mut stack = SolverStack::build(&settings.solver);
+            stack.set_deadline(Some(start + settings.time));
+            stack
+        },
         distances: Distances::compute(program, goals, &closed),
         covered,
         closed,
@@ -340,7 +346,7 @@ pub fn generate(
         distances_epoch: 0,
         rng: Rng::new(settings.seed),
         seq: 0,
-        start: Instant::now(),
+        start,
         last_progress: Instant::now(),
         logged: Vec::new(),
         mutation_time: Duration::ZERO,

@@ -104,6 +104,10 @@ pub fn slice(pool: &ExprPool, query: &Query<'_>) -> Vec<ExprId> {
 }
 
 impl<S: Solver> Solver for SlicingSolver<S> {
+    fn set_deadline(&mut self, deadline: Option<std::time::Instant>) {
+        self.inner.set_deadline(deadline)
+    }
+
     fn check(&mut self, pool: &ExprPool, query: &Query<'_>) -> Result<Answer, SolverError> {
         let start = Instant::now();
         let sliced = slice(pool, query);
@@ -170,6 +174,10 @@ impl<S: Solver> CachingSolver<S> {
 }
 
 impl<S: Solver> Solver for CachingSolver<S> {
+    fn set_deadline(&mut self, deadline: Option<std::time::Instant>) {
+        self.inner.set_deadline(deadline)
+    }
+
     fn check(&mut self, pool: &ExprPool, query: &Query<'_>) -> Result<Answer, SolverError> {
         let start = Instant::now();
         if pool.uid() != self.pool_uid {
@@ -303,6 +311,10 @@ fn is_subset(small: &[ExprId], big: &[ExprId]) -> bool {
 }
 
 impl<S: Solver> Solver for CexCachingSolver<S> {
+    fn set_deadline(&mut self, deadline: Option<std::time::Instant>) {
+        self.inner.set_deadline(deadline)
+    }
+
     fn check(&mut self, pool: &ExprPool, query: &Query<'_>) -> Result<Answer, SolverError> {
         let start = Instant::now();
         if pool.uid() != self.pool_uid {

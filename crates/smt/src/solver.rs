@@ -220,6 +220,11 @@ pub trait Solver {
     /// Appends one line per layer, this one first.
     fn stats(&self, out: &mut Vec<LayerStats>);
 
+    /// A wall-clock deadline for every later query: the backend gives up
+    /// (`Unknown`) by then at the latest, whatever its own timeout. Layers
+    /// pass it down; the default ignores it.
+    fn set_deadline(&mut self, _deadline: Option<std::time::Instant>) {}
+
     /// Whether the conjunction is satisfiable; `None` when unknown.
     fn is_sat(
         &mut self,
@@ -278,5 +283,8 @@ impl<S: Solver + ?Sized> Solver for Box<S> {
     }
     fn stats(&self, out: &mut Vec<LayerStats>) {
         (**self).stats(out)
+    }
+    fn set_deadline(&mut self, deadline: Option<std::time::Instant>) {
+        (**self).set_deadline(deadline)
     }
 }

@@ -90,4 +90,8 @@ impl Solver for SolverStack {
     fn stats(&self, out: &mut Vec<LayerStats>) {
         self.top.stats(out)
     }
+
+    fn set_deadline(&mut self, deadline: Option<std::time::Instant>) {
+        self.top.set_deadline(deadline)
+    }
 }

@@ -86,6 +86,7 @@ pub struct Z3Solver {
     /// With the incremental solver: constraints asserted once, at the base
     /// level, which queries then need not assert again.
     base: std::collections::HashSet<ExprId>,
+    deadline: Option<std::time::Instant>,
 }
 
 impl Z3Solver {
@@ -99,6 +100,7 @@ impl Z3Solver {
             tactic: None,
             incremental: None,
             base: Default::default(),
+            deadline: None,
         }
     }
 
@@ -330,7 +332,13 @@ impl Z3Solver {
             }
         }
         let mut params = Params::new();
-        if let Some(ms) = self.settings.timeout_ms {
+        // The per-query limit, cut to what is left before the deadline.
+        let left_ms = self.deadline.map(|d| d.saturating_duration_since(std::time::Instant::now()).as_millis().clamp(1, u128::from(u32::MAX)) as u32);
+        let timeout_ms = match (self.settings.timeout_ms, left_ms) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        if let Some(ms) = timeout_ms {
             params.set_u32("timeout", ms);
         }
         let fresh;
@@ -352,7 +360,7 @@ impl Z3Solver {
         // The `timeout` parameter is not honoured by every solver Z3 builds
         // from a tactic (seen: a nonlinear query ran for minutes at a
         // 10 s limit), so a watchdog also interrupts the context.
-        let watchdog = self.settings.timeout_ms.map(|ms| Watchdog::arm(std::time::Duration::from_millis(u64::from(ms))));
+        let watchdog = timeout_ms.map(|ms| Watchdog::arm(std::time::Duration::from_millis(u64::from(ms))));
         let result = solver.check();
         drop(watchdog);
         let answer = match result {
@@ -523,6 +531,10 @@ impl Env for ModelReads<'_> {
 }
 
 impl Solver for Z3Solver {
+    fn set_deadline(&mut self, deadline: Option<std::time::Instant>) {
+        self.deadline = deadline;
+    }
+
     fn check(&mut self, pool: &ExprPool, query: &Query<'_>) -> Result<Answer, SolverError> {
         let start = Instant::now();
         if let Some(budget) = self.settings.max_nonlinear {
