@@ -22,14 +22,15 @@ pub struct ExperimentSettings {
     /// `ok_b` defined backward as in the paper (true, default) or the
     /// forward reading (see [`VcSettings::backward_ok`]).
     pub backward_ok: bool,
-    /// One incremental solver per cover (default true) or a fresh one per
-    /// query.
+    /// One incremental solver per cover, or a fresh one per query
+    /// (default: with Z3 4.8 a fresh solver per query covered the random
+    /// programs of 9 diamonds about 3× faster than the incremental one).
     pub incremental: bool,
 }
 
 impl Default for ExperimentSettings {
     fn default() -> Self {
-        ExperimentSettings { budget: Duration::from_secs(1), backward_ok: true, incremental: true }
+        ExperimentSettings { budget: Duration::from_secs(1), backward_ok: true, incremental: false }
     }
 }
 
