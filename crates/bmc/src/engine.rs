@@ -21,7 +21,6 @@ use crate::BmcError;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-use walkdown_concolic::sym::input_value;
 use walkdown_concolic::{ErrorFound, KeptTest, Stats, TestSink};
 use walkdown_interp::{ExecLimits, Interpreter, Outcome, RunOptions};
 use walkdown_ir::entity::EntityRef;
@@ -407,7 +406,7 @@ impl Ledger<'_, '_> {
     fn on_model(&mut self, vc: &Vc, model: &walkdown_smt::Model) -> Vec<usize> {
         let dm = self.dm;
         let inputs = vc.inputs(model);
-        let vector = TestVector { values: inputs.iter().map(|(s, bits)| input_value(s.ty, s.signed, *bits, dm)).collect() };
+        let vector = TestVector { values: inputs.iter().map(|(s, bits)| walkdown_ir::testvec::InputValue::from_bits(s.ty, s.signed, *bits, dm)).collect() };
         let replay = self.interp.run(&vector, &self.opts);
         self.replays += 1;
         let claimed = vc.edges.iter().filter(|e| Vc::holds(model, e.taken_sym)).filter_map(|e| e.goal);
@@ -433,7 +432,7 @@ impl Ledger<'_, '_> {
             let vector = if replay.inputs_exhausted {
                 vector
             } else {
-                TestVector { values: replay.inputs.iter().map(|i| input_value(i.ty, i.signed, i.bits, dm)).collect() }
+                TestVector { values: replay.inputs.iter().map(|i| walkdown_ir::testvec::InputValue::from_bits(i.ty, i.signed, i.bits, dm)).collect() }
             };
             let types = replay.inputs.iter().map(|i| i.ty.c_name(i.signed, dm)).collect();
             let kept = KeptTest {

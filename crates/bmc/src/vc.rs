@@ -44,9 +44,8 @@
 use crate::inline::is_reach_error;
 use crate::origin::{BlockOrigin, Provenance};
 use crate::BmcError;
-use concolic_sym::Sym;
 use std::collections::VecDeque;
-use walkdown_concolic::sym as concolic_sym;
+use walkdown_semantics::Sym;
 use walkdown_ir::entity::EntityRef;
 use walkdown_ir::goals::{GoalId, Goals};
 use walkdown_ir::{

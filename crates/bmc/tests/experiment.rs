@@ -9,7 +9,6 @@ use walkdown_bmc::cover::{cover, CoverAlgorithm, CoverSettings, GroupStatus};
 use walkdown_bmc::experiment::{cover_blocks, encode_blocks};
 use walkdown_bmc::randprog::paper_program;
 use walkdown_bmc::vc::Vc;
-use walkdown_concolic::sym::input_value;
 use walkdown_interp::{Interpreter, Outcome, RunOptions};
 use walkdown_ir::entity::EntityRef;
 use walkdown_ir::goals::Goals;
@@ -54,7 +53,7 @@ fn algorithms_agree_and_models_replay() {
             let mut bad = Vec::new();
             let mut on_model = |vc: &Vc, m: &walkdown_smt::Model| -> Vec<usize> {
                 let tv = TestVector {
-                    values: vc.inputs(m).iter().map(|(s, b)| input_value(s.ty, s.signed, *b, p.data_model)).collect(),
+                    values: vc.inputs(m).iter().map(|(s, b)| walkdown_ir::testvec::InputValue::from_bits(s.ty, s.signed, *b, p.data_model)).collect(),
                 };
                 let r = interp.run(&tv, &RunOptions::default());
                 if !matches!(r.outcome, Outcome::Exit(_)) {

@@ -15,7 +15,7 @@ use walkdown_ir::entity::EntityRef;
 use crate::distance::Distances;
 use crate::search::{Candidate, Rng, SearchContext, SearchKind, Searcher};
 use crate::symex::{AltKind, Trace, TraceLimits, Tracer, TripLoop};
-use crate::sym::{input_value, vector_from_model};
+use crate::sym::vector_from_model;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -667,7 +667,7 @@ impl<'p, 's> Engine<'p, 's> {
         // The replay consumed exactly the inputs the program read; write
         // those (with their traced types), so the test is what ran.
         let consumed: Vec<InputValue> =
-            replay.inputs.iter().map(|i| input_value(i.ty, i.signed, i.bits, self.program.data_model)).collect();
+            replay.inputs.iter().map(|i| InputValue::from_bits(i.ty, i.signed, i.bits, self.program.data_model)).collect();
         let types = replay.inputs.iter().map(|i| i.ty.c_name(i.signed, self.program.data_model)).collect();
         let vector = if replay.inputs_exhausted || consumed.len() != replay.inputs.len() {
             vector.clone()

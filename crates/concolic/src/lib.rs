@@ -1,5 +1,6 @@
 //! Concolic test generation: concrete runs with a symbolic shadow
-//! ([`symex`]), the IR's integer semantics as SMT terms ([`sym`]), search
+//! ([`symex`], building terms with `walkdown-semantics`), models back to
+//! vectors ([`sym`]), search
 //! orders over the recorded alternatives ([`search`], with CFG distances
 //! from [`distance`]), and the loop with its test ledger ([`engine`]).
 //!

@@ -16,7 +16,7 @@ mod trip;
 
 pub use trip::TripLoop;
 use walkdown_ir::entity::EntityRef;
-use crate::sym::Sym;
+use walkdown_semantics::Sym;
 use std::rc::Rc;
 use std::collections::HashMap;
 use walkdown_interp::code::{FuncKind, Model, Prepared};

@@ -16,6 +16,26 @@ pub enum InputValue {
 }
 
 impl InputValue {
+    /// The value a test records for the raw `bits` an input of type `ty`
+    /// took (a float's bit pattern, or an integer's low bits, read as
+    /// signed when `signed`): what engines write for a model's or a
+    /// replay's inputs.
+    pub fn from_bits(ty: crate::Type, signed: bool, bits: u64, dm: crate::DataModel) -> InputValue {
+        match ty {
+            crate::Type::F32 => InputValue::Float(f64::from(f32::from_bits(bits as u32))),
+            crate::Type::F64 => InputValue::Float(f64::from_bits(bits)),
+            _ => {
+                let w = ty.bits(dm);
+                let v = if w >= 64 { bits } else { bits & ((1u64 << w) - 1) };
+                if signed && w < 128 && w > 0 && v >> (w - 1) & 1 == 1 {
+                    InputValue::Int(i128::from(v) - (1i128 << w))
+                } else {
+                    InputValue::Int(i128::from(v))
+                }
+            }
+        }
+    }
+
     /// The value as the low `bits` bits (at most 64) of an integer, the way
     /// walkdown's native harness (and the reference harness of
     /// `shared/eval`) converts a value for an integer `nondet`: an integer

@@ -1,0 +1,263 @@
+//! The IR's integer semantics as solver terms: the exact bit-vector meaning
+//! of every integer instruction (including the overflow predicates and bit
+//! counting), over the solver facade's expression pool. Every symbolic
+//! engine (the concolic tracer, the bounded engine, and later ones) builds
+//! its terms here, so they agree with each other and with the interpreter;
+//! no engine depends on another for them.
+//!
+//! IR values of type `i1` are 1-bit vectors; conditions are booleans. The
+//! pool's constructors check sorts; the tracer only builds well-sorted
+//! terms, so a sort error here is a bug in this module, reported loudly.
+
+use walkdown_ir::{BinOp, CastOp, CmpPred, UnOp};
+use walkdown_smt::{BvBinOp, CmpOp, ExprId, ExprPool, Node};
+
+/// Builds expressions for the tracer.
+pub struct Sym<'a> {
+    pool: &'a mut ExprPool,
+}
+
+fn ok(r: Result<ExprId, walkdown_smt::ExprError>) -> ExprId {
+    r.unwrap_or_else(|e| panic!("ill-sorted symbolic term (a bug in walkdown-semantics): {e}"))
+}
+
+impl<'a> Sym<'a> {
+    /// A builder over `pool`.
+    pub fn new(pool: &'a mut ExprPool) -> Self {
+        Sym { pool }
+    }
+
+    /// The pool.
+    pub fn pool(&mut self) -> &mut ExprPool {
+        self.pool
+    }
+
+    /// A bit-vector constant of `width` bits (`bits` truncated).
+    pub fn bv(&mut self, bits: u64, width: u32) -> ExprId {
+        let v = if width >= 64 { u128::from(bits) } else { u128::from(bits & ((1u64 << width) - 1)) };
+        ok(self.pool.bv_const(width, v))
+    }
+
+    /// A boolean constant.
+    pub fn bool(&mut self, b: bool) -> ExprId {
+        self.pool.bool_const(b)
+    }
+
+    /// Whether `e` is the constant true.
+    pub fn is_true(&self, e: ExprId) -> bool {
+        self.pool.as_bool_const(e) == Some(true)
+    }
+
+    /// Whether `e` is the constant false.
+    pub fn is_false(&self, e: ExprId) -> bool {
+        self.pool.as_bool_const(e) == Some(false)
+    }
+
+    /// The value of a bit-vector constant.
+    pub fn const_value(&self, e: ExprId) -> Option<u128> {
+        self.pool.as_bv_const(e)
+    }
+
+    /// Width of a bit-vector expression.
+    pub fn width(&self, e: ExprId) -> u32 {
+        self.pool.width(e).unwrap_or(1)
+    }
+
+    /// `a == b`.
+    pub fn eq(&mut self, a: ExprId, b: ExprId) -> ExprId {
+        ok(self.pool.eq(a, b))
+    }
+
+    /// `!a`.
+    pub fn not(&mut self, a: ExprId) -> ExprId {
+        ok(self.pool.not(a))
+    }
+
+    /// `a && b`.
+    pub fn and(&mut self, a: ExprId, b: ExprId) -> ExprId {
+        ok(self.pool.and2(a, b))
+    }
+
+    /// `c ? t : f`.
+    pub fn ite(&mut self, c: ExprId, t: ExprId, f: ExprId) -> ExprId {
+        ok(self.pool.ite(c, t, f))
+    }
+
+    /// `hi ++ lo`.
+    pub fn concat(&mut self, hi: ExprId, lo: ExprId) -> ExprId {
+        ok(self.pool.concat(hi, lo))
+    }
+
+    /// Bits `hi..=lo`.
+    pub fn extract(&mut self, e: ExprId, hi: u32, lo: u32) -> ExprId {
+        ok(self.pool.extract(e, hi, lo))
+    }
+
+    /// A boolean as an `i1`.
+    pub fn bool_to_bv1(&mut self, b: ExprId) -> ExprId {
+        let one = self.bv(1, 1);
+        let zero = self.bv(0, 1);
+        self.ite(b, one, zero)
+    }
+
+    /// An `i1` as a boolean (undoing `bool_to_bv1` where it can).
+    pub fn bv1_to_bool(&mut self, e: ExprId) -> ExprId {
+        if let Node::Ite { cond, then, els } = *self.pool.get(e) {
+            if self.pool.as_bv_const(then) == Some(1) && self.pool.as_bv_const(els) == Some(0) {
+                return cond;
+            }
+        }
+        let w = self.width(e);
+        let zero = self.bv(0, w);
+        let z = self.eq(e, zero);
+        self.not(z)
+    }
+
+    /// `e` (of `from` bits) truncated or extended to `to` bits.
+    pub fn resize(&mut self, e: ExprId, from: u32, to: u32, signed: bool) -> ExprId {
+        use std::cmp::Ordering::*;
+        match to.cmp(&from) {
+            Equal => e,
+            Less => self.extract(e, to - 1, 0),
+            Greater if signed => ok(self.pool.sext(e, to)),
+            Greater => ok(self.pool.zext(e, to)),
+        }
+    }
+
+    /// An integer binary operation of width `w` (overflow predicates give
+    /// an `i1`).
+    pub fn bin(&mut self, op: BinOp, w: u32, a: ExprId, b: ExprId) -> ExprId {
+        let plain = match op {
+            BinOp::Add => Some(BvBinOp::Add),
+            BinOp::Sub => Some(BvBinOp::Sub),
+            BinOp::Mul => Some(BvBinOp::Mul),
+            BinOp::UDiv => Some(BvBinOp::UDiv),
+            BinOp::SDiv => Some(BvBinOp::SDiv),
+            BinOp::URem => Some(BvBinOp::URem),
+            BinOp::SRem => Some(BvBinOp::SRem),
+            BinOp::And => Some(BvBinOp::And),
+            BinOp::Or => Some(BvBinOp::Or),
+            BinOp::Xor => Some(BvBinOp::Xor),
+            _ => None,
+        };
+        if let Some(o) = plain {
+            return ok(self.pool.binop(o, a, b));
+        }
+        match op {
+            // The IR's shifts take the amount modulo the width (as the
+            // interpreter and x86 do), SMT-LIB's saturate: reduce first.
+            BinOp::Shl | BinOp::LShr | BinOp::AShr => {
+                let amount = if w.is_power_of_two() {
+                    let m = self.bv(u64::from(w - 1), w);
+                    ok(self.pool.binop(BvBinOp::And, b, m))
+                } else {
+                    let m = self.bv(u64::from(w), w);
+                    ok(self.pool.binop(BvBinOp::URem, b, m))
+                };
+                let o = match op {
+                    BinOp::Shl => BvBinOp::Shl,
+                    BinOp::LShr => BvBinOp::LShr,
+                    _ => BvBinOp::AShr,
+                };
+                ok(self.pool.binop(o, a, amount))
+            }
+            BinOp::SAddO | BinOp::SSubO | BinOp::SMulO => {
+                let wa = self.resize(a, w, 2 * w, true);
+                let wb = self.resize(b, w, 2 * w, true);
+                let o = match op {
+                    BinOp::SAddO => BvBinOp::Add,
+                    BinOp::SSubO => BvBinOp::Sub,
+                    _ => BvBinOp::Mul,
+                };
+                let wide = ok(self.pool.binop(o, wa, wb));
+                let low = self.extract(wide, w - 1, 0);
+                let back = self.resize(low, w, 2 * w, true);
+                let fits = self.eq(wide, back);
+                let over = self.not(fits);
+                self.bool_to_bv1(over)
+            }
+            BinOp::UAddO | BinOp::UMulO => {
+                let wa = self.resize(a, w, 2 * w, false);
+                let wb = self.resize(b, w, 2 * w, false);
+                let o = if op == BinOp::UAddO { BvBinOp::Add } else { BvBinOp::Mul };
+                let wide = ok(self.pool.binop(o, wa, wb));
+                let high = self.extract(wide, 2 * w - 1, w);
+                let zero = self.bv(0, w);
+                let fits = self.eq(high, zero);
+                let over = self.not(fits);
+                self.bool_to_bv1(over)
+            }
+            BinOp::USubO => {
+                let lt = ok(self.pool.cmp(CmpOp::Ult, a, b));
+                self.bool_to_bv1(lt)
+            }
+            _ => unreachable!("float operators are filtered by the tracer"),
+        }
+    }
+
+    /// A unary integer operation of width `w`; `None` for float ones.
+    pub fn un(&mut self, op: UnOp, w: u32, a: ExprId) -> Option<ExprId> {
+        Some(match op {
+            UnOp::Bswap => {
+                let bytes = w / 8;
+                let mut acc = self.extract(a, 7, 0);
+                for i in 1..bytes {
+                    let byte = self.extract(a, 8 * i + 7, 8 * i);
+                    acc = self.concat(acc, byte);
+                }
+                acc
+            }
+            UnOp::Ctpop => {
+                let mut acc = self.bv(0, w);
+                for i in 0..w {
+                    let bit = self.extract(a, i, i);
+                    let bit = self.resize(bit, 1, w, false);
+                    acc = ok(self.pool.binop(BvBinOp::Add, acc, bit));
+                }
+                acc
+            }
+            UnOp::Ctlz | UnOp::Cttz => {
+                // The position of the first set bit from the chosen end.
+                let mut acc = self.bv(u64::from(w), w);
+                let order: Vec<u32> = if op == UnOp::Ctlz { (0..w).collect() } else { (0..w).rev().collect() };
+                for i in order {
+                    let bit = self.extract(a, i, i);
+                    let one = self.bv(1, 1);
+                    let set = self.eq(bit, one);
+                    let count = if op == UnOp::Ctlz { w - 1 - i } else { i };
+                    let n = self.bv(u64::from(count), w);
+                    acc = self.ite(set, n, acc);
+                }
+                acc
+            }
+            UnOp::FNeg => return None,
+        })
+    }
+
+    /// An integer comparison, as a boolean.
+    pub fn cmp(&mut self, pred: CmpPred, a: ExprId, b: ExprId) -> ExprId {
+        let (op, x, y) = match pred {
+            CmpPred::Eq => return self.eq(a, b),
+            CmpPred::Ne => {
+                let e = self.eq(a, b);
+                return self.not(e);
+            }
+            CmpPred::Ult => (CmpOp::Ult, a, b),
+            CmpPred::Ule => (CmpOp::Ule, a, b),
+            CmpPred::Ugt => (CmpOp::Ult, b, a),
+            CmpPred::Uge => (CmpOp::Ule, b, a),
+            CmpPred::Slt => (CmpOp::Slt, a, b),
+            CmpPred::Sle => (CmpOp::Sle, a, b),
+            CmpPred::Sgt => (CmpOp::Slt, b, a),
+            CmpPred::Sge => (CmpOp::Sle, b, a),
+            _ => unreachable!("float predicates are filtered by the tracer"),
+        };
+        ok(self.pool.cmp(op, x, y))
+    }
+
+    /// An integer or pointer cast from `from` to `to` bits.
+    pub fn cast(&mut self, op: CastOp, from: u32, to: u32, a: ExprId) -> ExprId {
+        let signed = op == CastOp::SExt;
+        self.resize(a, from, to, signed)
+    }
+}
