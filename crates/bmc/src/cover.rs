@@ -203,6 +203,8 @@ impl Run<'_> {
 /// `settings`. `path_vars` are the block variables path cover blocks on,
 /// `path_succs` each block's successors (indices into `path_vars`).
 /// Each model goes to `on_model`, which returns the groups it confirms.
+/// Groups for which `dropped` answers true (another engine closed them)
+/// are no longer aimed at, and get no status of their own.
 #[allow(clippy::too_many_arguments)]
 pub fn cover(
     vc: &mut Vc,
@@ -212,6 +214,7 @@ pub fn cover(
     path_succs: &[Vec<usize>],
     settings: &CoverSettings,
     stop: StopCheck<'_>,
+    dropped: &dyn Fn(usize) -> bool,
     on_model: &mut dyn FnMut(&Vc, &Model) -> Vec<usize>,
 ) -> CoverOutcome {
     // No caches or slicing: every query is new (enabling and blocking
@@ -250,6 +253,11 @@ pub fn cover(
         CoverAlgorithm::Statements => loop {
             if run.out_of_budget() {
                 break;
+            }
+            for t in targets {
+                if !touched[t.group] && dropped(t.group) {
+                    touched[t.group] = true;
+                }
             }
             let open: Vec<ExprId> = targets.iter().filter(|t| !touched[t.group]).map(|t| t.var).collect();
             if open.is_empty() {
@@ -326,7 +334,7 @@ pub fn cover(
             }
             complete = true;
             for g in 0..groups {
-                if by_group[g].is_empty() || (settings.reuse_models && touched[g]) {
+                if by_group[g].is_empty() || (settings.reuse_models && touched[g]) || dropped(g) {
                     continue;
                 }
                 if run.out_of_budget() {

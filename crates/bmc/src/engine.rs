@@ -18,15 +18,17 @@ use crate::origin::Provenance;
 use crate::unwind::{unwind, UnwindSettings};
 use crate::vc::{encode, Termination, Vc, VcSettings};
 use crate::BmcError;
-use std::collections::HashSet;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
-use walkdown_concolic::{ErrorFound, KeptTest, Stats, TestSink};
-use walkdown_interp::{ExecLimits, Interpreter, Outcome, RunOptions};
+use walkdown_campaign::{
+    Campaign, CampaignSettings, Engine, EngineCtx, EngineEnd, EngineError, ErrorFound, GoalClosure, KeptTest, PortfolioSettings,
+    TestSink,
+};
+use walkdown_interp::ExecLimits;
 use walkdown_ir::entity::EntityRef;
 use walkdown_ir::goals::{ErrorSite, GoalId, GoalKind, Goals};
-use walkdown_ir::testvec::TestVector;
-use walkdown_ir::{Body, CheckKind, Loc, Program};
+use walkdown_ir::testvec::{InputValue, TestVector};
+use walkdown_ir::{Body, Loc, Program};
 use walkdown_smt::{Answer, Query, Solver, SolverSettings, SolverStack};
 
 /// Settings of [`run_bmc`].
@@ -147,41 +149,82 @@ pub fn transform_function(
 }
 
 /// Whether the engine gives verdicts for this goal (see the module doc).
-fn claimable(kind: &GoalKind) -> bool {
+pub fn claimable(kind: &GoalKind) -> bool {
     match kind {
         GoalKind::Edge { .. } => true,
         GoalKind::Error { site, .. } => matches!(site, ErrorSite::Check(_)),
     }
 }
 
-/// Generates tests for `program` with the bounded engine.
-pub fn run_bmc(
-    program: &Program,
-    goals: &Goals,
-    settings: &BmcSettings,
-    sink: &mut dyn TestSink,
-    stop: &AtomicBool,
-) -> Result<BmcResult, BmcError> {
+/// Generates tests for `program` with the bounded engine alone, at the
+/// one unwinding of `settings`.
+pub fn run_bmc(program: &Program, goals: &Goals, settings: &BmcSettings, stop: &AtomicBool) -> Result<BmcResult, BmcError> {
+    struct Discard;
+    impl TestSink for Discard {
+        fn test(&mut self, _: &KeptTest) -> Result<(), String> {
+            Ok(())
+        }
+    }
+    struct OneDepth<'s> {
+        settings: &'s BmcSettings,
+        result: Option<Result<BmcResult, BmcError>>,
+    }
+    impl Engine for OneDepth<'_> {
+        fn name(&self) -> &'static str {
+            "bmc"
+        }
+        fn run(&mut self, ctx: &EngineCtx<'_, '_>) -> Result<EngineEnd, EngineError> {
+            self.result = Some(run_depth(ctx, self.settings, self.settings.unwind.max(1)));
+            Ok(EngineEnd::new("done"))
+        }
+    }
+    let campaign_settings = CampaignSettings { time: settings.cover.time, replay: settings.replay, ..CampaignSettings::default() };
+    let campaign = Campaign::new(program, goals, campaign_settings, Box::new(Discard), stop)?;
+    let mut engine = OneDepth { settings, result: None };
+    let portfolio = PortfolioSettings { jobs: 1, ..PortfolioSettings::default() };
+    let engines: Vec<Box<dyn Engine + '_>> = vec![Box::new(&mut engine)];
+    walkdown_campaign::run_portfolio(&campaign, engines, &[], &portfolio, &mut |_| {});
+    let mut result = engine.result.take().unwrap_or_else(|| Ok(BmcResult::empty(goals.len())))?;
+    let snap = campaign.snapshot();
+    result.tests = snap.tests;
+    result.errors = snap.errors;
+    Ok(result)
+}
+
+impl BmcResult {
+    fn empty(goals: usize) -> BmcResult {
+        BmcResult {
+            tests: Vec::new(),
+            verdicts: vec![GoalVerdict::Open; goals],
+            errors: Vec::new(),
+            cover: CoverStats::default(),
+            complete: false,
+            cut_reachable: None,
+            cuts: 0,
+            blocks: 0,
+            vc_terms: 0,
+            approximations: Vec::new(),
+            unsupported: None,
+            divergences: 0,
+            replays: 0,
+            elapsed: Duration::ZERO,
+            summaries: None,
+        }
+    }
+}
+
+/// One cover of the campaign's open goals at unwinding `k`: models go to
+/// the campaign's ledger (replayed there), and the result says what the
+/// cover proved of each goal. `result.tests` stays empty (the campaign
+/// keeps the tests).
+pub fn run_depth(ctx: &EngineCtx<'_, '_>, settings: &BmcSettings, k: u32) -> Result<BmcResult, BmcError> {
     let start = Instant::now();
-    let interp = Interpreter::new(program, goals)?;
-    let mut result = BmcResult {
-        tests: Vec::new(),
-        verdicts: vec![GoalVerdict::Open; goals.len()],
-        errors: Vec::new(),
-        cover: CoverStats::default(),
-        complete: false,
-        cut_reachable: None,
-        cuts: 0,
-        blocks: 0,
-        vc_terms: 0,
-        approximations: Vec::new(),
-        unsupported: None,
-        divergences: 0,
-        replays: 0,
-        elapsed: Duration::ZERO,
-        summaries: None,
-    };
-    let k = settings.unwind.max(1);
+    let campaign = ctx.campaign();
+    let program = campaign.program();
+    let goals = campaign.goals();
+    let interp = campaign.interpreter();
+    let mut result = BmcResult::empty(goals.len());
+    let k = k.max(1);
     let unwound = match transform(program, k, settings.max_blocks) {
         Ok(u) => u,
         Err(e @ (BmcError::Unsupported { .. } | BmcError::TooLarge { .. })) => {
@@ -208,7 +251,7 @@ pub fn run_bmc(
     result.approximations = vc.approximations.clone();
     if std::env::var_os("WALKDOWN_BMC_DEBUG").is_some() {
         eprintln!(
-            "bmc: {} blocks, {} cuts, {} terms, {} assertions, encoded after {:.2}s",
+            "bmc: unwinding {k}: {} blocks, {} cuts, {} terms, {} assertions, encoded after {:.2}s",
             result.blocks,
             result.cuts,
             vc.size(),
@@ -222,26 +265,29 @@ pub fn run_bmc(
     let path_succs: Vec<Vec<usize>> =
         vc.blocks.iter().map(|b| b.out_edges.iter().map(|&e| vc.edges[e].to.index()).collect()).collect();
 
-    let mut ledger = Ledger {
-        interp: &interp,
-        covered: vec![false; goals.len()],
-        errors_seen: HashSet::new(),
-        sink,
-        sink_error: None,
-        opts: RunOptions { limits: settings.replay, record_lines: false },
-        dm: program.data_model,
-        replays: 0,
-        divergences: 0,
-        tests: Vec::new(),
-        errors: Vec::new(),
-        start,
+    let mut ledger = Ledger { ctx, dm: program.data_model, replays: 0, divergences: 0 };
+    // A query at a time holds the worker; between queries the engine
+    // yields and learns what other engines closed.
+    let stop_check = || !ctx.checkpoint();
+    let closures = std::cell::RefCell::new((ctx.epoch(), ctx.closures()));
+    let dropped = |g: usize| {
+        if g >= goals.len() {
+            return false;
+        }
+        let mut c = closures.borrow_mut();
+        let epoch = ctx.epoch();
+        if c.0 != epoch {
+            *c = (epoch, ctx.closures());
+        }
+        c.1[g] != GoalClosure::Open
     };
-    let stop_check = || stop.load(Ordering::Relaxed);
+    let mut cover_settings = settings.cover;
+    cover_settings.timeout_ms = cover_settings.timeout_ms.min(ctx.query_limit().as_millis().clamp(100, u128::from(u32::MAX)) as u32);
     let mut summary_figures = None;
     if settings.summaries {
         // Phase 1: calls replaced by summaries; finds tests, proves nothing.
-        let mut cs = settings.cover;
-        cs.time = settings.cover.time / 2;
+        let mut cs = cover_settings;
+        cs.time = ctx.deadline().saturating_duration_since(Instant::now()) / 2;
         let f = crate::summary::cover_with_summaries(
             program,
             goals,
@@ -256,10 +302,9 @@ pub fn run_bmc(
         );
         summary_figures = Some(f);
     }
-    // The goals covered so far need no query.
-    let targets: Vec<Target> = targets.into_iter().filter(|t| t.group >= goals.len() || !ledger.covered[t.group]).collect();
-    let mut cover_settings = settings.cover;
-    cover_settings.time = settings.cover.time.saturating_sub(start.elapsed());
+    // The goals closed so far (by any engine) need no query.
+    let targets: Vec<Target> = targets.into_iter().filter(|t| !dropped(t.group)).collect();
+    cover_settings.time = ctx.deadline().saturating_duration_since(Instant::now());
     let outcome = cover(
         &mut vc,
         &targets,
@@ -268,14 +313,9 @@ pub fn run_bmc(
         &path_succs,
         &cover_settings,
         &stop_check,
+        &dropped,
         &mut |vc: &Vc, m: &walkdown_smt::Model| ledger.on_model(vc, m),
     );
-    if let Some(e) = ledger.sink_error.take() {
-        return Err(BmcError::Sink(e));
-    }
-    let sink = ledger.sink;
-    result.tests = ledger.tests;
-    result.errors = ledger.errors;
     result.replays = ledger.replays;
     result.divergences = ledger.divergences;
     result.cover = outcome.stats;
@@ -286,6 +326,8 @@ pub fn run_bmc(
     let cut_controls: Vec<_> = vc.blocks.iter().filter(|b| b.cut).map(|b| b.control).collect();
     result.cut_reachable = if cut_controls.is_empty() {
         Some(false)
+    } else if !ctx.checkpoint() {
+        None
     } else {
         let any = vc.pool.or(&cut_controls).map_err(|x| BmcError::Expr(x.to_string()))?;
         let mut q = vc.assertions.clone();
@@ -295,10 +337,9 @@ pub fn run_bmc(
             slicing: false,
             cex_cache: false,
             // At least a second, at most what is left of the budget.
-            timeout_ms: Some(settings.cover.timeout_ms.min(
-                (settings.cover.time.saturating_sub(start.elapsed()).as_millis() as u32).max(1000),
-            )),
+            timeout_ms: Some(cover_settings.timeout_ms.max(1000)),
         });
+        solver.set_deadline(Some(ctx.deadline()));
         match solver.check(&vc.pool, &Query::new(&q)) {
             Ok(Answer::Sat(_)) => Some(true),
             Ok(Answer::Unsat) => Some(false),
@@ -306,21 +347,16 @@ pub fn run_bmc(
         }
     };
     let unbounded = result.cut_reachable == Some(false);
-    let mut first_test: Vec<Option<usize>> = vec![None; goals.len()];
-    for t in &result.tests {
-        for g in &t.new_goals {
-            first_test[g.index()].get_or_insert(t.index);
-        }
-    }
     let mut has_target = vec![false; groups];
     for t in &targets {
         has_target[t.group] = true;
     }
+    let snap = campaign.snapshot();
     for (id, g) in goals.goals.iter() {
         let i = id.index();
-        result.verdicts[i] = if let Some(t) = first_test[i] {
-            GoalVerdict::Covered(t)
-        } else if !claimable(&g.kind) {
+        result.verdicts[i] = if let walkdown_campaign::Verdict::Covered { test } = snap.goals[i].verdict {
+            GoalVerdict::Covered(test)
+        } else if !claimable(&g.kind) || dropped(i) {
             GoalVerdict::Open
         } else {
             // No copy in the unwound program: no execution within the
@@ -335,22 +371,6 @@ pub fn run_bmc(
     }
     result.vc_terms = vc.size();
     result.elapsed = start.elapsed();
-    let stats = Stats {
-        replays: result.replays,
-        queries: result.cover.queries,
-        sat: result.cover.sat,
-        unsat: result.cover.unsat,
-        unknown: result.cover.unknown,
-        divergences: result.divergences,
-        solver_time: result.cover.solver_time,
-        elapsed: result.elapsed,
-        covered: first_test.iter().filter(|t| t.is_some()).count(),
-        goals: goals.len(),
-        tests: result.tests.len(),
-        expressions: result.vc_terms,
-        ..Stats::default()
-    };
-    sink.progress(&stats);
     Ok(result)
 }
 
@@ -384,76 +404,30 @@ pub(crate) fn goal_targets(vc: &mut Vc, goals: &Goals) -> Result<(Vec<Target>, u
     Ok((targets, groups))
 }
 
-/// The judge and the suite: replays each model's vector and keeps the
-/// tests that cover a new goal or reach a new error.
-struct Ledger<'a, 's> {
-    interp: &'a Interpreter,
-    covered: Vec<bool>,
-    errors_seen: HashSet<(CheckKind, Loc)>,
-    sink: &'s mut dyn TestSink,
-    sink_error: Option<String>,
-    opts: RunOptions,
+/// The engine's side of the ledger: each model's vector goes to the
+/// campaign, which replays and maybe keeps it.
+struct Ledger<'a, 'k, 'p> {
+    ctx: &'a EngineCtx<'k, 'p>,
     dm: walkdown_ir::DataModel,
     replays: u64,
     divergences: u64,
-    tests: Vec<KeptTest>,
-    errors: Vec<(ErrorFound, usize)>,
-    start: Instant,
 }
 
-impl Ledger<'_, '_> {
-    /// Replays the model's inputs; returns the goals the replay covers.
+impl Ledger<'_, '_, '_> {
+    /// Submits the model's inputs; returns the goals the replay covers.
     fn on_model(&mut self, vc: &Vc, model: &walkdown_smt::Model) -> Vec<usize> {
         let dm = self.dm;
         let inputs = vc.inputs(model);
-        let vector = TestVector { values: inputs.iter().map(|(s, bits)| walkdown_ir::testvec::InputValue::from_bits(s.ty, s.signed, *bits, dm)).collect() };
-        let replay = self.interp.run(&vector, &self.opts);
+        let vector = TestVector { values: inputs.iter().map(|(s, bits)| InputValue::from_bits(s.ty, s.signed, *bits, dm)).collect() };
+        let replay = self.ctx.submit(&vector).replay;
         self.replays += 1;
         let claimed = vc.edges.iter().filter(|e| Vc::holds(model, e.taken_sym)).filter_map(|e| e.goal);
         if claimed.into_iter().any(|g| replay.covered.binary_search(&g).is_err()) {
             self.divergences += 1;
         }
-        let new_goals: Vec<GoalId> = replay.covered.iter().copied().filter(|g| !self.covered[g.index()]).collect();
-        let error = match replay.outcome {
-            Outcome::Error { kind, loc, goal, .. } => Some(ErrorFound { kind, loc, goal }),
-            _ => None,
-        };
-        let new_error = error.is_some_and(|e| self.errors_seen.insert((e.kind, e.loc)));
-        if !new_goals.is_empty() || new_error {
-            for g in &new_goals {
-                self.covered[g.index()] = true;
-            }
-            let index = self.tests.len();
-            if let (Some(e), true) = (error, new_error) {
-                self.errors.push((e, index));
-            }
-            // Write the inputs the replay consumed (its own types), so the
-            // test file is exactly what ran.
-            let vector = if replay.inputs_exhausted {
-                vector
-            } else {
-                TestVector { values: replay.inputs.iter().map(|i| walkdown_ir::testvec::InputValue::from_bits(i.ty, i.signed, i.bits, dm)).collect() }
-            };
-            let types = replay.inputs.iter().map(|i| i.ty.c_name(i.signed, dm)).collect();
-            let kept = KeptTest {
-                index,
-                vector,
-                types,
-                new_goals,
-                covered: replay.covered.clone(),
-                error,
-                outcome: replay.outcome.clone(),
-                at: self.start.elapsed().as_secs_f64(),
-            };
-            if let Err(e) = self.sink.test(&kept) {
-                self.sink_error.get_or_insert(e);
-            }
-            self.tests.push(kept);
-        }
         replay.covered.iter().map(|g| g.index()).collect()
     }
 }
-
 
 /// Default-algorithm shorthand for tests.
 pub fn settings_with(algorithm: CoverAlgorithm, unwind: u32) -> BmcSettings {

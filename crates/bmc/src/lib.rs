@@ -7,9 +7,11 @@
 //! memory as a byte array, one reachability term per block and per edge),
 //! and covered by solver queries ([`cover`]: statement cover with enabling
 //! clauses, path cover with blocking clauses, one query per block, greedy
-//! max-cover). [`engine`] ties it together: each model becomes a test
-//! vector that the interpreter replays before it counts, and goals no
-//! query could reach get a verdict that keeps its bound.
+//! max-cover). [`engine`] ties it together for one unwinding: each model
+//! becomes a test vector that the campaign's interpreter replays before it
+//! counts, and goals no query could reach get a verdict that keeps its
+//! bound. [`deepening`] makes it a campaign member that doubles the
+//! unwinding until no execution needs more.
 //!
 //! [`randprog`] builds the random programs of the paper's experiment and
 //! [`experiment`] runs the four algorithms on them.
@@ -20,6 +22,7 @@
 #![deny(missing_docs)]
 
 pub mod cover;
+pub mod deepening;
 pub mod engine;
 pub mod experiment;
 pub mod inline;
@@ -31,7 +34,8 @@ pub mod unwind;
 pub mod vc;
 
 pub use cover::{CoverAlgorithm, CoverSettings, CoverStats};
-pub use engine::{run_bmc, BmcResult, BmcSettings, GoalVerdict};
+pub use deepening::{BmcEngine, DeepeningSettings};
+pub use engine::{run_bmc, run_depth, BmcResult, BmcSettings, GoalVerdict};
 pub use origin::{BlockOrigin, Cut, CutReason, Provenance};
 
 use walkdown_ir::Loc;
@@ -66,9 +70,6 @@ pub enum BmcError {
     /// Building an expression failed (a bug in the encoding).
     #[error("expression: {0}")]
     Expr(String),
-    /// The sink could not write a test.
-    #[error("cannot write a test: {0}")]
-    Sink(String),
 }
 
 impl BmcError {

@@ -99,7 +99,7 @@ pub fn summarize(
         (0..vc.blocks.len()).filter(|&i| Vc::holds(m, vc.blocks[i].reach_sym)).collect()
     };
     let cs = CoverSettings { algorithm: CoverAlgorithm::Statements, ..*settings };
-    let o = cover(&mut vc, &targets, groups, &path_vars, &succs, &cs, &|| false, &mut on_model);
+    let o = cover(&mut vc, &targets, groups, &path_vars, &succs, &cs, &|| false, &|_| false, &mut on_model);
     Ok((pairs, o.stats))
 }
 
@@ -158,7 +158,7 @@ pub fn cover_with_summaries(
         let succs: Vec<Vec<usize>> =
             vc.blocks.iter().map(|b| b.out_edges.iter().map(|&e| vc.edges[e].to.index()).collect()).collect();
         let cs = CoverSettings { time: settings.time.saturating_sub(start.elapsed()), ..*settings };
-        let o = cover(&mut vc, &targets, groups, &path_vars, &succs, &cs, stop, on_model);
+        let o = cover(&mut vc, &targets, groups, &path_vars, &succs, &cs, stop, &|_| false, on_model);
         fig.queries += o.stats.queries;
         fig.solver_time += o.stats.solver_time;
         let left = targets.iter().any(|t| o.status[t.group] == GroupStatus::Infeasible);

@@ -10,6 +10,13 @@
 //! already covered are deferred, not dropped: they are tried once no
 //! candidate for an open goal is left, since going through covered
 //! branches is often the way to deeper ones.
+//!
+//! The engine is one member of a campaign ([`ConcolicEngine`] implements
+//! [`walkdown_campaign::Engine`]): the campaign's ledger replays and keeps
+//! tests, goals another engine closes stop being targets (proved ones are
+//! dropped, covered ones deferred), and tests other engines keep are traced
+//! here too, so their paths become candidates. [`generate`] runs the engine
+//! alone.
 
 use walkdown_ir::entity::EntityRef;
 use crate::distance::Distances;
@@ -18,24 +25,21 @@ use crate::symex::{AltKind, Trace, TraceLimits, Tracer, TripLoop};
 use crate::sym::vector_from_model;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
-use walkdown_interp::{ExecLimits, Interpreter, Outcome, RunOptions, RunResult};
+use walkdown_campaign::{
+    Campaign, CampaignSettings, Claim, EngineCtx, EngineEnd, EngineError, ErrorFound, GoalClosure, KeptTest, PortfolioSettings,
+    Property, StopCause, TestSink,
+};
+use walkdown_interp::ExecLimits;
 use walkdown_ir::goals::{GoalId, Goals};
 use walkdown_ir::testvec::{InputValue, TestVector};
-use walkdown_ir::{CheckKind, Loc, Program};
+use walkdown_ir::Program;
 use walkdown_smt::{Answer, ExprPool, LayerStats, Query, Solver, SolverSettings, SolverStack};
 
-/// What the generated suite is for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Property {
-    /// Cover every branch (Test-Comp `coverage-branches`).
-    CoverBranches,
-    /// Reach `reach_error` once, then stop (Test-Comp `coverage-error`).
-    CoverError,
-}
-
-/// Settings of a generation run, with their defaults.
+/// Settings of the concolic engine, with their defaults. `time`,
+/// `property`, `replay` and `unreachable` are for [`generate`], which runs
+/// the engine alone; in a portfolio the campaign's settings rule.
 #[derive(Clone, Debug)]
 pub struct GenSettings {
     /// Wall-clock budget. Default 60 s.
@@ -111,38 +115,6 @@ impl Default for GenSettings {
     }
 }
 
-/// A test the ledger kept.
-#[derive(Clone, Debug)]
-pub struct KeptTest {
-    /// Its number in the suite (0-based).
-    pub index: usize,
-    /// The input values.
-    pub vector: TestVector,
-    /// C type names of the values, in order.
-    pub types: Vec<&'static str>,
-    /// Goals this test covered first.
-    pub new_goals: Vec<GoalId>,
-    /// All goals its replay covered.
-    pub covered: Vec<GoalId>,
-    /// The error it reaches, if any.
-    pub error: Option<ErrorFound>,
-    /// The replay's outcome.
-    pub outcome: Outcome,
-    /// Seconds since the start.
-    pub at: f64,
-}
-
-/// An error a test reaches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ErrorFound {
-    /// Its class.
-    pub kind: CheckKind,
-    /// Where.
-    pub loc: Loc,
-    /// Its error-site goal.
-    pub goal: Option<GoalId>,
-}
-
 /// Engine figures.
 #[derive(Clone, Debug, Default)]
 pub struct Stats {
@@ -171,6 +143,8 @@ pub struct Stats {
     pub divergences: u64,
     /// Random vectors run.
     pub random_runs: u64,
+    /// Tests of other engines traced here.
+    pub adopted: u64,
     /// Mutants of kept tests replayed.
     pub mutations: u64,
     /// Mutants kept.
@@ -189,18 +163,10 @@ pub struct Stats {
     pub covered: usize,
     /// Goals in all.
     pub goals: usize,
-    /// Tests kept.
+    /// Tests this engine submitted that the campaign kept.
     pub tests: usize,
     /// Per solver layer.
     pub layers: Vec<LayerStats>,
-}
-
-/// Receives kept tests as they are found, and progress.
-pub trait TestSink {
-    /// A new test; written at once so an interrupted run loses nothing.
-    fn test(&mut self, test: &KeptTest) -> Result<(), String>;
-    /// Called about once a second.
-    fn progress(&mut self, stats: &Stats);
 }
 
 /// The result of a generation run.
@@ -257,28 +223,137 @@ pub enum GenError {
     /// The interpreter cannot lay out the program.
     #[error(transparent)]
     Interp(#[from] walkdown_interp::InterpError),
-    /// The sink could not write a test.
-    #[error("cannot write a test: {0}")]
-    Sink(String),
+    /// The engine failed.
+    #[error("{0}")]
+    Engine(String),
 }
 
-struct Engine<'p, 's> {
-    program: &'p Program,
-    goals: &'p Goals,
-    interp: &'p Interpreter,
+/// The concolic engine as a member of a campaign. `stats` and `query_log`
+/// hold the figures of its last run.
+pub struct ConcolicEngine {
+    /// Its settings.
+    pub settings: GenSettings,
+    /// Figures of the last run.
+    pub stats: Stats,
+    /// Why the last run ended.
+    pub stop_reason: StopReason,
+    /// With [`GenSettings::log_queries`]: the last run's queries.
+    pub query_log: Option<QueryLog>,
+}
+
+impl ConcolicEngine {
+    /// An engine with these settings.
+    pub fn new(settings: GenSettings) -> ConcolicEngine {
+        ConcolicEngine { settings, stats: Stats::default(), stop_reason: StopReason::Exhausted, query_log: None }
+    }
+}
+
+impl walkdown_campaign::Engine for ConcolicEngine {
+    fn name(&self) -> &'static str {
+        "concolic"
+    }
+
+    fn run(&mut self, ctx: &EngineCtx<'_, '_>) -> Result<EngineEnd, EngineError> {
+        let campaign = ctx.campaign();
+        let program = campaign.program();
+        let goals = campaign.goals();
+        let interp = campaign.interpreter();
+        let settings = &self.settings;
+        let trip_loops = settings
+            .loop_forms
+            .iter()
+            .filter_map(|f| Some(TripLoop::new(f.clone(), program.funcs.get(f.func)?.body.as_ref()?)))
+            .collect();
+        let mut tracer = Tracer::new(program, goals, interp.prepared()).with_trip_loops(trip_loops);
+        let start = Instant::now();
+        let closures = ctx.closures();
+        let mut solver_settings = settings.solver.clone();
+        if ctx.shared() {
+            // A query holds the shared worker until it ends.
+            let cap = ctx.query_limit().as_millis().clamp(1, u128::from(u32::MAX)) as u32;
+            solver_settings.timeout_ms = Some(solver_settings.timeout_ms.map_or(cap, |t| t.min(cap)));
+        }
+        let mut e = Search {
+            program,
+            goals,
+            settings,
+            ctx,
+            pool: ExprPool::new(),
+            solver: {
+                // No query may outlive the budget the user gave.
+                let mut stack = SolverStack::build(&solver_settings);
+                stack.set_deadline(Some(ctx.deadline()));
+                stack
+            },
+            distances: Distances::compute(program, goals, &closed_flags(&closures)),
+            closures,
+            epoch: ctx.epoch(),
+            distances_epoch: ctx.epoch(),
+            stats: Stats { goals: goals.len(), ..Stats::default() },
+            bases: Vec::new(),
+            adopted: 0,
+            searcher: settings.search.build(),
+            deferred: settings.search.build(),
+            tried: HashSet::new(),
+            rng: Rng::new(settings.seed),
+            seq: 0,
+            start,
+            last_progress: Instant::now(),
+            logged: Vec::new(),
+            mutation_time: Duration::ZERO,
+            dictionary: Vec::new(),
+            dictionary_seen: HashSet::new(),
+        };
+        let reason = e.run(&mut tracer);
+        e.finish_stats();
+        e.publish(reason.words());
+        self.stats = e.stats.clone();
+        self.stop_reason = reason;
+        if settings.log_queries {
+            self.query_log = Some(QueryLog { pool: std::mem::take(&mut e.pool), queries: std::mem::take(&mut e.logged) });
+        }
+        Ok(EngineEnd::new(reason.words()))
+    }
+}
+
+impl StopReason {
+    /// The reason in the words of `report.json`.
+    pub fn words(self) -> &'static str {
+        match self {
+            StopReason::Time => "stopped: budget",
+            StopReason::AllCovered => "stopped: every goal settled",
+            StopReason::Exhausted => "exhausted: no candidate left",
+            StopReason::ErrorReached => "stopped: error reached",
+            StopReason::Interrupted => "stopped",
+            StopReason::ExecutionLimit => "stopped: execution limit",
+        }
+    }
+}
+
+fn closed_flags(closures: &[GoalClosure]) -> Vec<bool> {
+    closures.iter().map(|c| *c != GoalClosure::Open).collect()
+}
+
+struct Search<'a, 's, 'k, 'p> {
+    program: &'a Program,
+    goals: &'a Goals,
     settings: &'s GenSettings,
+    ctx: &'a EngineCtx<'k, 'p>,
     pool: ExprPool,
     solver: SolverStack,
-    covered: Vec<bool>,
-    /// Covered or proved unreachable: nothing more to aim at.
-    closed: Vec<bool>,
-    errors_seen: HashSet<(CheckKind, Loc)>,
-    result: GenResult,
+    /// Where each goal stands in the campaign, as of `epoch`.
+    closures: Vec<GoalClosure>,
+    epoch: u64,
+    stats: Stats,
+    /// Vectors of every kept test (this engine's and adopted ones): the
+    /// bases of mutants.
+    bases: Vec<TestVector>,
+    /// Tests of the campaign seen so far (own and other engines').
+    adopted: usize,
     searcher: Box<dyn Searcher>,
     deferred: Box<dyn Searcher>,
     tried: HashSet<u64>,
     distances: Distances,
-    epoch: u64,
     distances_epoch: u64,
     rng: Rng,
     seq: u64,
@@ -290,156 +365,196 @@ struct Engine<'p, 's> {
     dictionary_seen: HashSet<u64>,
 }
 
-/// Generates tests for `program` until the budget ends, `stop` is set, or
-/// nothing is left to do.
-pub fn generate(
-    program: &Program,
-    goals: &Goals,
-    settings: &GenSettings,
-    sink: &mut dyn TestSink,
-    stop: &AtomicBool,
-) -> Result<GenResult, GenError> {
-    let interp = Interpreter::new(program, goals)?;
-    let prepared = interp.prepared();
-    let trip_loops = settings
-        .loop_forms
-        .iter()
-        .filter_map(|f| Some(TripLoop::new(f.clone(), program.funcs.get(f.func)?.body.as_ref()?)))
-        .collect();
-    let mut tracer = Tracer::new(program, goals, prepared).with_trip_loops(trip_loops);
-    let start = Instant::now();
-    let covered = vec![false; goals.len()];
-    let mut closed = covered.clone();
-    for g in &settings.unreachable {
-        if let Some(c) = closed.get_mut(g.index()) {
-            *c = true;
+/// Generates tests for `program` with the concolic engine alone, until the
+/// budget ends, `stop` is set, or nothing is left to do.
+pub fn generate(program: &Program, goals: &Goals, settings: &GenSettings, stop: &AtomicBool) -> Result<GenResult, GenError> {
+    struct Discard;
+    impl TestSink for Discard {
+        fn test(&mut self, _: &KeptTest) -> Result<(), String> {
+            Ok(())
         }
     }
-    let mut e = Engine {
-        program,
-        goals,
-        interp: &interp,
-        settings,
-        pool: ExprPool::new(),
-        solver: {
-            // No query may outlive the budget the user gave.
-            let mut stack = SolverStack::build(&settings.solver);
-            stack.set_deadline(Some(start + settings.time));
-            stack
-        },
-        distances: Distances::compute(program, goals, &closed),
-        covered,
-        closed,
-        errors_seen: HashSet::new(),
-        result: GenResult {
-            tests: Vec::new(),
-            goal_tests: HashMap::new(),
-            errors: Vec::new(),
-            stats: Stats { goals: goals.len(), ..Stats::default() },
-            stop_reason: StopReason::Exhausted,
-            query_log: None,
-        },
-        searcher: settings.search.build(),
-        deferred: settings.search.build(),
-        tried: HashSet::new(),
-        epoch: 0,
-        distances_epoch: 0,
-        rng: Rng::new(settings.seed),
-        seq: 0,
-        start,
-        last_progress: Instant::now(),
-        logged: Vec::new(),
-        mutation_time: Duration::ZERO,
-        dictionary: Vec::new(),
-        dictionary_seen: HashSet::new(),
-    };
-    let reason = e.run(&mut tracer, sink, stop)?;
-    e.result.stop_reason = reason;
-    e.finish_stats();
-    sink.progress(&e.result.stats);
-    if settings.log_queries {
-        e.result.query_log = Some(QueryLog { pool: std::mem::take(&mut e.pool), queries: std::mem::take(&mut e.logged) });
+    let campaign_settings =
+        CampaignSettings { time: settings.time, property: settings.property, replay: settings.replay };
+    let campaign = Campaign::new(program, goals, campaign_settings, Box::new(Discard), stop)?;
+    for g in &settings.unreachable {
+        campaign.claim("static", *g, Claim::Unreachable { method: "given".into() });
     }
-    Ok(e.result)
+    let mut engine = ConcolicEngine::new(settings.clone());
+    let portfolio = PortfolioSettings { jobs: 1, ..PortfolioSettings::default() };
+    let ends = walkdown_campaign::run_portfolio(&campaign, vec![Box::new(&mut engine)], &[], &portfolio, &mut |_| {});
+    if let Some(Err(e)) = ends.into_iter().next() {
+        return Err(GenError::Engine(e.0));
+    }
+    let snap = campaign.snapshot();
+    let mut stats = engine.stats.clone();
+    stats.proof_conflicts = snap.conflicts.len() as u64;
+    let goal_tests = snap
+        .goals
+        .iter()
+        .enumerate()
+        .filter_map(|(i, g)| match g.verdict {
+            walkdown_campaign::Verdict::Covered { test } => Some((GoalId::new(i), test)),
+            _ => None,
+        })
+        .collect();
+    Ok(GenResult {
+        tests: snap.tests,
+        goal_tests,
+        errors: snap.errors,
+        stats,
+        stop_reason: match snap.stop {
+            Some(StopCause::ErrorReached) => StopReason::ErrorReached,
+            Some(StopCause::AllClosed) => StopReason::AllCovered,
+            Some(StopCause::Interrupted) => StopReason::Interrupted,
+            Some(StopCause::Time) => StopReason::Time,
+            _ => engine.stop_reason,
+        },
+        query_log: engine.query_log.take(),
+    })
 }
 
-impl<'p, 's> Engine<'p, 's> {
-    fn run(&mut self, tracer: &mut Tracer<'p>, sink: &mut dyn TestSink, stop: &AtomicBool) -> Result<StopReason, GenError> {
+impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
+    fn run(&mut self, tracer: &mut Tracer<'a>) -> StopReason {
         let first = TestVector::default();
-        if let Some(r) = self.execute(tracer, first, 0, sink)? {
-            return Ok(r);
-        }
+        self.execute(tracer, first, 0);
         loop {
-            if stop.load(Ordering::Relaxed) {
-                return Ok(StopReason::Interrupted);
+            if !self.ctx.checkpoint() {
+                return match self.ctx.campaign().stop_cause() {
+                    Some(StopCause::ErrorReached) => StopReason::ErrorReached,
+                    Some(StopCause::AllClosed) => StopReason::AllCovered,
+                    Some(StopCause::Interrupted) => StopReason::Interrupted,
+                    _ => StopReason::Time,
+                };
             }
-            if self.start.elapsed() >= self.settings.time {
-                return Ok(StopReason::Time);
+            if self.settings.max_executions.is_some_and(|m| self.stats.executions >= m) {
+                return StopReason::ExecutionLimit;
             }
-            if self.settings.max_executions.is_some_and(|m| self.result.stats.executions >= m) {
-                return Ok(StopReason::ExecutionLimit);
-            }
-            if self.closed.iter().all(|&c| c) {
-                return Ok(StopReason::AllCovered);
-            }
+            self.refresh_closures();
+            self.adopt_tests(tracer);
             if self.last_progress.elapsed() >= Duration::from_secs(1) {
                 self.last_progress = Instant::now();
                 self.finish_stats();
-                sink.progress(&self.result.stats);
+                self.publish("running");
             }
             let share = self.settings.mutation_share;
-            if share > 0.0
-                && !self.result.tests.is_empty()
-                && self.mutation_time.as_secs_f64() < share * self.start.elapsed().as_secs_f64()
-            {
-                if let Some(r) = self.mutation_round(tracer, sink)? {
-                    return Ok(r);
-                }
+            if share > 0.0 && !self.bases.is_empty() && self.mutation_time.as_secs_f64() < share * self.start.elapsed().as_secs_f64() {
+                self.mutation_round(tracer);
                 continue;
             }
             let Some(candidate) = self.next_candidate() else {
                 if !self.settings.random_fallback {
-                    return Ok(StopReason::Exhausted);
+                    return StopReason::Exhausted;
                 }
-                if !self.result.tests.is_empty() && share > 0.0 {
-                    if let Some(r) = self.mutation_round(tracer, sink)? {
-                        return Ok(r);
-                    }
+                if !self.bases.is_empty() && share > 0.0 {
+                    self.mutation_round(tracer);
                     continue;
                 }
                 let v = self.random_vector();
-                self.result.stats.random_runs += 1;
-                if let Some(r) = self.execute(tracer, v, 0, sink)? {
-                    return Ok(r);
-                }
+                self.stats.random_runs += 1;
+                self.execute(tracer, v, 0);
                 continue;
             };
             let Some(vector) = self.solve(&candidate) else { continue };
             let bound = candidate.point + 1;
             let target = candidate.alternative().goal;
-            if let Some(r) = self.execute(tracer, vector, bound, sink)? {
-                return Ok(r);
-            }
+            self.execute(tracer, vector, bound);
             if let Some(g) = target {
-                if !self.covered[g.index()] {
-                    self.result.stats.divergences += 1;
+                if self.closures[g.index()] != GoalClosure::Covered {
+                    self.stats.divergences += 1;
                 }
             }
         }
     }
 
+    /// Takes in the goals other engines (or this one) closed.
+    fn refresh_closures(&mut self) {
+        let epoch = self.ctx.epoch();
+        if epoch != self.epoch {
+            self.epoch = epoch;
+            self.closures = self.ctx.closures();
+        }
+    }
+
+    /// Traces the tests other engines kept, so their paths offer
+    /// candidates here too; and learns every kept test's values.
+    fn adopt_tests(&mut self, tracer: &mut Tracer<'a>) {
+        if self.ctx.campaign().test_count() == self.adopted {
+            return;
+        }
+        for (index, vector, engine) in self.ctx.campaign().tests_since(self.adopted) {
+            self.adopted = index + 1;
+            self.learn(&vector);
+            if engine != "concolic" {
+                let deadline = self.ctx.deadline();
+                let t = Instant::now();
+                let trace = tracer.run(&mut self.pool, &vector.values, &self.settings.trace, deadline);
+                self.stats.trace_time += t.elapsed();
+                self.stats.executions += 1;
+                self.stats.adopted += 1;
+                let run_no = self.stats.executions;
+                self.expand(trace, vector, 0, run_no);
+            }
+        }
+    }
+
+    /// A kept test's vector joins the mutation bases and its values the
+    /// dictionary.
+    fn learn(&mut self, vector: &TestVector) {
+        for v in &vector.values {
+            let key = match v {
+                InputValue::Int(i) => *i as u64,
+                InputValue::Float(f) => f.to_bits(),
+            };
+            if self.dictionary.len() < 256 && self.dictionary_seen.insert(key) {
+                self.dictionary.push(*v);
+            }
+        }
+        self.bases.push(vector.clone());
+    }
+
+    fn publish(&self, status: &str) {
+        let s = &self.stats;
+        let secs = s.elapsed.as_secs_f64().max(1e-9);
+        let mut counters = vec![
+            ("executions", s.executions as f64),
+            ("replays", s.replays as f64),
+            ("adopted_tests", s.adopted as f64),
+            ("random_runs", s.random_runs as f64),
+            ("mutations", s.mutations as f64),
+            ("mutations_kept", s.mutations_kept as f64),
+            ("queries", s.queries as f64),
+            ("sat", s.sat as f64),
+            ("unsat", s.unsat as f64),
+            ("unknown", s.unknown as f64),
+            ("duplicates", s.duplicates as f64),
+            ("divergences", s.divergences as f64),
+            ("waiting", s.waiting as f64),
+            ("dropped", s.dropped as f64),
+            ("expressions", s.expressions as f64),
+            ("solver_s", s.solver_time.as_secs_f64()),
+            ("trace_s", s.trace_time.as_secs_f64()),
+            ("replay_s", s.replay_time.as_secs_f64()),
+            ("executions_per_s", s.executions as f64 / secs),
+        ];
+        for l in &s.layers {
+            counters.push((l.layer, l.queries as f64));
+        }
+        self.ctx.publish(status, counters);
+    }
+
     /// The next candidate worth solving.
     fn next_candidate(&mut self) -> Option<Candidate> {
         if self.distances_epoch != self.epoch {
-            self.distances = Distances::compute(self.program, self.goals, &self.closed);
+            self.distances = Distances::compute(self.program, self.goals, &closed_flags(&self.closures));
             self.distances_epoch = self.epoch;
         }
         let ctx = SearchContext { distances: &self.distances, coverage_epoch: self.epoch };
         while let Some(c) = self.searcher.next(&ctx, &mut self.rng) {
             match c.alternative().goal {
                 // Proved unreachable: the query could only be unsatisfiable.
-                Some(g) if self.closed[g.index()] && !self.covered[g.index()] => {}
-                Some(g) if self.closed[g.index()] => {
+                Some(g) if self.closures[g.index()] == GoalClosure::Proved => {}
+                Some(g) if self.closures[g.index()] == GoalClosure::Covered => {
                     if matches!(c.alternative().kind, AltKind::Branch) {
                         self.deferred.add(c);
                     }
@@ -463,92 +578,83 @@ impl<'p, 's> Engine<'p, 's> {
             h.finish()
         };
         if !self.tried.insert(key) {
-            self.result.stats.duplicates += 1;
+            self.stats.duplicates += 1;
             return None;
         }
-        self.result.stats.queries += 1;
+        self.stats.queries += 1;
         if self.settings.log_queries {
             self.logged.push(constraints.clone());
         }
         let t = Instant::now();
         let answer = self.solver.check(&self.pool, &Query { constraints: &constraints });
-        self.result.stats.solver_time += t.elapsed();
+        self.stats.solver_time += t.elapsed();
         match answer {
             Ok(Answer::Sat(model)) => {
-                self.result.stats.sat += 1;
+                self.stats.sat += 1;
                 Some(vector_from_model(&c.inputs, &c.vector, &model, self.program.data_model))
             }
             Ok(Answer::Unsat) => {
-                self.result.stats.unsat += 1;
+                self.stats.unsat += 1;
                 None
             }
             Ok(Answer::Unknown(_)) | Err(_) => {
-                self.result.stats.unknown += 1;
+                self.stats.unknown += 1;
                 None
             }
         }
     }
 
-    /// Traces and replays `vector`; adds its candidates after `bound`.
-    fn execute(
-        &mut self,
-        tracer: &mut Tracer<'p>,
-        vector: TestVector,
-        bound: usize,
-        sink: &mut dyn TestSink,
-    ) -> Result<Option<StopReason>, GenError> {
+    /// Traces `vector`, submits it to the campaign (which replays and
+    /// maybe keeps it), and adds its candidates after `bound`.
+    fn execute(&mut self, tracer: &mut Tracer<'a>, vector: TestVector, bound: usize) {
         let t = Instant::now();
-        let deadline = self.start + self.settings.time;
-        let trace = tracer.run(&mut self.pool, &vector.values, &self.settings.trace, deadline);
-        self.result.stats.trace_time += t.elapsed();
-        self.result.stats.executions += 1;
-        let run_no = self.result.stats.executions;
-
-        let t = Instant::now();
-        let replay = self.interp.run(&vector, &RunOptions { limits: self.settings.replay.clone(), record_lines: false });
-        self.result.stats.replay_time += t.elapsed();
-        self.result.stats.replays += 1;
-        if let (_, Some(reason)) = self.ledger(&vector, replay, sink)? {
-            return Ok(Some(reason));
-        }
+        let trace = tracer.run(&mut self.pool, &vector.values, &self.settings.trace, self.ctx.deadline());
+        self.stats.trace_time += t.elapsed();
+        self.stats.executions += 1;
+        let run_no = self.stats.executions;
+        self.submit(&vector);
         self.expand(trace, vector, bound, run_no);
-        Ok(None)
+    }
+
+    /// Has the campaign replay `vector`; says whether it kept it.
+    fn submit(&mut self, vector: &TestVector) -> bool {
+        let t = Instant::now();
+        let submission = self.ctx.submit(vector);
+        self.stats.replay_time += t.elapsed();
+        self.stats.replays += 1;
+        if submission.kept.is_some() {
+            self.stats.tests += 1;
+        }
+        // Our own keeps close goals: see them at once, not a round later.
+        self.refresh_closures();
+        submission.kept.is_some()
     }
 
     /// Replays mutants of kept tests; traces those that cover something new.
-    fn mutation_round(&mut self, tracer: &mut Tracer<'p>, sink: &mut dyn TestSink) -> Result<Option<StopReason>, GenError> {
+    fn mutation_round(&mut self, tracer: &mut Tracer<'a>) {
         let t = Instant::now();
-        let mut result = None;
         for _ in 0..16 {
             // A replay can take up to the step limit; the budget wins.
-            if self.start.elapsed() >= self.settings.time {
+            if self.ctx.stopped() {
                 break;
             }
             let vector = self.mutate();
-            self.result.stats.mutations += 1;
-            let replay = self.interp.run(&vector, &RunOptions { limits: self.settings.replay.clone(), record_lines: false });
-            let (kept, stop) = self.ledger(&vector, replay, sink)?;
-            if stop.is_some() {
-                result = stop;
-                break;
-            }
-            if kept {
-                self.result.stats.mutations_kept += 1;
-                let deadline = self.start + self.settings.time;
-                let trace = tracer.run(&mut self.pool, &vector.values, &self.settings.trace, deadline);
-                self.result.stats.executions += 1;
-                let run_no = self.result.stats.executions;
+            self.stats.mutations += 1;
+            if self.submit(&vector) {
+                self.stats.mutations_kept += 1;
+                let trace = tracer.run(&mut self.pool, &vector.values, &self.settings.trace, self.ctx.deadline());
+                self.stats.executions += 1;
+                let run_no = self.stats.executions;
                 self.expand(trace, vector, 0, run_no);
             }
         }
         self.mutation_time += t.elapsed();
-        Ok(result)
     }
 
     /// A mutant of a random kept test.
     fn mutate(&mut self) -> TestVector {
-        let base = &self.result.tests[self.rng.below(self.result.tests.len() as u64) as usize];
-        let mut values = base.vector.values.clone();
+        let base = &self.bases[self.rng.below(self.bases.len() as u64) as usize];
+        let mut values = base.values.clone();
         let ops = 1 + self.rng.below(3);
         for _ in 0..ops {
             match self.rng.below(4) {
@@ -607,14 +713,14 @@ impl<'p, 's> Engine<'p, 's> {
                         }
                     }
                 }
-                let aims_at_open_goal = alt.goal.is_some_and(|g| !self.closed[g.index()]);
+                let aims_at_open_goal = alt.goal.is_some_and(|g| self.closures[g.index()] == GoalClosure::Open);
                 if let AltKind::Check(_) = alt.kind {
                     if !aims_at_open_goal {
                         continue;
                     }
                 }
                 if !aims_at_open_goal && self.searcher.len() + self.deferred.len() >= self.settings.max_waiting {
-                    self.result.stats.dropped += 1;
+                    self.stats.dropped += 1;
                     continue;
                 }
                 self.seq += 1;
@@ -630,75 +736,6 @@ impl<'p, 's> Engine<'p, 's> {
                 });
             }
         }
-    }
-
-    /// Keeps the test if its replay covers a new goal or reaches a new
-    /// error; says whether it was kept and whether generation should stop.
-    fn ledger(
-        &mut self,
-        vector: &TestVector,
-        replay: RunResult,
-        sink: &mut dyn TestSink,
-    ) -> Result<(bool, Option<StopReason>), GenError> {
-        let new_goals: Vec<GoalId> = replay.covered.iter().copied().filter(|g| !self.covered[g.index()]).collect();
-        let error = match replay.outcome {
-            Outcome::Error { kind, loc, goal, .. } => Some(ErrorFound { kind, loc, goal }),
-            _ => None,
-        };
-        let new_error = error.is_some_and(|e| self.errors_seen.insert((e.kind, e.loc)));
-        if new_goals.is_empty() && !new_error {
-            return Ok((false, None));
-        }
-        for g in &new_goals {
-            self.covered[g.index()] = true;
-            if self.closed[g.index()] {
-                self.result.stats.proof_conflicts += 1;
-            }
-            self.closed[g.index()] = true;
-        }
-        self.epoch += 1;
-        let index = self.result.tests.len();
-        for g in &new_goals {
-            self.result.goal_tests.insert(*g, index);
-        }
-        if let (Some(e), true) = (error, new_error) {
-            self.result.errors.push((e, index));
-        }
-        // The replay consumed exactly the inputs the program read; write
-        // those (with their traced types), so the test is what ran.
-        let consumed: Vec<InputValue> =
-            replay.inputs.iter().map(|i| InputValue::from_bits(i.ty, i.signed, i.bits, self.program.data_model)).collect();
-        let types = replay.inputs.iter().map(|i| i.ty.c_name(i.signed, self.program.data_model)).collect();
-        let vector = if replay.inputs_exhausted || consumed.len() != replay.inputs.len() {
-            vector.clone()
-        } else {
-            TestVector { values: consumed }
-        };
-        for v in &vector.values {
-            let key = match v {
-                InputValue::Int(i) => *i as u64,
-                InputValue::Float(f) => f.to_bits(),
-            };
-            if self.dictionary.len() < 256 && self.dictionary_seen.insert(key) {
-                self.dictionary.push(*v);
-            }
-        }
-        let kept = KeptTest {
-            index,
-            vector,
-            types,
-            new_goals,
-            covered: replay.covered,
-            error,
-            outcome: replay.outcome,
-            at: self.start.elapsed().as_secs_f64(),
-        };
-        sink.test(&kept).map_err(GenError::Sink)?;
-        self.result.tests.push(kept);
-        if self.settings.property == Property::CoverError && error.is_some_and(|e| e.kind == CheckKind::ReachError) {
-            return Ok((true, Some(StopReason::ErrorReached)));
-        }
-        Ok((true, None))
     }
 
     fn random_vector(&mut self) -> TestVector {
@@ -718,11 +755,10 @@ impl<'p, 's> Engine<'p, 's> {
     }
 
     fn finish_stats(&mut self) {
-        let s = &mut self.result.stats;
+        let s = &mut self.stats;
         s.elapsed = self.start.elapsed();
         s.waiting = self.searcher.len() + self.deferred.len();
-        s.covered = self.covered.iter().filter(|&&c| c).count();
-        s.tests = self.result.tests.len();
+        s.covered = self.closures.iter().filter(|&&c| c == GoalClosure::Covered).count();
         s.expressions = self.pool.len();
         s.layers = self.solver.report();
     }

@@ -4,8 +4,9 @@
 //! orders over the recorded alternatives ([`search`], with CFG distances
 //! from [`distance`]), and the loop with its test ledger ([`engine`]).
 //!
-//! The engine knows no file format: kept tests go to a [`TestSink`] the
-//! caller provides (the `walkdown` binary writes Test-Comp XML at once).
+//! The engine knows no file format: it submits vectors to the campaign
+//! (`walkdown-campaign`), whose ledger keeps tests and hands them to the
+//! writers.
 
 #![deny(missing_docs)]
 
@@ -15,6 +16,7 @@ pub mod search;
 pub mod sym;
 pub mod symex;
 
-pub use engine::{generate, ErrorFound, GenError, GenResult, GenSettings, KeptTest, Property, QueryLog, Stats, StopReason, TestSink};
+pub use engine::{generate, ConcolicEngine, GenError, GenResult, GenSettings, QueryLog, Stats, StopReason};
+pub use walkdown_campaign::{ErrorFound, KeptTest, Property};
 pub use search::SearchKind;
 pub use symex::TraceLimits;

@@ -1,6 +1,7 @@
 //! `report.json`: what a generation run found, goal by goal — each goal
-//! with the test that covers it or marked open, each error with its test
-//! and location, and the engine's figures. Written atomically, refreshed
+//! with its verdict (covered by a test, unreachable or infeasible within a
+//! bound with the proof named, or open with the reasons), each error with
+//! its test and location, proof conflicts, and each engine's figures. Written atomically, refreshed
 //! while the run goes on, so a reader never sees half a file.
 
 use crate::atomic::write_atomically;
@@ -19,7 +20,8 @@ pub struct Report {
     pub property: String,
     /// `LP64` or `ILP32`.
     pub data_model: String,
-    /// The search order.
+    /// The engines that ran, with their settings in words
+    /// (`concolic (bfs) + bmc (unwinding 1, 2, 4, …)`).
     pub search: String,
     /// The random seed.
     pub seed: u64,
@@ -43,10 +45,29 @@ pub struct Report {
     pub goals: Vec<GoalEntry>,
     /// Every distinct error reached.
     pub errors: Vec<ErrorEntry>,
+    /// Goals left open.
+    #[serde(default)]
+    pub goals_open: usize,
     /// Every kept test.
     pub tests: Vec<TestEntry>,
-    /// Engine figures.
-    pub engine: EngineFigures,
+    /// Goals claimed unreachable that a replayed test covers: a bug in the
+    /// engine that claimed it. Empty in a correct run.
+    #[serde(default)]
+    pub proof_conflicts: Vec<ConflictEntry>,
+    /// Each engine's figures, in the order they were started.
+    #[serde(default)]
+    pub engines: Vec<EngineFigures>,
+}
+
+/// A proof a test contradicts.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ConflictEntry {
+    /// The goal.
+    pub goal: String,
+    /// The proof that claimed it unreachable (engine and method).
+    pub proof: String,
+    /// The test that covers it.
+    pub test: String,
 }
 
 /// One goal.
@@ -65,10 +86,13 @@ pub struct GoalEntry {
     /// bound, which `proved_by` names, e.g. "bmc: infeasible within
     /// unwinding 2") or `open`.
     pub status: String,
-    /// For `unreachable`: which analysis proved it, and within which bound
-    /// (none means an unbounded proof).
+    /// For `unreachable` and `infeasible`: which engine proved it, how,
+    /// and within which bound (none means an unbounded proof).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub proved_by: Option<String>,
+    /// For `open`: why, per engine (`bmc: solver unknown`), or `budget`.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub open_reasons: Vec<String>,
     /// The first test that covers it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub test: Option<String>,
@@ -98,68 +122,22 @@ pub struct TestEntry {
     pub outcome: String,
     /// Seconds after the start when it was found.
     pub found_at_s: f64,
+    /// The engine that found it.
+    #[serde(default)]
+    pub engine: String,
 }
 
-/// Engine figures.
+/// One engine's figures.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct EngineFigures {
-    /// Traced executions.
-    pub executions: u64,
-    /// Replays in the interpreter.
-    pub replays: u64,
-    /// Random vectors run when no candidate was left.
-    pub random_runs: u64,
-    /// Mutants of kept tests replayed in the interpreter.
-    pub mutations: u64,
-    /// Mutants kept as tests.
-    pub mutations_kept: u64,
-    /// Solver queries asked by the engine.
-    pub queries: u64,
-    /// Satisfiable answers.
-    pub sat: u64,
-    /// Unsatisfiable answers.
-    pub unsat: u64,
-    /// Unknown answers (timeouts).
-    pub unknown: u64,
-    /// Candidates skipped as already tried.
-    pub duplicates: u64,
-    /// Runs that missed the goal their query aimed at.
-    pub divergences: u64,
-    /// Candidates still waiting at the end.
-    pub waiting: usize,
-    /// Candidates dropped because too many were waiting.
-    pub dropped: u64,
-    /// Expressions in the solver facade's pool.
-    pub expressions: usize,
-    /// Wall-clock seconds.
-    pub elapsed_s: f64,
-    /// Seconds in the solver stack.
-    pub solver_s: f64,
-    /// Seconds tracing.
-    pub trace_s: f64,
-    /// Seconds replaying.
-    pub replay_s: f64,
-    /// Executions per second.
-    pub executions_per_s: f64,
-    /// Queries per second.
-    pub queries_per_s: f64,
-    /// Share of the time spent in the solver (0 to 1).
-    pub solver_share: f64,
-    /// Per solver layer, outermost first.
-    pub layers: Vec<LayerFigures>,
-}
-
-/// One solver layer.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct LayerFigures {
-    /// Its name.
-    pub layer: String,
-    /// Queries it received.
-    pub queries: u64,
-    /// Queries it answered itself.
-    pub hits: u64,
-    /// Seconds spent in it and below.
+    /// The engine (`static`, `concolic`, `bmc`).
+    pub name: String,
+    /// `running`, or how it ended.
+    pub status: String,
+    /// Seconds it held a worker.
     pub time_s: f64,
+    /// Its counters (`executions`, `queries`, `unwinding`, ...).
+    pub figures: std::collections::BTreeMap<String, f64>,
 }
 
 /// Writes `report` to `path` atomically.

@@ -4,8 +4,8 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 
 mod analyze;
-mod bmc;
 mod gen;
+mod report;
 mod run;
 mod validate;
 use std::path::{Path, PathBuf};
@@ -72,7 +72,7 @@ enum Command {
     ///
     /// Exit code 1 when the run ends in an error (a failed check, reach_error, abort).
     Run(run::RunArgs),
-    /// Generate a Test-Comp test suite with concolic search.
+    /// Generate a Test-Comp test suite with every engine (static analysis, concolic search, bounded model checking).
     ///
     /// Exit code 1 when a test reaches an error (reach_error, a failed check, abort).
     Gen(gen::GenArgs),

@@ -1,19 +1,25 @@
-//! `walkdown gen`: generates a Test-Comp test suite with the concolic
-//! engine. Tests are written the moment they are kept, `report.json` is
-//! refreshed every second, and Ctrl-C ends the run with every file whole.
+//! `walkdown gen`: generates a Test-Comp test suite with every engine
+//! walkdown has, as one campaign: the static pass first (its proofs close
+//! goals before any search), then the concolic and bounded engines as a
+//! portfolio on worker threads (or in time slices with `--jobs 1`). Tests
+//! are written the moment the campaign keeps them, `report.json` is
+//! refreshed every second from the campaign, and Ctrl-C or SIGTERM ends the
+//! run with every file whole.
 
+use super::report::{spec_name, write_report, ReportHeader};
 use super::{load, ProgramArgs};
 use anyhow::{bail, Context, Result};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::time::Duration;
-use walkdown_concolic::{generate, GenSettings, KeptTest, Property, SearchKind, Stats, StopReason, TestSink};
-use walkdown_formats::report::{EngineFigures, ErrorEntry, GoalEntry, LayerFigures, Report, TestEntry};
+use std::time::{Duration, Instant};
+use walkdown_bmc::{BmcEngine, BmcSettings, CoverAlgorithm, DeepeningSettings};
+use walkdown_campaign::{
+    Campaign, CampaignSettings, Claim, Engine, EngineFigures, KeptTest, PortfolioSettings, Property, Snapshot, TestSink,
+};
+use walkdown_concolic::{ConcolicEngine, GenSettings, SearchKind};
 use walkdown_formats::{Metadata, Specification, TestCase};
-use walkdown_ir::entity::EntityRef;
-use walkdown_ir::goals::{GoalKind, Goals};
+use walkdown_ir::goals::Goals;
 use walkdown_ir::Program;
 
 /// Arguments of `walkdown gen`.
@@ -27,7 +33,19 @@ pub struct GenArgs {
     /// Output directory: the suite goes to OUT/test-suite, the report to OUT/report.json.
     #[arg(long, default_value = "walkdown-out")]
     out: PathBuf,
-    /// Search order: dfs, bfs, random-branch, uniform-random, cfg-distance, or A+B to alternate two.
+    /// Engines of the portfolio, comma-separated: concolic, bmc.
+    #[arg(long, default_value = "concolic,bmc", value_delimiter = ',')]
+    engines: Vec<EngineArg>,
+    /// Run one engine alone (the same as `--engines X`).
+    #[arg(long, value_enum)]
+    engine: Option<EngineArg>,
+    /// Worker threads (default: the available cores). With fewer workers than engines, engines take turns in time slices.
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Time shares of the engines when they take turns, in the order of --engines (default: equal).
+    #[arg(long, value_delimiter = ',')]
+    shares: Vec<f64>,
+    /// Concolic: search order: dfs, bfs, random-branch, uniform-random, cfg-distance, or A+B to alternate two.
     #[arg(long, default_value = "bfs")]
     search: String,
     /// What the suite is for: coverage-branches, or coverage-error (stop at the first test reaching reach_error).
@@ -36,22 +54,22 @@ pub struct GenArgs {
     /// Seed of the random choices.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Do not offer runtime-check failures (division by zero, out-of-bounds access) as goals.
+    /// Do not aim at runtime-check failures (division by zero, overflow, out-of-bounds access).
     #[arg(long)]
     no_runtime_checks: bool,
-    /// Do not summarize loop exits with trip-count symbols built from the relational invariants (see `walkdown analyze`).
+    /// Concolic: do not summarize loop exits with trip-count symbols built from the relational invariants (see `walkdown analyze`).
     #[arg(long)]
     no_invariants: bool,
-    /// Do not offer loop-acceleration alternatives (counter jumped to far values against an input bound).
+    /// Concolic: do not offer loop-acceleration alternatives (counter jumped to far values against an input bound).
     #[arg(long)]
     no_loop_acceleration: bool,
-    /// Share of the time spent replaying mutants of kept tests (0 to turn off).
+    /// Concolic: share of its time spent replaying mutants of kept tests (0 to turn off).
     #[arg(long, default_value_t = 0.3)]
     mutation_share: f64,
     /// Skip the static analysis that proves branches unreachable before the search.
     #[arg(long)]
     no_static: bool,
-    /// Stop after this many executions.
+    /// Concolic: stop after this many executions.
     #[arg(long)]
     max_executions: Option<u64>,
     /// Per-query solver timeout in milliseconds.
@@ -60,8 +78,40 @@ pub struct GenArgs {
     /// No progress line.
     #[arg(long, short)]
     quiet: bool,
-    #[command(flatten)]
-    bmc: super::bmc::BmcFlags,
+    /// bmc: one fixed unwinding K (loops run at most K times, recursion nests at most K deep). Default: with other engines, deepen 1, 2, 4, … up to --max-unwind; alone, 2.
+    #[arg(long)]
+    unwind: Option<u32>,
+    /// bmc: the deepest unwinding of iterative deepening.
+    #[arg(long, default_value_t = 1024)]
+    max_unwind: u32,
+    /// bmc: covering algorithm.
+    #[arg(long, value_enum, default_value = "statements")]
+    cover: CoverArg,
+    /// bmc: first cover with calls of memory- and input-free functions replaced by procedure summaries (up to half the time), then inline.
+    #[arg(long)]
+    summaries: bool,
+}
+
+/// An engine of the portfolio.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum EngineArg {
+    /// Concolic search.
+    Concolic,
+    /// Bounded infeasible-code detection: unwinding, one formula, solver cover.
+    Bmc,
+}
+
+/// `--cover`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum CoverArg {
+    /// Statement cover with enabling clauses.
+    Statements,
+    /// Path cover with blocking clauses.
+    Paths,
+    /// One query per goal.
+    PerBlock,
+    /// Greedy: each query asks for the path covering the most open goals.
+    Greedy,
 }
 
 /// `--property`.
@@ -73,173 +123,59 @@ enum PropertyArg {
     CoverageError,
 }
 
-/// Writes tests and the report as the engine finds them.
-struct SuiteWriter<'a> {
-    program: &'a Program,
-    goals: &'a Goals,
+/// Writes each kept test as Test-Comp XML at once.
+struct SuiteWriter {
     suite_dir: PathBuf,
-    report_path: PathBuf,
-    report: Report,
-    /// Goals proved unreachable, with the proof's name.
-    unreachable: Vec<Option<&'static str>>,
-    tests: Vec<KeptTest>,
-    quiet: bool,
-    tty: bool,
 }
 
-impl SuiteWriter<'_> {
-    fn file_name(index: usize) -> String {
-        format!("test-{index:05}.xml")
-    }
-
-    fn refresh_report(&mut self, stats: &Stats) -> Result<(), String> {
-        let mut first: Vec<Option<usize>> = vec![None; self.goals.len()];
-        for t in &self.tests {
-            for g in &t.new_goals {
-                first[g.index()].get_or_insert(t.index);
-            }
-        }
-        self.report.goals = self
-            .goals
-            .goals
-            .iter()
-            .map(|(id, g)| {
-                let func = match g.kind {
-                    GoalKind::Edge { func, .. } | GoalKind::Error { func, .. } => func,
-                };
-                let test = first[id.index()].map(Self::file_name);
-                let proof = self.unreachable.get(id.index()).copied().flatten();
-                let status = match (&test, proof) {
-                    (Some(_), _) => "covered",
-                    (None, Some(_)) => "unreachable",
-                    (None, None) => "open",
-                };
-                GoalEntry {
-                    id: id.to_string(),
-                    kind: self.goals.describe(id),
-                    location: self.program.describe_loc(g.loc),
-                    function: self.program.funcs[func].name.clone(),
-                    status: status.into(),
-                    proved_by: if test.is_none() { proof.map(String::from) } else { None },
-                    test,
-                }
-            })
-            .collect();
-        self.report.goals_total = self.goals.len();
-        self.report.goals_covered = first.iter().filter(|t| t.is_some()).count();
-        self.report.goals_unreachable = self.report.goals.iter().filter(|g| g.status == "unreachable").count();
-        self.report.errors = self
-            .tests
-            .iter()
-            .filter_map(|t| {
-                t.error.map(|e| ErrorEntry {
-                    kind: e.kind.name().into(),
-                    location: self.program.describe_loc(e.loc),
-                    test: Self::file_name(t.index),
-                })
-            })
-            .collect();
-        self.report.tests = self
-            .tests
-            .iter()
-            .map(|t| TestEntry {
-                file: Self::file_name(t.index),
-                new_goals: t.new_goals.iter().map(|g| g.to_string()).collect(),
-                covers: t.covered.iter().map(|g| g.to_string()).collect(),
-                outcome: super::run::describe_outcome(self.program, &t.outcome),
-                found_at_s: t.at,
-            })
-            .collect();
-        let secs = stats.elapsed.as_secs_f64().max(1e-9);
-        self.report.engine = EngineFigures {
-            executions: stats.executions,
-            replays: stats.replays,
-            random_runs: stats.random_runs,
-            mutations: stats.mutations,
-            mutations_kept: stats.mutations_kept,
-            queries: stats.queries,
-            sat: stats.sat,
-            unsat: stats.unsat,
-            unknown: stats.unknown,
-            duplicates: stats.duplicates,
-            divergences: stats.divergences,
-            waiting: stats.waiting,
-            dropped: stats.dropped,
-            expressions: stats.expressions,
-            elapsed_s: stats.elapsed.as_secs_f64(),
-            solver_s: stats.solver_time.as_secs_f64(),
-            trace_s: stats.trace_time.as_secs_f64(),
-            replay_s: stats.replay_time.as_secs_f64(),
-            executions_per_s: stats.executions as f64 / secs,
-            queries_per_s: stats.queries as f64 / secs,
-            solver_share: stats.solver_time.as_secs_f64() / secs,
-            layers: stats
-                .layers
-                .iter()
-                .map(|l| LayerFigures {
-                    layer: l.layer.to_string(),
-                    queries: l.queries,
-                    hits: l.hits,
-                    time_s: l.time.as_secs_f64(),
-                })
-                .collect(),
-        };
-        walkdown_formats::report::write_report(&self.report_path, &self.report).map_err(|e| e.to_string())
-    }
+/// The suite's name for test number `index`.
+pub fn test_file_name(index: usize) -> String {
+    format!("test-{index:05}.xml")
 }
 
-impl TestSink for SuiteWriter<'_> {
+impl TestSink for SuiteWriter {
     fn test(&mut self, test: &KeptTest) -> Result<(), String> {
         let mut case = TestCase::new(test.vector.clone()).with_types(&test.types);
         case.covers_error = test.error.is_some_and(|e| e.kind == walkdown_ir::CheckKind::ReachError);
         if case.annotations.len() != case.vector.values.len() {
             case.annotations.clear();
         }
-        let path = self.suite_dir.join(Self::file_name(test.index));
-        walkdown_formats::write_testcase(&path, &case).map_err(|e| e.to_string())?;
-        self.tests.push(test.clone());
-        Ok(())
-    }
-
-    fn progress(&mut self, stats: &Stats) {
-        if !self.quiet {
-            let line = format!(
-                "[{:6.1}s] goals {}/{} covered, {} tests, {} executions ({:.0}/s), {} mutants, {} queries, {} waiting",
-                stats.elapsed.as_secs_f64(),
-                stats.covered,
-                stats.goals,
-                stats.tests,
-                stats.executions,
-                stats.executions as f64 / stats.elapsed.as_secs_f64().max(1e-9),
-                stats.mutations,
-                stats.queries,
-                stats.waiting
-            );
-            if self.tty {
-                eprint!("\r{line}\x1b[K");
-            } else {
-                eprintln!("{line}");
-            }
-        }
-        if let Err(e) = self.refresh_report(stats) {
-            eprintln!("walkdown: warning: cannot write {}: {e}", self.report_path.display());
-        }
+        let path = self.suite_dir.join(test_file_name(test.index));
+        walkdown_formats::write_testcase(&path, &case).map_err(|e| e.to_string())
     }
 }
 
-/// Runs the command; exit code 1 when a test reaches an error.
+/// Runs the command. Exit code 1 when a test reaches an error, 3 when a
+/// test contradicts a proof (a bug in walkdown).
 pub fn gen(args: &GenArgs) -> Result<i32> {
-    if args.bmc.engine == super::bmc::EngineArg::Bmc {
-        return super::bmc::gen(&args.program, args.time, &args.out, args.solver_timeout_ms, args.quiet, &args.bmc);
-    }
     if !(args.time > 0.0 && args.time.is_finite()) {
         bail!("--time must be a positive number of seconds");
     }
+    if !(0.0..=0.9).contains(&args.mutation_share) {
+        bail!("--mutation-share must be between 0 and 0.9");
+    }
+    if args.unwind == Some(0) || args.max_unwind == 0 {
+        bail!("--unwind and --max-unwind must be at least 1");
+    }
+    if args.jobs == Some(0) {
+        bail!("--jobs must be at least 1");
+    }
+    let engines: Vec<EngineArg> = match args.engine {
+        Some(e) => vec![e],
+        None => {
+            let mut v = args.engines.clone();
+            v.dedup();
+            v
+        }
+    };
+    if engines.is_empty() {
+        bail!("--engines needs at least one engine (concolic, bmc)");
+    }
+    if args.shares.iter().any(|s| !(*s > 0.0 && s.is_finite())) || (!args.shares.is_empty() && args.shares.len() != engines.len()) {
+        bail!("--shares needs one positive number per engine of --engines ({})", engines.len());
+    }
     let search = SearchKind::parse(&args.search).with_context(|| {
-        format!(
-            "unknown search order `{}` (dfs, bfs, random-branch, uniform-random, cfg-distance, or A+B)",
-            args.search
-        )
+        format!("unknown search order `{}` (dfs, bfs, random-branch, uniform-random, cfg-distance, or A+B)", args.search)
     })?;
     let program = load(&args.program)?;
     let goals = Goals::compute(&program);
@@ -257,138 +193,243 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     let metadata = Metadata::for_program(&args.program.file, spec, program.data_model, producer)?;
     walkdown_formats::write_metadata(&suite_dir.join("metadata.xml"), &metadata)?;
 
-    let mut settings = GenSettings {
-        time: Duration::from_secs_f64(args.time),
-        search,
-        seed: args.seed,
-        property,
-        runtime_checks: !args.no_runtime_checks,
-        max_executions: args.max_executions,
-        ..GenSettings::default()
-    };
-    settings.solver.timeout_ms = Some(args.solver_timeout_ms);
-    settings.trace.accelerate = !args.no_loop_acceleration;
-    if !(0.0..=0.9).contains(&args.mutation_share) {
-        bail!("--mutation-share must be between 0 and 0.9");
-    }
-    settings.mutation_share = args.mutation_share;
+    let interrupt: &'static AtomicBool = Box::leak(Box::new(AtomicBool::new(false)));
+    install_stop_handler(interrupt);
+    let campaign_settings = CampaignSettings { time: Duration::from_secs_f64(args.time), property, ..CampaignSettings::default() };
+    let campaign = Campaign::new(&program, &goals, campaign_settings, Box::new(SuiteWriter { suite_dir: suite_dir.clone() }), interrupt)?;
 
-    let mut unreachable: Vec<Option<&'static str>> = vec![None; goals.len()];
     let relational = (!args.no_static || !args.no_invariants).then(|| walkdown_absint::analyze_relational(&program));
     if !args.no_static {
-        let analysis = walkdown_absint::analyze(&program);
-        let mut dead = analysis.dead_goals(&goals);
-        for g in &dead {
-            unreachable[g.index()] = Some(PROOF_INTERVALS);
-        }
-        if let Some(rel) = &relational {
-            for g in rel.dead_edges().into_iter().filter_map(|(f, b, s)| goals.edge(f, b, s)) {
-                if unreachable[g.index()].is_none() {
-                    unreachable[g.index()] = Some(PROOF_RELATIONAL);
-                    dead.push(g);
-                }
+        static_pass(&campaign, &program, &goals, relational.as_ref(), args.quiet);
+    }
+    let loop_forms = match (args.no_invariants, &relational) {
+        (false, Some(rel)) => walkdown_absint::trip_count_forms(rel),
+        _ => Vec::new(),
+    };
+
+    let mut members: Vec<Box<dyn Engine + '_>> = Vec::new();
+    let mut described = Vec::new();
+    for e in &engines {
+        match e {
+            EngineArg::Concolic => {
+                let mut settings = GenSettings {
+                    search: search.clone(),
+                    seed: args.seed,
+                    runtime_checks: !args.no_runtime_checks,
+                    max_executions: args.max_executions,
+                    mutation_share: args.mutation_share,
+                    loop_forms: loop_forms.clone(),
+                    ..GenSettings::default()
+                };
+                settings.solver.timeout_ms = Some(args.solver_timeout_ms);
+                settings.trace.accelerate = !args.no_loop_acceleration;
+                described.push(format!("concolic ({})", search.name()));
+                members.push(Box::new(ConcolicEngine::new(settings)));
+            }
+            EngineArg::Bmc => {
+                let (first, last) = match (args.unwind, engines.len()) {
+                    (Some(k), _) => (k, k),
+                    (None, 1) => (2, 2),
+                    (None, _) => (1, args.max_unwind),
+                };
+                let algorithm = match args.cover {
+                    CoverArg::Statements => CoverAlgorithm::Statements,
+                    CoverArg::Paths => CoverAlgorithm::Paths,
+                    CoverArg::PerBlock => CoverAlgorithm::PerBlock,
+                    CoverArg::Greedy => CoverAlgorithm::Greedy,
+                };
+                let mut bmc = BmcSettings { summaries: args.summaries, ..BmcSettings::default() };
+                bmc.cover.algorithm = algorithm;
+                bmc.cover.timeout_ms = args.solver_timeout_ms;
+                described.push(if first == last {
+                    format!("bmc ({} cover, unwinding {first})", algorithm.name())
+                } else {
+                    format!("bmc ({} cover, unwinding {first}, {}, … up to {last})", algorithm.name(), first * 2)
+                });
+                members.push(Box::new(BmcEngine::new(DeepeningSettings { bmc, first, last })));
             }
         }
-        dead.sort();
-        if !args.quiet {
-            eprintln!(
-                "walkdown: static analysis ({:.1} ms): {} branch outcomes proved unreachable",
-                (analysis.elapsed + relational.as_ref().map_or(Duration::ZERO, |r| r.elapsed)).as_secs_f64() * 1e3,
-                dead.len()
-            );
-        }
-        settings.unreachable = dead;
     }
-
-    if let (false, Some(rel)) = (args.no_invariants, &relational) {
-        settings.loop_forms = walkdown_absint::trip_count_forms(rel);
-        if !args.quiet {
-            eprintln!("walkdown: invariants: {} loops with trip-count forms", settings.loop_forms.len());
-        }
-    }
-
-    let stop = Arc::new(AtomicBool::new(false));
-    {
-        let stop = Arc::clone(&stop);
-        // A second Ctrl-C is not caught again: the default action ends the
-        // process, for users who really want out.
-        let _ = ctrlc::set_handler(move || stop.store(true, Ordering::Relaxed));
-    }
-    let mut writer = SuiteWriter {
-        program: &program,
-        goals: &goals,
-        suite_dir: suite_dir.clone(),
-        report_path: args.out.join("report.json"),
-        report: Report {
-            program: args.program.file.display().to_string(),
-            producer: producer.into(),
-            property: spec_name(property).into(),
-            data_model: program.data_model.to_string(),
-            search: settings.search.name(),
-            seed: args.seed,
-            status: "running".into(),
-            ..Report::default()
-        },
-        tests: Vec::new(),
-        unreachable,
-        quiet: args.quiet,
-        tty: std::io::stderr().is_terminal(),
+    let portfolio = PortfolioSettings { jobs: args.jobs.unwrap_or(PortfolioSettings::default().jobs), ..PortfolioSettings::default() };
+    let header = ReportHeader {
+        program: args.program.file.display().to_string(),
+        producer: producer.into(),
+        property: spec_name(property).into(),
+        data_model: program.data_model.to_string(),
+        search: format!("{} on {} worker{}", described.join(" + "), portfolio.jobs, if portfolio.jobs == 1 { "" } else { "s" }),
+        seed: args.seed,
     };
-    let result = generate(&program, &goals, &settings, &mut writer, &stop)?;
-    writer.report.status = if result.stop_reason == StopReason::Interrupted { "interrupted" } else { "finished" }.into();
-    writer.report.stop_reason = format!("{:?}", result.stop_reason);
-    writer.refresh_report(&result.stats).map_err(anyhow::Error::msg)?;
-    if !args.quiet && writer.tty {
+    let report_path = args.out.join("report.json");
+    let tty = std::io::stderr().is_terminal();
+    let mut observe = |c: &Campaign<'_>| {
+        let snap = c.snapshot();
+        if !args.quiet {
+            let line = progress_line(&snap, goals.len());
+            if tty {
+                eprint!("\r{line}\x1b[K");
+            } else {
+                eprintln!("{line}");
+            }
+        }
+        if let Err(e) = write_report(&report_path, &header, &program, &goals, &snap, "running") {
+            eprintln!("walkdown: warning: cannot write {}: {e}", report_path.display());
+        }
+    };
+    let ends = walkdown_campaign::run_portfolio(&campaign, members, &args.shares, &portfolio, &mut observe);
+    let snap = campaign.snapshot();
+    let status = if interrupt.load(Ordering::Relaxed) { "interrupted" } else { "finished" };
+    write_report(&report_path, &header, &program, &goals, &snap, status)?;
+    if !args.quiet && tty {
         eprintln!();
     }
-    let s = &result.stats;
-    println!(
-        "walkdown: {} of {} goals covered ({} proved unreachable) by {} tests in {:.1}s ({} executions, {} mutants, {} queries, {:.0}% of the time in the solver); stopped: {:?}",
-        s.covered,
-        s.goals,
-        writer.report.goals_unreachable,
-        s.tests,
-        s.elapsed.as_secs_f64(),
-        s.executions,
-        s.mutations,
-        s.queries,
-        100.0 * s.solver_time.as_secs_f64() / s.elapsed.as_secs_f64().max(1e-9),
-        result.stop_reason
-    );
-    if s.proof_conflicts > 0 {
-        eprintln!("walkdown: warning: {} goals proved unreachable were covered by tests (a bug in the analysis; please report it)", s.proof_conflicts);
+    for (e, end) in engines.iter().zip(&ends) {
+        if let Err(err) = end {
+            eprintln!("walkdown: warning: engine {e:?} failed: {err}");
+        }
     }
-    for (e, t) in &result.errors {
-        println!("error {} at {} (test {})", e.kind.name(), program.describe_loc(e.loc), SuiteWriter::file_name(*t));
+    print_summary(&snap, &program, &goals);
+    if let Some(e) = &snap.sink_error {
+        bail!("cannot write a test to {}: {e}", suite_dir.display());
+    }
+    for c in &snap.conflicts {
+        eprintln!(
+            "walkdown: proof conflict: {} ({} at {}) was proved unreachable by {} but test {} covers it (a bug in walkdown; please report it)",
+            c.goal,
+            goals.describe(c.goal),
+            program.describe_loc(goals.goals[c.goal].loc),
+            c.proof,
+            test_file_name(c.test)
+        );
     }
     println!("suite: {}", suite_dir.display());
-    Ok(if result.errors.is_empty() { 0 } else { 1 })
+    Ok(if !snap.conflicts.is_empty() {
+        3
+    } else if snap.errors.is_empty() {
+        0
+    } else {
+        1
+    })
+}
+
+/// Runs the abstract interpretation and claims the branch outcomes it
+/// proves dead.
+fn static_pass(
+    campaign: &Campaign<'_>,
+    program: &Program,
+    goals: &Goals,
+    relational: Option<&walkdown_absint::RelAnalysis<'_>>,
+    quiet: bool,
+) {
+    let start = Instant::now();
+    let analysis = walkdown_absint::analyze(program);
+    let mut proved = 0usize;
+    for g in analysis.dead_goals(goals) {
+        campaign.claim("absint", g, Claim::Unreachable { method: PROOF_INTERVALS.into() });
+        proved += 1;
+    }
+    if let Some(rel) = relational {
+        let closures = campaign.closures();
+        for g in rel.dead_edges().into_iter().filter_map(|(f, b, s)| goals.edge(f, b, s)) {
+            if closures[walkdown_ir::entity::EntityRef::index(g)] == walkdown_campaign::GoalClosure::Open {
+                campaign.claim("absint", g, Claim::Unreachable { method: PROOF_RELATIONAL.into() });
+                proved += 1;
+            }
+        }
+    }
+    let elapsed = start.elapsed() + relational.map_or(Duration::ZERO, |r| r.elapsed);
+    campaign.publish(EngineFigures {
+        name: "absint",
+        status: "finished".into(),
+        time: elapsed,
+        counters: vec![("proved_unreachable", proved as f64)],
+    });
+    if !quiet {
+        eprintln!("walkdown: static analysis ({:.1} ms): {proved} branch outcomes proved unreachable", elapsed.as_secs_f64() * 1e3);
+    }
 }
 
 /// How the report names proofs by the interval analysis (unbounded: they
 /// hold for every execution).
-const PROOF_INTERVALS: &str = "absint: interval invariant contradicts the branch guard";
+const PROOF_INTERVALS: &str = "interval invariant contradicts the branch guard";
 
 /// How the report names proofs that need the relational product
 /// (intervals, affine equalities, octagonal inequalities).
-const PROOF_RELATIONAL: &str = "absint: relational invariant (intervals, equalities, octagon) contradicts the branch guard";
+const PROOF_RELATIONAL: &str = "relational invariant (intervals, equalities, octagon) contradicts the branch guard";
 
-fn spec_name(p: Property) -> &'static str {
-    match p {
-        Property::CoverBranches => "coverage-branches",
-        Property::CoverError => "coverage-error",
+fn progress_line(snap: &Snapshot, total: usize) -> String {
+    let mut line = format!(
+        "[{:6.1}s] goals {}/{total} covered, {} unreachable, {} infeasible; {} tests",
+        snap.elapsed.as_secs_f64(),
+        snap.count("covered"),
+        snap.count("unreachable"),
+        snap.count("infeasible"),
+        snap.tests.len()
+    );
+    for e in snap.engines.iter().filter(|e| e.name != "absint") {
+        let figure = |n: &str| e.counter(n).unwrap_or(0.0);
+        match e.name {
+            "concolic" => line.push_str(&format!(
+                "; concolic {} runs, {} mutants, {} queries",
+                figure("executions"),
+                figure("mutations"),
+                figure("queries")
+            )),
+            "bmc" => line.push_str(&format!("; bmc unwinding {}, {} queries", figure("unwinding"), figure("queries"))),
+            other => line.push_str(&format!("; {other}")),
+        }
+    }
+    line
+}
+
+fn print_summary(snap: &Snapshot, program: &Program, goals: &Goals) {
+    println!(
+        "walkdown: {} goals: {} covered, {} unreachable, {} infeasible within a bound, {} open; {} tests in {:.1}s (stopped: {})",
+        goals.len(),
+        snap.count("covered"),
+        snap.count("unreachable"),
+        snap.count("infeasible"),
+        snap.count("open"),
+        snap.tests.len(),
+        snap.elapsed.as_secs_f64(),
+        super::report::stop_words(snap.stop)
+    );
+    for e in &snap.engines {
+        let figures: Vec<String> = e
+            .counters
+            .iter()
+            .filter(|(n, _)| matches!(*n, "executions" | "mutations" | "queries" | "unwinding" | "proved_unreachable"))
+            .map(|(n, v)| format!("{n} {v}"))
+            .collect();
+        println!("  {}: {} ({:.1}s; {})", e.name, e.status, e.time.as_secs_f64(), figures.join(", "));
+    }
+    for (e, t) in &snap.errors {
+        println!("error {} at {} (test {})", e.kind.name(), program.describe_loc(e.loc), test_file_name(*t));
     }
 }
 
-/// Creates the suite directory; refuses to mix with an earlier suite.
+/// Ctrl-C and SIGTERM set `flag`; the engines stop at their next
+/// checkpoint and the report is written whole. A second Ctrl-C is not
+/// caught again: the default action ends the process, for users who really
+/// want out.
+fn install_stop_handler(flag: &'static AtomicBool) {
+    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+}
+
+/// Creates the suite directory, removing the tests and metadata of an
+/// earlier run (only the files walkdown writes: `test-NNNNN.xml`,
+/// `metadata.xml`).
 fn prepare_out_dir(dir: &Path) -> Result<()> {
     if dir.is_dir() {
-        let old: Vec<_> = std::fs::read_dir(dir)?
-            .filter_map(|e| e.ok())
-            .filter(|e| e.path().extension().is_some_and(|x| x == "xml"))
-            .collect();
-        for e in old {
-            std::fs::remove_file(e.path()).with_context(|| format!("cannot clear {}", dir.display()))?;
+        for e in std::fs::read_dir(dir)?.filter_map(|e| e.ok()) {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            let ours = name == "metadata.xml"
+                || (name.starts_with("test-")
+                    && name.ends_with(".xml")
+                    && name["test-".len()..name.len() - 4].bytes().all(|b| b.is_ascii_digit()));
+            if ours {
+                std::fs::remove_file(e.path()).with_context(|| format!("cannot clear {}", dir.display()))?;
+            }
         }
     }
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))

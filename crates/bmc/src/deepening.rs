@@ -1,0 +1,189 @@
+//! The bounded engine as a member of a campaign: iterative deepening.
+//!
+//! It covers the campaign's open goals at unwinding 1, 2, 4, 8, … (or at
+//! one fixed unwinding), hands every model to the campaign's ledger, and
+//! claims what each depth proves: *infeasible within unwinding k* for the
+//! goals no execution within the bound reaches, and *unreachable* once one
+//! more query shows that no execution reaches a cut point (then the unwound
+//! program has every execution of the original). It stops at that point,
+//! when the unwound program grows past its budget, or when the campaign
+//! stops; goals it could not settle get the reason in the campaign.
+
+use crate::engine::{claimable, run_depth, BmcResult, BmcSettings, GoalVerdict};
+use crate::BmcError;
+use walkdown_campaign::{Claim, Engine, EngineCtx, EngineEnd, EngineError, GoalClosure, OpenReason};
+use walkdown_ir::entity::EntityRef;
+
+/// Settings of [`BmcEngine`], with their defaults.
+#[derive(Clone, Debug)]
+pub struct DeepeningSettings {
+    /// Settings of each depth's cover (its `unwind` is ignored).
+    pub bmc: BmcSettings,
+    /// The unwindings to try: from `first`, doubled until `last`. Default
+    /// 1 to 1024; `first == last` gives one fixed depth.
+    pub first: u32,
+    /// See `first`.
+    pub last: u32,
+}
+
+impl Default for DeepeningSettings {
+    fn default() -> Self {
+        DeepeningSettings { bmc: BmcSettings::default(), first: 1, last: 1024 }
+    }
+}
+
+/// Figures of the last depth and of all depths together.
+#[derive(Debug, Default)]
+pub struct DeepeningFigures {
+    /// The deepest unwinding whose cover ran.
+    pub unwinding: u32,
+    /// Depths covered.
+    pub depths: u32,
+    /// Queries over all depths.
+    pub queries: u64,
+    /// Of which unknown.
+    pub unknown: u64,
+    /// Replays over all depths.
+    pub replays: u64,
+    /// Divergences over all depths.
+    pub divergences: u64,
+    /// Seconds in the solver over all depths.
+    pub solver_s: f64,
+    /// Blocks of the deepest unwound `main`.
+    pub blocks: usize,
+    /// The last depth's result.
+    pub last: Option<BmcResult>,
+}
+
+/// The bounded engine with iterative deepening.
+pub struct BmcEngine {
+    /// Its settings.
+    pub settings: DeepeningSettings,
+    /// What it did (after [`Engine::run`]).
+    pub figures: DeepeningFigures,
+}
+
+impl BmcEngine {
+    /// An engine with these settings.
+    pub fn new(settings: DeepeningSettings) -> BmcEngine {
+        BmcEngine { settings, figures: DeepeningFigures::default() }
+    }
+
+    fn publish(&self, ctx: &EngineCtx<'_, '_>, status: &str) {
+        let f = &self.figures;
+        ctx.publish(
+            status,
+            vec![
+                ("unwinding", f64::from(f.unwinding)),
+                ("depths", f64::from(f.depths)),
+                ("queries", f.queries as f64),
+                ("unknown", f.unknown as f64),
+                ("replays", f.replays as f64),
+                ("divergences", f.divergences as f64),
+                ("solver_s", f.solver_s),
+                ("blocks", f.blocks as f64),
+            ],
+        );
+    }
+}
+
+impl Engine for BmcEngine {
+    fn name(&self) -> &'static str {
+        "bmc"
+    }
+
+    fn run(&mut self, ctx: &EngineCtx<'_, '_>) -> Result<EngineEnd, EngineError> {
+        let goals = ctx.campaign().goals();
+        for (id, g) in goals.goals.iter() {
+            if !claimable(&g.kind) {
+                ctx.note_open(id, OpenReason::NotAttempted("bmc does not encode memory and free errors".into()));
+            }
+        }
+        let mut k = self.settings.first.max(1);
+        let last = self.settings.last.max(k);
+        loop {
+            self.publish(ctx, &format!("running: unwinding {k}"));
+            let r = match run_depth(ctx, &self.settings.bmc, k) {
+                Ok(r) => r,
+                Err(e) => return Err(EngineError(e.to_string())),
+            };
+            self.figures.unwinding = k;
+            self.figures.depths += 1;
+            self.figures.queries += r.cover.queries;
+            self.figures.unknown += r.cover.unknown;
+            self.figures.replays += r.replays;
+            self.figures.divergences += r.divergences;
+            self.figures.solver_s += r.cover.solver_time.as_secs_f64();
+            self.figures.blocks = r.blocks;
+            if let Some(e) = &r.unsupported {
+                let end = match e {
+                    BmcError::TooLarge { .. } if self.figures.depths > 1 => format!("stopped: unwinding {k}: {e}"),
+                    _ => format!("cannot encode the program: {e}"),
+                };
+                let reason = match e {
+                    BmcError::TooLarge { .. } => OpenReason::Unsupported(format!("unwinding {k}: {e}")),
+                    _ => OpenReason::Unsupported(e.to_string()),
+                };
+                note_open_goals(ctx, &reason);
+                self.figures.last = Some(r);
+                self.publish(ctx, &end);
+                return Ok(EngineEnd::new(end));
+            }
+            claim_verdicts(ctx, &r, k);
+            let complete = r.cut_reachable == Some(false) && r.complete;
+            let unknown = r.cover.unknown > 0 || (r.cut_reachable.is_none() && !ctx.stopped());
+            self.figures.last = Some(r);
+            if complete {
+                let end = format!("complete: no execution needs more than unwinding {k}");
+                self.publish(ctx, &end);
+                return Ok(EngineEnd::new(end));
+            }
+            if ctx.stopped() {
+                note_open_goals(ctx, &OpenReason::Budget);
+                let end = format!("stopped at unwinding {k}");
+                self.publish(ctx, &end);
+                return Ok(EngineEnd::new(end));
+            }
+            if unknown {
+                note_open_goals(ctx, &OpenReason::SolverUnknown);
+            }
+            if k >= last {
+                let end = format!("stopped: unwinding limit {last} reached");
+                note_open_goals(ctx, &OpenReason::Budget);
+                self.publish(ctx, &end);
+                return Ok(EngineEnd::new(end));
+            }
+            k = k.saturating_mul(2).min(last);
+        }
+    }
+}
+
+/// Claims what one depth proved.
+fn claim_verdicts(ctx: &EngineCtx<'_, '_>, r: &BmcResult, k: u32) {
+    for (i, v) in r.verdicts.iter().enumerate() {
+        let goal = walkdown_ir::goals::GoalId::new(i);
+        match v {
+            GoalVerdict::Unreachable => ctx.claim(
+                goal,
+                Claim::Unreachable {
+                    method: format!("no execution within unwinding {k} reaches it, and none needs more (no cut point reachable)"),
+                },
+            ),
+            GoalVerdict::InfeasibleWithin(b) => {
+                ctx.claim(goal, Claim::Infeasible { bound: format!("unwinding {b}"), depth: *b })
+            }
+            GoalVerdict::Covered(_) | GoalVerdict::Open => {}
+        }
+    }
+}
+
+/// Says why the goals still open are open, for this engine.
+fn note_open_goals(ctx: &EngineCtx<'_, '_>, reason: &OpenReason) {
+    let goals = ctx.campaign().goals();
+    for (i, c) in ctx.closures().into_iter().enumerate() {
+        let id = walkdown_ir::goals::GoalId::new(i);
+        if c == GoalClosure::Open && claimable(&goals.goals[id].kind) {
+            ctx.note_open(id, reason.clone());
+        }
+    }
+}

@@ -1,0 +1,513 @@
+//! The campaign's shared state: the goal table, the test ledger, errors,
+//! proof conflicts and engine figures, behind one lock; replays run outside
+//! it, so engines on several threads replay in parallel.
+
+use crate::verdict::{BoundedProof, Claim, OpenReason, Proof, ProofConflict, Verdict};
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+use walkdown_interp::{ExecLimits, InterpError, Interpreter, Outcome, RunOptions, RunResult};
+use walkdown_ir::entity::EntityRef;
+use walkdown_ir::goals::{GoalId, Goals};
+use walkdown_ir::testvec::{InputValue, TestVector};
+use walkdown_ir::{CheckKind, Loc, Program};
+
+/// What the generated suite is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Property {
+    /// Cover every branch (Test-Comp `coverage-branches`).
+    CoverBranches,
+    /// Reach `reach_error` once, then stop (Test-Comp `coverage-error`).
+    CoverError,
+}
+
+/// Settings of a campaign, with their defaults.
+#[derive(Clone, Debug)]
+pub struct CampaignSettings {
+    /// Wall-clock budget, from [`Campaign::new`]. Default 60 s.
+    pub time: Duration,
+    /// What the suite is for. Default branch coverage.
+    pub property: Property,
+    /// Limits of each replay in the interpreter. Default: the
+    /// interpreter's own (50,000,000 steps), so `walkdown run` replays a
+    /// test to exactly the goals the report claims.
+    pub replay: ExecLimits,
+}
+
+impl Default for CampaignSettings {
+    fn default() -> Self {
+        CampaignSettings { time: Duration::from_secs(60), property: Property::CoverBranches, replay: ExecLimits::default() }
+    }
+}
+
+/// A test the ledger kept.
+#[derive(Clone, Debug)]
+pub struct KeptTest {
+    /// Its number in the suite (0-based).
+    pub index: usize,
+    /// The input values (those the replay consumed).
+    pub vector: TestVector,
+    /// C type names of the values, in order.
+    pub types: Vec<&'static str>,
+    /// Goals this test covered first.
+    pub new_goals: Vec<GoalId>,
+    /// All goals its replay covered.
+    pub covered: Vec<GoalId>,
+    /// The error it reaches, if any.
+    pub error: Option<ErrorFound>,
+    /// The replay's outcome.
+    pub outcome: Outcome,
+    /// Seconds since the start.
+    pub at: f64,
+    /// The engine that submitted it.
+    pub engine: &'static str,
+}
+
+/// An error a test reaches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ErrorFound {
+    /// Its class.
+    pub kind: CheckKind,
+    /// Where.
+    pub loc: Loc,
+    /// Its error-site goal.
+    pub goal: Option<GoalId>,
+}
+
+/// Receives kept tests the moment they are kept, so an interrupted run
+/// loses nothing.
+pub trait TestSink: Send {
+    /// Writes a new test.
+    fn test(&mut self, test: &KeptTest) -> Result<(), String>;
+}
+
+/// The answer to [`Campaign::submit`].
+#[derive(Debug)]
+pub struct Submission {
+    /// The interpreter's replay of the vector.
+    pub replay: RunResult,
+    /// The test's index when the ledger kept it.
+    pub kept: Option<usize>,
+}
+
+/// One engine's figures, as the engine last published them.
+#[derive(Clone, Debug, Default)]
+pub struct EngineFigures {
+    /// The engine.
+    pub name: &'static str,
+    /// `waiting`, `running`, or how it ended.
+    pub status: String,
+    /// Time it held a worker.
+    pub time: Duration,
+    /// Its counters, in the order it gives them (`executions`, `queries`,
+    /// `unwinding`, ...).
+    pub counters: Vec<(&'static str, f64)>,
+}
+
+impl EngineFigures {
+    /// The counter called `name`, if published.
+    pub fn counter(&self, name: &str) -> Option<f64> {
+        self.counters.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
+    }
+}
+
+/// Why the campaign stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopCause {
+    /// The time budget ran out.
+    Time,
+    /// Every goal is covered or proved unreachable.
+    AllClosed,
+    /// `coverage-error`: `reach_error` was reached.
+    ErrorReached,
+    /// Interrupted (Ctrl-C, SIGTERM).
+    Interrupted,
+    /// Every engine ended by itself.
+    EnginesDone,
+}
+
+/// A goal's verdict and, while it is open, why each engine left it so.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GoalState {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// `(engine, reason)` for each engine that said why it left the goal
+    /// open (at most one per engine, the latest).
+    pub open_reasons: Vec<(&'static str, OpenReason)>,
+}
+
+/// Where a goal stands, as engines need it to choose targets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GoalClosure {
+    /// Open, or infeasible only within a bound.
+    Open,
+    /// Covered by a kept test.
+    Covered,
+    /// Proved unreachable.
+    Proved,
+}
+
+/// A consistent copy of the campaign's state, for writers.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    /// Time since the start.
+    pub elapsed: Duration,
+    /// Per goal, in id order.
+    pub goals: Vec<GoalState>,
+    /// Kept tests in suite order.
+    pub tests: Vec<KeptTest>,
+    /// Distinct errors reached, with their tests.
+    pub errors: Vec<(ErrorFound, usize)>,
+    /// Proofs that tests contradicted.
+    pub conflicts: Vec<ProofConflict>,
+    /// Per engine.
+    pub engines: Vec<EngineFigures>,
+    /// Why the campaign stopped, once it has.
+    pub stop: Option<StopCause>,
+    /// The first error a test sink reported (the suite may be incomplete).
+    pub sink_error: Option<String>,
+}
+
+impl Snapshot {
+    /// Goals with this verdict word (`covered`, `unreachable`, ...).
+    pub fn count(&self, word: &str) -> usize {
+        self.goals.iter().filter(|g| g.verdict.word() == word).count()
+    }
+}
+
+struct Inner<'p> {
+    goals: Vec<GoalState>,
+    closed: usize,
+    tests: Vec<KeptTest>,
+    errors: Vec<(ErrorFound, usize)>,
+    errors_seen: HashSet<(CheckKind, Loc)>,
+    conflicts: Vec<ProofConflict>,
+    engines: Vec<EngineFigures>,
+    sink: Box<dyn TestSink + 'p>,
+    sink_error: Option<String>,
+    stop: Option<StopCause>,
+}
+
+/// The state every engine of one run shares. `Sync`: engines on several
+/// threads use it through `&Campaign`.
+pub struct Campaign<'p> {
+    program: &'p Program,
+    goals: &'p Goals,
+    interp: Interpreter,
+    settings: CampaignSettings,
+    start: Instant,
+    stopping: AtomicBool,
+    interrupted: &'p AtomicBool,
+    epoch: AtomicU64,
+    inner: Mutex<Inner<'p>>,
+}
+
+impl<'p> Campaign<'p> {
+    /// A campaign on `program` whose budget starts now. Kept tests go to
+    /// `sink`; `interrupt` is set from outside (Ctrl-C) to stop every
+    /// engine.
+    pub fn new(
+        program: &'p Program,
+        goals: &'p Goals,
+        settings: CampaignSettings,
+        sink: Box<dyn TestSink + 'p>,
+        interrupt: &'p AtomicBool,
+    ) -> Result<Campaign<'p>, InterpError> {
+        let interp = Interpreter::new(program, goals)?;
+        let state = GoalState { verdict: Verdict::Open, open_reasons: Vec::new() };
+        Ok(Campaign {
+            program,
+            goals,
+            interp,
+            settings,
+            start: Instant::now(),
+            stopping: AtomicBool::new(false),
+            interrupted: interrupt,
+            epoch: AtomicU64::new(0),
+            inner: Mutex::new(Inner {
+                goals: vec![state; goals.len()],
+                closed: 0,
+                tests: Vec::new(),
+                errors: Vec::new(),
+                errors_seen: HashSet::new(),
+                conflicts: Vec::new(),
+                engines: Vec::new(),
+                sink,
+                sink_error: None,
+                stop: None,
+            }),
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner<'p>> {
+        // A panicking engine thread must not take the others down with it:
+        // the ledger's state is updated in single steps, so it stays usable.
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The program.
+    pub fn program(&self) -> &'p Program {
+        self.program
+    }
+
+    /// Its goals.
+    pub fn goals(&self) -> &'p Goals {
+        self.goals
+    }
+
+    /// The interpreter (the judge), for engines that run vectors
+    /// themselves before submitting them.
+    pub fn interpreter(&self) -> &Interpreter {
+        &self.interp
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &CampaignSettings {
+        &self.settings
+    }
+
+    /// When the budget started.
+    pub fn start(&self) -> Instant {
+        self.start
+    }
+
+    /// When the budget ends.
+    pub fn deadline(&self) -> Instant {
+        self.start + self.settings.time
+    }
+
+    /// Whether every engine should stop now (budget over, all goals
+    /// closed, error reached under `coverage-error`, or interrupted).
+    pub fn stopped(&self) -> bool {
+        if self.stopping.load(Ordering::Relaxed) {
+            return true;
+        }
+        if self.interrupted.load(Ordering::Relaxed) {
+            self.request_stop(StopCause::Interrupted);
+            return true;
+        }
+        if Instant::now() >= self.deadline() {
+            self.request_stop(StopCause::Time);
+            return true;
+        }
+        false
+    }
+
+    /// Stops every engine, for `cause` (the first cause given wins).
+    pub fn request_stop(&self, cause: StopCause) {
+        let mut inner = self.lock();
+        inner.stop.get_or_insert(cause);
+        self.stopping.store(true, Ordering::Relaxed);
+    }
+
+    /// Why the campaign stopped, once it has.
+    pub fn stop_cause(&self) -> Option<StopCause> {
+        self.lock().stop
+    }
+
+    /// Changes whenever a goal closes: engines that cache closures compare
+    /// it with the epoch of their copy.
+    pub fn epoch(&self) -> u64 {
+        self.epoch.load(Ordering::Acquire)
+    }
+
+    /// Where each goal stands.
+    pub fn closures(&self) -> Vec<GoalClosure> {
+        self.lock()
+            .goals
+            .iter()
+            .map(|g| match g.verdict {
+                Verdict::Covered { .. } => GoalClosure::Covered,
+                Verdict::Unreachable(_) => GoalClosure::Proved,
+                _ => GoalClosure::Open,
+            })
+            .collect()
+    }
+
+    /// Replays `vector` in the interpreter and keeps it as a test when it
+    /// covers a new goal or reaches a new error.
+    pub fn submit(&self, engine: &'static str, vector: &TestVector) -> Submission {
+        let replay = self.interp.run(vector, &RunOptions { limits: self.settings.replay, record_lines: false });
+        let kept = self.record(engine, vector, &replay);
+        Submission { replay, kept }
+    }
+
+    /// The ledger's half of [`Self::submit`], for a replay already made.
+    fn record(&self, engine: &'static str, vector: &TestVector, replay: &RunResult) -> Option<usize> {
+        let error = match replay.outcome {
+            Outcome::Error { kind, loc, goal, .. } => Some(ErrorFound { kind, loc, goal }),
+            _ => None,
+        };
+        let mut inner = self.lock();
+        let new_goals: Vec<GoalId> = replay
+            .covered
+            .iter()
+            .copied()
+            .filter(|g| !matches!(inner.goals[g.index()].verdict, Verdict::Covered { .. }))
+            .collect();
+        let new_error = error.is_some_and(|e| !inner.errors_seen.contains(&(e.kind, e.loc)));
+        if new_goals.is_empty() && !new_error {
+            return None;
+        }
+        let index = inner.tests.len();
+        if let (Some(e), true) = (error, new_error) {
+            inner.errors_seen.insert((e.kind, e.loc));
+            inner.errors.push((e, index));
+        }
+        for g in &new_goals {
+            let state = &mut inner.goals[g.index()];
+            let was_closed = state.verdict.is_closed();
+            let old = std::mem::replace(&mut state.verdict, Verdict::Covered { test: index });
+            state.open_reasons.clear();
+            if let Verdict::Unreachable(proof) = old {
+                inner.conflicts.push(ProofConflict { goal: *g, proof, test: index });
+            }
+            if !was_closed {
+                inner.closed += 1;
+            }
+        }
+        // Write the inputs the replay consumed, with their types, so the
+        // test file is exactly what ran.
+        let dm = self.program.data_model;
+        let vector = if replay.inputs_exhausted {
+            vector.clone()
+        } else {
+            TestVector { values: replay.inputs.iter().map(|i| InputValue::from_bits(i.ty, i.signed, i.bits, dm)).collect() }
+        };
+        let kept = KeptTest {
+            index,
+            types: replay.inputs.iter().map(|i| i.ty.c_name(i.signed, dm)).collect(),
+            vector,
+            new_goals,
+            covered: replay.covered.clone(),
+            error,
+            outcome: replay.outcome.clone(),
+            at: self.start.elapsed().as_secs_f64(),
+            engine,
+        };
+        if let Err(e) = inner.sink.test(&kept) {
+            inner.sink_error.get_or_insert(e);
+        }
+        inner.tests.push(kept);
+        let all_closed = inner.closed == inner.goals.len();
+        drop(inner);
+        self.epoch.fetch_add(1, Ordering::AcqRel);
+        if self.settings.property == Property::CoverError && error.is_some_and(|e| e.kind == CheckKind::ReachError) {
+            self.request_stop(StopCause::ErrorReached);
+        } else if all_closed {
+            self.request_stop(StopCause::AllClosed);
+        }
+        Some(index)
+    }
+
+    /// Records what `engine` proved about `goal`. An unbounded claim on a
+    /// covered goal is a [`ProofConflict`]; a bounded one is simply
+    /// weaker than the test.
+    pub fn claim(&self, engine: &'static str, goal: GoalId, claim: Claim) {
+        let mut inner = self.lock();
+        let state = &mut inner.goals[goal.index()];
+        let mut conflict = None;
+        let mut closes = false;
+        match (&state.verdict, claim) {
+            (Verdict::Covered { test }, Claim::Unreachable { method }) => {
+                conflict = Some(ProofConflict { goal, proof: Proof { engine, method }, test: *test });
+            }
+            (Verdict::Covered { .. } | Verdict::Unreachable(_), _) => {}
+            (_, Claim::Unreachable { method }) => {
+                state.verdict = Verdict::Unreachable(Proof { engine, method });
+                state.open_reasons.clear();
+                closes = true;
+            }
+            (Verdict::Infeasible(old), Claim::Infeasible { depth, .. }) if old.depth >= depth => {}
+            (_, Claim::Infeasible { bound, depth }) => {
+                state.verdict = Verdict::Infeasible(BoundedProof { engine, bound, depth });
+            }
+        }
+        if let Some(c) = conflict {
+            inner.conflicts.push(c);
+        }
+        if closes {
+            inner.closed += 1;
+            let all_closed = inner.closed == inner.goals.len();
+            drop(inner);
+            self.epoch.fetch_add(1, Ordering::AcqRel);
+            if all_closed {
+                self.request_stop(StopCause::AllClosed);
+            }
+        }
+    }
+
+    /// Records why `engine` leaves `goal` open (replacing what it said
+    /// before). Ignored once the goal is closed.
+    pub fn note_open(&self, engine: &'static str, goal: GoalId, reason: OpenReason) {
+        let mut inner = self.lock();
+        let state = &mut inner.goals[goal.index()];
+        if state.verdict.is_closed() {
+            return;
+        }
+        match state.open_reasons.iter_mut().find(|(e, _)| *e == engine) {
+            Some(slot) => slot.1 = reason,
+            None => state.open_reasons.push((engine, reason)),
+        }
+    }
+
+    /// Publishes `engine`'s figures (replacing what it published before).
+    pub fn publish(&self, figures: EngineFigures) {
+        let mut inner = self.lock();
+        match inner.engines.iter_mut().find(|f| f.name == figures.name) {
+            Some(slot) => *slot = figures,
+            None => inner.engines.push(figures),
+        }
+    }
+
+    /// Updates only the status and time of `engine`'s figures.
+    pub(crate) fn set_status(&self, engine: &'static str, status: &str, time: Duration) {
+        let mut inner = self.lock();
+        match inner.engines.iter_mut().find(|f| f.name == engine) {
+            Some(slot) => {
+                slot.status = status.to_string();
+                slot.time = time;
+            }
+            None => inner.engines.push(EngineFigures { name: engine, status: status.to_string(), time, counters: Vec::new() }),
+        }
+    }
+
+    /// The time `engine` held a worker, as last recorded.
+    pub fn engine_time(&self, engine: &str) -> Duration {
+        self.lock().engines.iter().find(|f| f.name == engine).map_or(Duration::ZERO, |f| f.time)
+    }
+
+    /// The vectors of the tests kept from number `from` on, with the
+    /// engine that found each (engines learn from each other's tests).
+    pub fn tests_since(&self, from: usize) -> Vec<(usize, TestVector, &'static str)> {
+        let inner = self.lock();
+        inner.tests.iter().skip(from).map(|t| (t.index, t.vector.clone(), t.engine)).collect()
+    }
+
+    /// Kept tests so far.
+    pub fn test_count(&self) -> usize {
+        self.lock().tests.len()
+    }
+
+    /// A consistent copy of the state.
+    pub fn snapshot(&self) -> Snapshot {
+        let inner = self.lock();
+        Snapshot {
+            elapsed: self.start.elapsed(),
+            goals: inner.goals.clone(),
+            tests: inner.tests.clone(),
+            errors: inner.errors.clone(),
+            conflicts: inner.conflicts.clone(),
+            engines: inner.engines.clone(),
+            stop: inner.stop,
+            sink_error: inner.sink_error.clone(),
+        }
+    }
+
+    /// Marks the end when every engine ended by itself.
+    pub(crate) fn finish(&self) {
+        let mut inner = self.lock();
+        inner.stop.get_or_insert(StopCause::EnginesDone);
+    }
+}

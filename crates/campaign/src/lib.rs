@@ -1,0 +1,28 @@
+//! The campaign: everything engines share while they work on one program.
+//!
+//! It owns the goal table (one [`Verdict`] per goal), the test ledger
+//! (every candidate vector an engine submits is replayed by the
+//! interpreter, the judge, and kept only when it covers a new goal or
+//! reaches a new error; nothing is trusted from a model), the error list,
+//! proof conflicts, and each engine's figures. Engines implement the small
+//! [`Engine`] trait: they receive a [`EngineCtx`] with the open goals and a
+//! stop signal, submit vectors and claims, and learn when goals close. The
+//! [`portfolio`] runs several engines on threads, or in time slices when
+//! there are fewer workers than engines. Writers (the suite, `report.json`,
+//! the progress line) read the campaign only, so they are written once for
+//! every engine.
+//!
+//! Knows no file format and no solver.
+
+#![deny(missing_docs)]
+
+mod ledger;
+pub mod portfolio;
+mod verdict;
+
+pub use ledger::{
+    Campaign, CampaignSettings, EngineFigures, ErrorFound, GoalClosure, GoalState, KeptTest, Property, Snapshot, StopCause, Submission,
+    TestSink,
+};
+pub use portfolio::{budget_ended, run_portfolio, Engine, EngineCtx, EngineEnd, EngineError, PortfolioSettings};
+pub use verdict::{BoundedProof, Claim, OpenReason, Proof, ProofConflict, Verdict};

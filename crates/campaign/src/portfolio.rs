@@ -1,0 +1,362 @@
+//! The portfolio: engines on worker threads sharing one [`Campaign`].
+//!
+//! With as many workers as engines, every engine runs freely on its own
+//! thread. With fewer (`--jobs 1` on two engines), engines take turns:
+//! each holds a worker for a time slice and, at its next
+//! [`EngineCtx::checkpoint`] after the slice, hands the worker to the
+//! waiting engine that has used the least of its share of time. Engines
+//! never run code between checkpoints for long (a solver query at most,
+//! whose limit [`EngineCtx::query_limit`] keeps short in shared mode).
+
+use crate::ledger::{Campaign, EngineFigures, GoalClosure, StopCause, Submission};
+use crate::verdict::{Claim, OpenReason};
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+use walkdown_ir::goals::GoalId;
+use walkdown_ir::testvec::TestVector;
+
+/// An engine of the portfolio.
+pub trait Engine: Send {
+    /// Its name in reports (`concolic`, `bmc`, ...).
+    fn name(&self) -> &'static str;
+    /// Works on the campaign's open goals until it has nothing left to do
+    /// or [`EngineCtx::checkpoint`] says stop.
+    fn run(&mut self, ctx: &EngineCtx<'_, '_>) -> Result<EngineEnd, EngineError>;
+}
+
+/// An engine lent to a portfolio, so the caller reads its figures after.
+impl<T: Engine + ?Sized> Engine for &mut T {
+    fn name(&self) -> &'static str {
+        (**self).name()
+    }
+    fn run(&mut self, ctx: &EngineCtx<'_, '_>) -> Result<EngineEnd, EngineError> {
+        (**self).run(ctx)
+    }
+}
+
+/// How an engine ended by itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineEnd {
+    /// In words: `exhausted`, `complete (no cut point reachable)`, ...
+    pub reason: String,
+}
+
+impl EngineEnd {
+    /// An end with this reason.
+    pub fn new(reason: impl Into<String>) -> EngineEnd {
+        EngineEnd { reason: reason.into() }
+    }
+}
+
+/// An engine failed; the others go on.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct EngineError(pub String);
+
+/// Settings of [`run_portfolio`], with their defaults.
+#[derive(Clone, Debug)]
+pub struct PortfolioSettings {
+    /// Worker threads. Default: the available cores.
+    pub jobs: usize,
+    /// How long an engine holds a shared worker before it offers it to
+    /// another. Default 200 ms.
+    pub slice: Duration,
+    /// Longest solver query an engine should ask while sharing a worker.
+    /// Default 2 s.
+    pub shared_query_limit: Duration,
+    /// How often the observer is called. Default 1 s.
+    pub progress_every: Duration,
+}
+
+impl Default for PortfolioSettings {
+    fn default() -> Self {
+        PortfolioSettings {
+            jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            slice: Duration::from_millis(200),
+            shared_query_limit: Duration::from_secs(2),
+            progress_every: Duration::from_secs(1),
+        }
+    }
+}
+
+struct Turns {
+    running: Vec<bool>,
+    done: Vec<bool>,
+    used: Vec<Duration>,
+    since: Vec<Instant>,
+    shares: Vec<f64>,
+}
+
+impl Turns {
+    /// The waiting engine furthest behind its share.
+    fn most_behind(&self) -> Option<usize> {
+        (0..self.running.len())
+            .filter(|&j| !self.running[j] && !self.done[j])
+            .min_by(|&a, &b| self.lag(a).total_cmp(&self.lag(b)))
+    }
+
+    fn lag(&self, i: usize) -> f64 {
+        self.used[i].as_secs_f64() / self.shares[i].max(1e-6)
+    }
+}
+
+/// Who holds a worker.
+struct Scheduler {
+    shared: bool,
+    slice: Duration,
+    turns: Mutex<Turns>,
+    changed: Condvar,
+}
+
+impl Scheduler {
+    fn lock(&self) -> MutexGuard<'_, Turns> {
+        self.turns.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Blocks until engine `i` holds a worker or the campaign stops.
+    fn wait_turn(&self, i: usize, campaign: &Campaign<'_>) {
+        let mut t = self.lock();
+        while !t.running[i] && !campaign.stopped() {
+            t = self.changed.wait_timeout(t, Duration::from_millis(50)).unwrap_or_else(|e| e.into_inner()).0;
+        }
+    }
+
+    /// Accounts engine `i`'s slice; hands its worker on when another
+    /// engine is further behind its share.
+    fn checkpoint(&self, i: usize, campaign: &Campaign<'_>) {
+        if !self.shared {
+            return;
+        }
+        let now = Instant::now();
+        let mut t = self.lock();
+        if now.duration_since(t.since[i]) < self.slice {
+            return;
+        }
+        let held = now.duration_since(t.since[i]);
+        t.used[i] += held;
+        t.since[i] = now;
+        if let Some(j) = t.most_behind() {
+            if t.lag(j) < t.lag(i) {
+                t.running[i] = false;
+                t.running[j] = true;
+                t.since[j] = now;
+                self.changed.notify_all();
+                drop(t);
+                self.wait_turn(i, campaign);
+            }
+        }
+    }
+
+    /// Engine `i` ended: its worker goes to the engine furthest behind.
+    fn finish(&self, i: usize) {
+        let now = Instant::now();
+        let mut t = self.lock();
+        if t.running[i] {
+            let held = now.duration_since(t.since[i]);
+            t.used[i] += held;
+        }
+        t.running[i] = false;
+        t.done[i] = true;
+        if let Some(j) = t.most_behind() {
+            t.running[j] = true;
+            t.since[j] = now;
+        }
+        self.changed.notify_all();
+    }
+
+    fn used(&self, i: usize) -> Duration {
+        let t = self.lock();
+        t.used[i] + if t.running[i] { t.since[i].elapsed() } else { Duration::ZERO }
+    }
+}
+
+/// What an engine sees of the campaign.
+pub struct EngineCtx<'c, 'p> {
+    campaign: &'c Campaign<'p>,
+    scheduler: &'c Scheduler,
+    index: usize,
+    name: &'static str,
+    query_limit: Option<Duration>,
+}
+
+impl<'c, 'p> EngineCtx<'c, 'p> {
+    /// The campaign.
+    pub fn campaign(&self) -> &'c Campaign<'p> {
+        self.campaign
+    }
+
+    /// Call often (between executions, between solver queries): returns
+    /// `false` when the engine must stop; may block while another engine
+    /// uses the shared worker.
+    pub fn checkpoint(&self) -> bool {
+        if self.campaign.stopped() {
+            return false;
+        }
+        self.scheduler.checkpoint(self.index, self.campaign);
+        !self.campaign.stopped()
+    }
+
+    /// Whether the engine must stop (never blocks).
+    pub fn stopped(&self) -> bool {
+        self.campaign.stopped()
+    }
+
+    /// When the budget ends.
+    pub fn deadline(&self) -> Instant {
+        self.campaign.deadline()
+    }
+
+    /// The longest solver query the engine should ask now: what is left of
+    /// the budget, and in shared mode at most the portfolio's limit.
+    pub fn query_limit(&self) -> Duration {
+        let left = self.deadline().saturating_duration_since(Instant::now());
+        self.query_limit.map_or(left, |l| l.min(left))
+    }
+
+    /// Whether the engine shares its worker with others.
+    pub fn shared(&self) -> bool {
+        self.scheduler.shared
+    }
+
+    /// See [`Campaign::epoch`].
+    pub fn epoch(&self) -> u64 {
+        self.campaign.epoch()
+    }
+
+    /// See [`Campaign::closures`].
+    pub fn closures(&self) -> Vec<GoalClosure> {
+        self.campaign.closures()
+    }
+
+    /// See [`Campaign::submit`].
+    pub fn submit(&self, vector: &TestVector) -> Submission {
+        self.campaign.submit(self.name, vector)
+    }
+
+    /// See [`Campaign::claim`].
+    pub fn claim(&self, goal: GoalId, claim: Claim) {
+        self.campaign.claim(self.name, goal, claim)
+    }
+
+    /// See [`Campaign::note_open`].
+    pub fn note_open(&self, goal: GoalId, reason: OpenReason) {
+        self.campaign.note_open(self.name, goal, reason)
+    }
+
+    /// Publishes the engine's counters and status (its time is the
+    /// scheduler's).
+    pub fn publish(&self, status: &str, counters: Vec<(&'static str, f64)>) {
+        self.campaign.publish(EngineFigures {
+            name: self.name,
+            status: status.to_string(),
+            time: self.scheduler.used(self.index),
+            counters,
+        });
+    }
+}
+
+/// Runs `engines` on the campaign until the budget ends, every goal is
+/// closed, or every engine ends; calls `observe` about every
+/// [`PortfolioSettings::progress_every`] meanwhile (for progress lines and
+/// report refreshes). `shares` weighs each engine's time when they take
+/// turns (equal when empty). Returns each engine's end, in order.
+pub fn run_portfolio(
+    campaign: &Campaign<'_>,
+    engines: Vec<Box<dyn Engine + '_>>,
+    shares: &[f64],
+    settings: &PortfolioSettings,
+    observe: &mut dyn FnMut(&Campaign<'_>),
+) -> Vec<Result<EngineEnd, EngineError>> {
+    let n = engines.len();
+    let jobs = settings.jobs.max(1);
+    let now = Instant::now();
+    let scheduler = Scheduler {
+        shared: jobs < n,
+        slice: settings.slice,
+        turns: Mutex::new(Turns {
+            running: (0..n).map(|i| i < jobs).collect(),
+            done: vec![false; n],
+            used: vec![Duration::ZERO; n],
+            since: vec![now; n],
+            shares: (0..n).map(|i| shares.get(i).copied().unwrap_or(1.0)).collect(),
+        }),
+        changed: Condvar::new(),
+    };
+    let query_limit = scheduler.shared.then_some(settings.shared_query_limit);
+    let finished = Mutex::new(0usize);
+    let all_done = Condvar::new();
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = engines
+            .into_iter()
+            .enumerate()
+            .map(|(index, mut engine)| {
+                let scheduler = &scheduler;
+                let finished = &finished;
+                let all_done = &all_done;
+                let name = engine.name();
+                campaign.set_status(name, "waiting", Duration::ZERO);
+                scope.spawn(move || {
+                    scheduler.wait_turn(index, campaign);
+                    let ctx = EngineCtx { campaign, scheduler, index, name, query_limit };
+                    campaign.set_status(name, "running", scheduler.used(index));
+                    let end = if campaign.stopped() {
+                        Ok(EngineEnd::new("not started: the campaign stopped first"))
+                    } else {
+                        run_guarded(engine.as_mut(), &ctx)
+                    };
+                    scheduler.finish(index);
+                    let status = match &end {
+                        Ok(e) => e.reason.clone(),
+                        Err(e) => format!("failed: {e}"),
+                    };
+                    campaign.set_status(name, &status, scheduler.used(index));
+                    *finished.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+                    all_done.notify_all();
+                    end
+                })
+            })
+            .collect();
+        let mut last = Instant::now();
+        let mut done = finished.lock().unwrap_or_else(|e| e.into_inner());
+        while *done < n {
+            let wait = settings.progress_every.saturating_sub(last.elapsed()).max(Duration::from_millis(10));
+            done = all_done.wait_timeout(done, wait).unwrap_or_else(|e| e.into_inner()).0;
+            // The budget ends even when every engine is inside a long step.
+            campaign.stopped();
+            if last.elapsed() >= settings.progress_every {
+                drop(done);
+                observe(campaign);
+                last = Instant::now();
+                done = finished.lock().unwrap_or_else(|e| e.into_inner());
+            }
+        }
+        drop(done);
+        campaign.finish();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err(EngineError("the engine panicked (a bug in walkdown)".into()))))
+            .collect()
+    })
+}
+
+/// Runs an engine, turning a panic into an error so the other engines and
+/// the report survive it.
+fn run_guarded(engine: &mut dyn Engine, ctx: &EngineCtx<'_, '_>) -> Result<EngineEnd, EngineError> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| engine.run(ctx))) {
+        Ok(r) => r,
+        Err(p) => {
+            let msg = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(EngineError(format!("the engine panicked (a bug in walkdown): {msg}")))
+        }
+    }
+}
+
+/// Whether `cause` means the budget or a user ended the run (then open
+/// goals are open for lack of budget).
+pub fn budget_ended(cause: Option<StopCause>) -> bool {
+    matches!(cause, Some(StopCause::Time | StopCause::Interrupted))
+}

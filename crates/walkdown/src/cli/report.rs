@@ -1,0 +1,140 @@
+//! `report.json` from a campaign snapshot: the one place that turns the
+//! campaign's goal table, tests, errors, conflicts and engine figures into
+//! the report's entries, for every engine.
+
+use super::gen::test_file_name;
+use std::path::Path;
+use walkdown_campaign::{Property, Snapshot, StopCause, Verdict};
+use walkdown_formats::report::{ConflictEntry, EngineFigures, ErrorEntry, GoalEntry, Report, TestEntry};
+use walkdown_ir::goals::{GoalKind, Goals};
+use walkdown_ir::Program;
+
+/// What the report says of the run besides the campaign's state.
+pub struct ReportHeader {
+    pub program: String,
+    pub producer: String,
+    pub property: String,
+    pub data_model: String,
+    pub search: String,
+    pub seed: u64,
+}
+
+/// The Test-Comp name of a property.
+pub fn spec_name(p: Property) -> &'static str {
+    match p {
+        Property::CoverBranches => "coverage-branches",
+        Property::CoverError => "coverage-error",
+    }
+}
+
+/// Why a campaign stopped, in the report's words.
+pub fn stop_words(cause: Option<StopCause>) -> &'static str {
+    match cause {
+        None => "running",
+        Some(StopCause::Time) => "budget",
+        Some(StopCause::AllClosed) => "every goal settled",
+        Some(StopCause::ErrorReached) => "error reached",
+        Some(StopCause::Interrupted) => "interrupted",
+        Some(StopCause::EnginesDone) => "every engine finished",
+    }
+}
+
+/// Builds the report of `snap` with `status` (`running`, `finished`,
+/// `interrupted`).
+pub fn make_report(header: &ReportHeader, program: &Program, goals: &Goals, snap: &Snapshot, status: &str) -> Report {
+    let budget_over = walkdown_campaign::budget_ended(snap.stop);
+    let goal_entries: Vec<GoalEntry> = goals
+        .goals
+        .iter()
+        .zip(&snap.goals)
+        .map(|((id, g), state)| {
+            let func = match g.kind {
+                GoalKind::Edge { func, .. } | GoalKind::Error { func, .. } => func,
+            };
+            let (proved_by, test) = match &state.verdict {
+                Verdict::Covered { test } => (None, Some(test_file_name(*test))),
+                Verdict::Unreachable(p) => (Some(p.to_string()), None),
+                Verdict::Infeasible(b) => (Some(b.to_string()), None),
+                Verdict::Open => (None, None),
+            };
+            let mut open_reasons = Vec::new();
+            if !state.verdict.is_closed() {
+                open_reasons = state.open_reasons.iter().map(|(e, r)| format!("{e}: {r}")).collect();
+                if open_reasons.is_empty() {
+                    open_reasons.push(if budget_over { "budget".into() } else { "not attempted".into() });
+                }
+            }
+            GoalEntry {
+                id: id.to_string(),
+                kind: goals.describe(id),
+                location: program.describe_loc(g.loc),
+                function: program.funcs[func].name.clone(),
+                status: state.verdict.word().into(),
+                proved_by,
+                open_reasons,
+                test,
+            }
+        })
+        .collect();
+    Report {
+        program: header.program.clone(),
+        producer: header.producer.clone(),
+        property: header.property.clone(),
+        data_model: header.data_model.clone(),
+        search: header.search.clone(),
+        seed: header.seed,
+        status: status.into(),
+        stop_reason: if status == "running" { String::new() } else { stop_words(snap.stop).into() },
+        goals_covered: snap.count("covered"),
+        goals_unreachable: snap.count("unreachable"),
+        goals_infeasible: snap.count("infeasible"),
+        goals_open: snap.count("open"),
+        goals_total: goals.len(),
+        goals: goal_entries,
+        errors: snap
+            .errors
+            .iter()
+            .map(|(e, t)| ErrorEntry { kind: e.kind.name().into(), location: program.describe_loc(e.loc), test: test_file_name(*t) })
+            .collect(),
+        tests: snap
+            .tests
+            .iter()
+            .map(|t| TestEntry {
+                file: test_file_name(t.index),
+                new_goals: t.new_goals.iter().map(|g| g.to_string()).collect(),
+                covers: t.covered.iter().map(|g| g.to_string()).collect(),
+                outcome: super::run::describe_outcome(program, &t.outcome),
+                found_at_s: t.at,
+                engine: t.engine.into(),
+            })
+            .collect(),
+        proof_conflicts: snap
+            .conflicts
+            .iter()
+            .map(|c| ConflictEntry { goal: c.goal.to_string(), proof: c.proof.to_string(), test: test_file_name(c.test) })
+            .collect(),
+        engines: snap
+            .engines
+            .iter()
+            .map(|e| EngineFigures {
+                name: e.name.into(),
+                status: e.status.clone(),
+                time_s: e.time.as_secs_f64(),
+                figures: e.counters.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
+            })
+            .collect(),
+    }
+}
+
+/// Writes the report of `snap` to `path` atomically.
+pub fn write_report(
+    path: &Path,
+    header: &ReportHeader,
+    program: &Program,
+    goals: &Goals,
+    snap: &Snapshot,
+    status: &str,
+) -> anyhow::Result<()> {
+    walkdown_formats::report::write_report(path, &make_report(header, program, goals, snap, status))?;
+    Ok(())
+}
