@@ -7,21 +7,11 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
-use walkdown_concolic::{generate, GenSettings, KeptTest, SearchKind, Stats, TestSink};
+use walkdown_concolic::{generate, GenSettings, SearchKind};
 use walkdown_frontend::FrontendSettings;
 use walkdown_interp::{Interpreter, RunOptions};
 use walkdown_ir::goals::{GoalKind, Goals};
 use walkdown_ir::Program;
-
-struct Collect(Vec<KeptTest>);
-
-impl TestSink for Collect {
-    fn test(&mut self, test: &KeptTest) -> Result<(), String> {
-        self.0.push(test.clone());
-        Ok(())
-    }
-    fn progress(&mut self, _: &Stats) {}
-}
 
 fn fixtures() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
@@ -57,8 +47,7 @@ fn check(path: &Path, search: &SearchKind) -> Vec<String> {
     let text = std::fs::read_to_string(path).expect("fixture readable");
     let program = lower(path);
     let goals = Goals::compute(&program);
-    let mut sink = Collect(Vec::new());
-    let result = generate(&program, &goals, &settings(search.clone(), &program), &mut sink, &AtomicBool::new(false))
+    let result = generate(&program, &goals, &settings(search.clone(), &program), &AtomicBool::new(false))
         .expect("generation runs");
     let name = path.file_name().unwrap().to_string_lossy().to_string();
     let mut failures = Vec::new();
@@ -66,7 +55,7 @@ fn check(path: &Path, search: &SearchKind) -> Vec<String> {
     // Replays agree with the ledger.
     let interp = Interpreter::new(&program, &goals).expect("prepares");
     let mut covered = vec![false; goals.len()];
-    for t in &sink.0 {
+    for t in &result.tests {
         let r = interp.run(&t.vector, &RunOptions::default());
         if r.covered != t.covered {
             failures.push(format!("{name}: test {} replays to other goals", t.index));
@@ -133,7 +122,7 @@ fn trip_count_symbols_reach_loop_dependent_targets() {
             }
             s.trace.accelerate = false;
             s.max_executions = Some(200);
-            let result = generate(&program, &goals, &s, &mut Collect(Vec::new()), &AtomicBool::new(false)).expect("runs");
+            let result = generate(&program, &goals, &s, &AtomicBool::new(false)).expect("runs");
             (!result.errors.is_empty(), result.stats.executions, result.stats.queries)
         };
         let (with, execs, queries) = reached(true);

@@ -5,19 +5,10 @@
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
-use walkdown_concolic::{generate, GenSettings, KeptTest, SearchKind, Stats, TestSink};
+use walkdown_concolic::{generate, GenSettings, SearchKind};
 use walkdown_frontend::FrontendSettings;
 use walkdown_ir::goals::Goals;
 use walkdown_smt::{Answer, Solver, SolverSettings, SolverStack};
-
-struct Discard;
-
-impl TestSink for Discard {
-    fn test(&mut self, _: &KeptTest) -> Result<(), String> {
-        Ok(())
-    }
-    fn progress(&mut self, _: &Stats) {}
-}
 
 #[derive(Debug, PartialEq, Eq, Clone, Copy)]
 enum Kind {
@@ -78,7 +69,7 @@ fn layers_change_solver_calls_not_answers() {
             max_executions: Some(80),
             ..GenSettings::default()
         };
-        let result = generate(&program, &goals, &settings, &mut Discard, &AtomicBool::new(false)).expect("runs");
+        let result = generate(&program, &goals, &settings, &AtomicBool::new(false)).expect("runs");
         let log = result.query_log.expect("queries were logged");
         assert!(!log.queries.is_empty(), "{name}: the engine asked no query");
         let mut base_answers = None;

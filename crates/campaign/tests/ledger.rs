@@ -1,0 +1,212 @@
+//! The campaign's ledger and portfolio on a small textual IR program: tests
+//! are kept only for new goals, verdicts follow the rules (a test beats a
+//! bounded proof; a test that covers a proved goal is a conflict), and
+//! engines on one worker take turns.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use walkdown_campaign::{
+    run_portfolio, Campaign, CampaignSettings, Claim, Engine, EngineCtx, EngineEnd, EngineError, GoalClosure, KeptTest,
+    OpenReason, PortfolioSettings, StopCause, TestSink, Verdict,
+};
+use walkdown_ir::goals::{GoalId, Goals};
+use walkdown_ir::testvec::{InputValue, TestVector};
+use walkdown_ir::Program;
+
+/// `if (x > 10) { if (x < 5) DEAD } `: goals g0 (x > 10 true), g1 (false),
+/// g2 (x < 5 true: dead), g3 (false).
+const PROGRAM: &str = r#"datamodel LP64
+file "t.c"
+
+define @main() -> i32 !1:0 {
+b0:
+  v0 = nondet i32 !2:1
+  v1 = cmp sgt i32 v0, i32 10 !3:1
+  br v1, b1, b3 !3:1
+b1:
+  v2 = cmp slt i32 v0, i32 5 !4:1
+  br v2, b2, b3 !4:1
+b2:
+  ret i32 1 !5:1
+b3:
+  ret i32 0 !6:1
+}
+"#;
+
+fn program() -> Program {
+    walkdown_ir_reader::parse_and_verify(PROGRAM).expect("the test program parses")
+}
+
+#[derive(Clone, Default)]
+struct Collect(Arc<Mutex<Vec<usize>>>);
+
+impl TestSink for Collect {
+    fn test(&mut self, test: &KeptTest) -> Result<(), String> {
+        self.0.lock().unwrap().push(test.index);
+        Ok(())
+    }
+}
+
+fn vector(x: i128) -> TestVector {
+    TestVector { values: vec![InputValue::Int(x)] }
+}
+
+fn goal(i: usize) -> GoalId {
+    walkdown_ir::entity::EntityRef::new(i)
+}
+
+#[test]
+fn the_ledger_keeps_only_tests_with_new_goals_and_writes_them_at_once() {
+    let p = program();
+    let goals = Goals::compute(&p);
+    assert_eq!(goals.len(), 4);
+    let sink = Collect::default();
+    let stop = AtomicBool::new(false);
+    let c = Campaign::new(&p, &goals, CampaignSettings::default(), Box::new(sink.clone()), &stop).unwrap();
+    let first = c.submit("e", &vector(0));
+    assert_eq!(first.kept, Some(0));
+    assert_eq!(c.submit("e", &vector(1)).kept, None, "same path, nothing new");
+    assert_eq!(c.submit("e", &vector(20)).kept, Some(1));
+    assert_eq!(*sink.0.lock().unwrap(), vec![0, 1], "kept tests reach the sink at once");
+    let snap = c.snapshot();
+    assert_eq!(snap.tests[1].engine, "e");
+    assert_eq!(snap.count("covered"), 3);
+    assert_eq!(snap.goals[2].verdict, Verdict::Open);
+}
+
+#[test]
+fn verdicts_follow_the_rules_and_conflicts_are_recorded() {
+    let p = program();
+    let goals = Goals::compute(&p);
+    let stop = AtomicBool::new(false);
+    let c = Campaign::new(&p, &goals, CampaignSettings::default(), Box::new(Collect::default()), &stop).unwrap();
+    let epoch = c.epoch();
+    // A bounded claim does not close a goal; a deeper one replaces it; a
+    // test beats it without a conflict.
+    c.claim("b", goal(0), Claim::Infeasible { bound: "unwinding 1".into(), depth: 1 });
+    c.claim("b", goal(0), Claim::Infeasible { bound: "unwinding 4".into(), depth: 4 });
+    c.claim("b", goal(0), Claim::Infeasible { bound: "unwinding 2".into(), depth: 2 });
+    match &c.snapshot().goals[0].verdict {
+        Verdict::Infeasible(b) => assert_eq!(b.depth, 4),
+        v => panic!("expected infeasible, got {v:?}"),
+    }
+    assert_eq!(c.closures()[0], GoalClosure::Open);
+    assert_eq!(c.epoch(), epoch, "bounded claims close nothing");
+    c.submit("t", &vector(20));
+    assert!(matches!(c.snapshot().goals[0].verdict, Verdict::Covered { .. }));
+    assert!(c.snapshot().conflicts.is_empty());
+
+    // The dead goal: proved, closed; open reasons dropped.
+    c.note_open("b", goal(2), OpenReason::SolverUnknown);
+    assert_eq!(c.snapshot().goals[2].open_reasons.len(), 1);
+    c.claim("p", goal(2), Claim::Unreachable { method: "m".into() });
+    assert_eq!(c.closures()[2], GoalClosure::Proved);
+    assert!(c.snapshot().goals[2].open_reasons.is_empty());
+    assert!(c.epoch() > epoch);
+
+    // A wrong proof of a covered goal is a conflict, and so is a test that
+    // covers a goal after a wrong proof.
+    c.claim("liar", goal(3), Claim::Unreachable { method: "wrong".into() });
+    c.submit("t", &vector(11)); // x > 10 and not x < 5: covers g3
+    c.claim("liar", goal(0), Claim::Unreachable { method: "also wrong".into() });
+    let snap = c.snapshot();
+    assert_eq!(snap.conflicts.len(), 2, "{:?}", snap.conflicts);
+    assert_eq!(snap.conflicts[0].goal, goal(3));
+    assert_eq!(snap.conflicts[0].proof.engine, "liar");
+    assert!(matches!(snap.goals[3].verdict, Verdict::Covered { .. }), "the test wins");
+}
+
+#[test]
+fn the_campaign_stops_when_every_goal_is_settled() {
+    let p = program();
+    let goals = Goals::compute(&p);
+    let stop = AtomicBool::new(false);
+    let c = Campaign::new(&p, &goals, CampaignSettings::default(), Box::new(Collect::default()), &stop).unwrap();
+    c.claim("p", goal(2), Claim::Unreachable { method: "m".into() });
+    c.submit("t", &vector(0));
+    assert!(!c.stopped());
+    c.submit("t", &vector(20));
+    assert!(c.stopped());
+    assert_eq!(c.stop_cause(), Some(StopCause::AllClosed));
+}
+
+/// An engine that counts its checkpoints until told to stop, and records
+/// which engines ran in which order.
+struct Spinner {
+    name: &'static str,
+    trace: Arc<Mutex<Vec<&'static str>>>,
+}
+
+impl Engine for Spinner {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn run(&mut self, ctx: &EngineCtx<'_, '_>) -> Result<EngineEnd, EngineError> {
+        while ctx.checkpoint() {
+            let mut t = self.trace.lock().unwrap();
+            if t.last() != Some(&self.name) {
+                t.push(self.name);
+            }
+            drop(t);
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        Ok(EngineEnd::new("stopped"))
+    }
+}
+
+#[test]
+fn engines_on_one_worker_take_turns_and_share_the_time() {
+    let p = program();
+    let goals = Goals::compute(&p);
+    let stop = AtomicBool::new(false);
+    let settings = CampaignSettings { time: Duration::from_millis(1500), ..CampaignSettings::default() };
+    let c = Campaign::new(&p, &goals, settings, Box::new(Collect::default()), &stop).unwrap();
+    let trace = Arc::new(Mutex::new(Vec::new()));
+    let engines: Vec<Box<dyn Engine>> = vec![
+        Box::new(Spinner { name: "a", trace: Arc::clone(&trace) }),
+        Box::new(Spinner { name: "b", trace: Arc::clone(&trace) }),
+    ];
+    let portfolio = PortfolioSettings { jobs: 1, slice: Duration::from_millis(50), ..PortfolioSettings::default() };
+    let ends = run_portfolio(&c, engines, &[], &portfolio, &mut |_| {});
+    assert!(ends.iter().all(|e| e.is_ok()));
+    let turns = trace.lock().unwrap().clone();
+    assert!(turns.len() >= 6, "engines should alternate many times in 1.5 s of 50 ms slices: {turns:?}");
+    let snap = c.snapshot();
+    let time = |n: &str| snap.engines.iter().find(|e| e.name == n).unwrap().time.as_secs_f64();
+    let (a, b) = (time("a"), time("b"));
+    assert!(a > 0.3 && b > 0.3, "each engine gets a fair share: a {a:.2}s, b {b:.2}s");
+    assert!(a + b < 1.5 + 0.3, "one worker: the times add up to the budget, not twice it: {a:.2} + {b:.2}");
+}
+
+#[test]
+fn a_panicking_engine_fails_alone() {
+    struct Panics;
+    impl Engine for Panics {
+        fn name(&self) -> &'static str {
+            "panics"
+        }
+        fn run(&mut self, _: &EngineCtx<'_, '_>) -> Result<EngineEnd, EngineError> {
+            panic!("boom")
+        }
+    }
+    struct Covers;
+    impl Engine for Covers {
+        fn name(&self) -> &'static str {
+            "covers"
+        }
+        fn run(&mut self, ctx: &EngineCtx<'_, '_>) -> Result<EngineEnd, EngineError> {
+            ctx.submit(&vector(20));
+            Ok(EngineEnd::new("done"))
+        }
+    }
+    let p = program();
+    let goals = Goals::compute(&p);
+    let stop = AtomicBool::new(false);
+    let c = Campaign::new(&p, &goals, CampaignSettings::default(), Box::new(Collect::default()), &stop).unwrap();
+    let ends = run_portfolio(&c, vec![Box::new(Panics), Box::new(Covers)], &[], &PortfolioSettings::default(), &mut |_| {});
+    assert!(ends[0].as_ref().unwrap_err().0.contains("boom"));
+    assert!(ends[1].is_ok());
+    assert_eq!(c.snapshot().tests.len(), 1);
+    assert_eq!(c.stop_cause(), Some(StopCause::EnginesDone));
+}
