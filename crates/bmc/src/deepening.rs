@@ -7,10 +7,14 @@
 //! more query shows that no execution reaches a cut point (then the unwound
 //! program has every execution of the original). It stops at that point,
 //! when the unwound program grows past its budget, or when the campaign
-//! stops; goals it could not settle get the reason in the campaign.
+//! stops; goals it could not settle get the reason in the campaign. Goals
+//! found infeasible within a bound are also tried once with the loop
+//! abstraction of [`crate::induction`] (the 1-induction step case), which
+//! proves them unreachable without a bound when loops are not the reason.
 
 use crate::engine::{claimable, run_depth, BmcResult, BmcSettings, GoalVerdict};
-use crate::BmcError;
+use crate::{induction, BmcError};
+use walkdown_ir::goals::GoalId;
 use walkdown_campaign::{Claim, Engine, EngineCtx, EngineEnd, EngineError, GoalClosure, OpenReason};
 use walkdown_ir::entity::EntityRef;
 
@@ -51,6 +55,10 @@ pub struct DeepeningFigures {
     pub solver_s: f64,
     /// Blocks of the deepest unwound `main`.
     pub blocks: usize,
+    /// Goals the loop abstraction (1-induction step) proved unreachable.
+    pub induction_proved: u64,
+    /// Its queries.
+    pub induction_queries: u64,
     /// The last depth's result.
     pub last: Option<BmcResult>,
 }
@@ -82,6 +90,8 @@ impl BmcEngine {
                 ("divergences", f.divergences as f64),
                 ("solver_s", f.solver_s),
                 ("blocks", f.blocks as f64),
+                ("induction_proved", f.induction_proved as f64),
+                ("induction_queries", f.induction_queries as f64),
             ],
         );
     }
@@ -101,6 +111,9 @@ impl Engine for BmcEngine {
         }
         let mut k = self.settings.first.max(1);
         let last = self.settings.last.max(k);
+        // Goals the loop abstraction was asked about: its answer does not
+        // depend on the depth, so each goal is asked once.
+        let mut tried_induction = vec![false; goals.len()];
         loop {
             self.publish(ctx, &format!("running: unwinding {k}"));
             let r = match run_depth(ctx, &self.settings.bmc, k) {
@@ -131,6 +144,24 @@ impl Engine for BmcEngine {
             }
             claim_verdicts(ctx, &r, k);
             let complete = r.cut_reachable == Some(false) && r.complete;
+            if !complete && !ctx.stopped() {
+                let candidates: Vec<GoalId> = r
+                    .verdicts
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, v)| matches!(v, GoalVerdict::InfeasibleWithin(_)) && !tried_induction[*i])
+                    .map(|(i, _)| GoalId::new(i))
+                    .collect();
+                for g in &candidates {
+                    tried_induction[g.index()] = true;
+                }
+                let step = induction::prove_unreachable(ctx, &self.settings.bmc, &candidates).map_err(|e| EngineError(e.to_string()))?;
+                self.figures.induction_queries += step.queries;
+                self.figures.induction_proved += step.proved.len() as u64;
+                for g in step.proved {
+                    ctx.claim(g, Claim::Unreachable { method: induction::METHOD.into() });
+                }
+            }
             let unknown = r.cover.unknown > 0 || (r.cut_reachable.is_none() && !ctx.stopped());
             self.figures.last = Some(r);
             if complete {
@@ -161,7 +192,7 @@ impl Engine for BmcEngine {
 /// Claims what one depth proved.
 fn claim_verdicts(ctx: &EngineCtx<'_, '_>, r: &BmcResult, k: u32) {
     for (i, v) in r.verdicts.iter().enumerate() {
-        let goal = walkdown_ir::goals::GoalId::new(i);
+        let goal = GoalId::new(i);
         match v {
             GoalVerdict::Unreachable => ctx.claim(
                 goal,
@@ -181,7 +212,7 @@ fn claim_verdicts(ctx: &EngineCtx<'_, '_>, r: &BmcResult, k: u32) {
 fn note_open_goals(ctx: &EngineCtx<'_, '_>, reason: &OpenReason) {
     let goals = ctx.campaign().goals();
     for (i, c) in ctx.closures().into_iter().enumerate() {
-        let id = walkdown_ir::goals::GoalId::new(i);
+        let id = GoalId::new(i);
         if c == GoalClosure::Open && claimable(&goals.goals[id].kind) {
             ctx.note_open(id, reason.clone());
         }

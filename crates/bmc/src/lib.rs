@@ -11,7 +11,8 @@
 //! becomes a test vector that the campaign's interpreter replays before it
 //! counts, and goals no query could reach get a verdict that keeps its
 //! bound. [`deepening`] makes it a campaign member that doubles the
-//! unwinding until no execution needs more.
+//! unwinding until no execution needs more, and tries [`induction`]'s loop
+//! abstraction on the goals found infeasible within a bound.
 //!
 //! [`randprog`] builds the random programs of the paper's experiment and
 //! [`experiment`] runs the four algorithms on them.
@@ -25,6 +26,7 @@ pub mod cover;
 pub mod deepening;
 pub mod engine;
 pub mod experiment;
+pub mod induction;
 pub mod inline;
 pub mod localize;
 pub mod origin;
@@ -36,7 +38,7 @@ pub mod vc;
 pub use cover::{CoverAlgorithm, CoverSettings, CoverStats};
 pub use deepening::{BmcEngine, DeepeningSettings};
 pub use engine::{run_bmc, run_depth, BmcResult, BmcSettings, GoalVerdict};
-pub use origin::{BlockOrigin, Cut, CutReason, Provenance};
+pub use origin::{BlockOrigin, Cut, CutReason, LoopEntry, Provenance};
 
 use walkdown_ir::Loc;
 

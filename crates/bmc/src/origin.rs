@@ -45,6 +45,21 @@ pub struct Cut {
     pub reason: CutReason,
 }
 
+/// The first copy of a loop's header in one entry of the loop (iteration
+/// 0): where the loop abstraction of [`crate::induction`] starts the loop
+/// in an arbitrary state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoopEntry {
+    /// The header copy.
+    pub block: Block,
+    /// Per header parameter: whether the loop passes it around unchanged
+    /// (a value from before the loop), so it keeps its entry value.
+    pub invariant: Vec<bool>,
+    /// Whether the loop may change memory (stores or calls): then memory is
+    /// arbitrary at the header too.
+    pub writes_memory: bool,
+}
+
 /// Where the blocks and instructions of one transformed body come from.
 #[derive(Clone, Debug, Default)]
 pub struct Provenance {
@@ -54,6 +69,9 @@ pub struct Provenance {
     pub insts: SecondaryMap<Inst, Option<(FuncId, Inst)>>,
     /// The cut points.
     pub cuts: Vec<Cut>,
+    /// The first header copy of every loop entry (set by
+    /// [`crate::unwind`]).
+    pub loop_entries: Vec<LoopEntry>,
 }
 
 impl Provenance {

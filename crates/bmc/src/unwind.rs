@@ -17,7 +17,7 @@
 //! copy needs only its own values; loops are the natural loops of the
 //! dominator tree, and irreducible control flow is unsupported.
 
-use crate::origin::{Cut, CutReason, Provenance};
+use crate::origin::{Cut, CutReason, LoopEntry, Provenance};
 use crate::BmcError;
 use std::collections::HashMap;
 use walkdown_ir::entity::EntityRef;
@@ -141,7 +141,9 @@ pub fn unwind(
         ls.sort_by_key(|&l| std::cmp::Reverse(loops[l].size));
         *c = ls;
     }
+    let facts: Vec<(Vec<bool>, bool)> = loops.iter().map(|l| loop_facts(body, l)).collect();
     let mut u = Unwinder {
+        facts: &facts,
         body,
         func,
         prov,
@@ -163,7 +165,75 @@ pub fn unwind(
     Ok((u.out, u.oprov))
 }
 
+/// Which parameters of `l`'s header the loop passes around unchanged, and
+/// whether the loop may write memory. A header parameter is unchanged when
+/// every back edge passes a value equal to it: itself, or a parameter of a
+/// loop block that every edge into that block fills with such a value
+/// (localize threads values from before the loop through the blocks'
+/// parameters). Found as a greatest fixpoint.
+fn loop_facts(body: &Body, l: &Loop) -> (Vec<bool>, bool) {
+    let in_loop = |b: Block| l.blocks[b.index()];
+    let writes_memory = body.blocks.iter().filter(|(b, _)| in_loop(*b)).any(|(_, d)| {
+        d.insts.iter().any(|&i| matches!(body.insts[i].kind, InstKind::Store { .. } | InstKind::Call { .. }))
+    });
+    let header = &body.blocks[l.header];
+    // Edges inside the loop: (from, to, args).
+    let mut edges: Vec<(Block, Block, Vec<Operand>)> = Vec::new();
+    for (b, d) in body.blocks.iter() {
+        if in_loop(b) {
+            for c in d.term.successors() {
+                if in_loop(c.block) {
+                    edges.push((b, c.block, c.args.clone()));
+                }
+            }
+        }
+    }
+    // Too large a loop: claim nothing invariant (sound, weaker).
+    if edges.len().saturating_mul(header.params.len()) > 200_000 {
+        return (vec![false; header.params.len()], writes_memory);
+    }
+    let mut invariant = Vec::with_capacity(header.params.len());
+    for &hp in &header.params {
+        // Values known equal to `hp`, optimistically every loop block's
+        // parameter at first.
+        let mut equal: std::collections::HashSet<Value> = std::collections::HashSet::new();
+        equal.insert(hp);
+        for (b, d) in body.blocks.iter() {
+            if in_loop(b) && b != l.header {
+                equal.extend(d.params.iter().copied());
+            }
+        }
+        loop {
+            let mut removed = false;
+            for (_, to, args) in &edges {
+                if *to == l.header {
+                    continue;
+                }
+                for (j, a) in args.iter().enumerate() {
+                    let p = body.blocks[*to].params[j];
+                    let ok = matches!(a, Operand::Value(v) if equal.contains(v));
+                    if !ok && equal.remove(&p) {
+                        removed = true;
+                    }
+                }
+            }
+            if !removed {
+                break;
+            }
+        }
+        let j = header.params.iter().position(|&p| p == hp).unwrap_or(0);
+        let holds = edges
+            .iter()
+            .filter(|(_, to, _)| *to == l.header)
+            .all(|(_, _, args)| matches!(args.get(j), Some(Operand::Value(v)) if equal.contains(v)));
+        invariant.push(holds);
+    }
+    (invariant, writes_memory)
+}
+
 struct Unwinder<'a> {
+    /// Per loop: its header's invariant parameters, whether it writes memory.
+    facts: &'a [(Vec<bool>, bool)],
     body: &'a Body,
     func: FuncId,
     prov: &'a Provenance,
@@ -199,6 +269,13 @@ impl Unwinder<'_> {
         self.oprov.blocks.set(nb, *self.prov.blocks.get(b));
         if let Some(c) = self.prov.cut(b) {
             self.oprov.cuts.push(Cut { block: nb, reason: c.reason });
+        }
+        // The first iteration's header copy of the innermost loop `b` heads.
+        if let Some((i, &l)) = self.chain[b.index()].iter().enumerate().last() {
+            if self.loops[l].header == b && ctx[i] == 0 {
+                let (invariant, writes_memory) = self.facts[l].clone();
+                self.oprov.loop_entries.push(LoopEntry { block: nb, invariant, writes_memory });
+            }
         }
         self.copies.insert((b, ctx.clone()), nb);
         self.work.push((b, ctx, nb));

@@ -82,11 +82,16 @@ pub struct VcSettings {
     /// the constant true and the reachability variables alone say which
     /// blocks the execution passes). Both have the same models.
     pub backward_ok: bool,
+    /// The loop abstraction of [`crate::induction`]: at the first header
+    /// copy of every loop entry ([`crate::origin::LoopEntry`]), the
+    /// parameters the loop changes and (if the loop writes memory) memory
+    /// take arbitrary values. Default off.
+    pub havoc_loop_entries: bool,
 }
 
 impl Default for VcSettings {
     fn default() -> Self {
-        VcSettings { termination: Termination::Prefix, max_bulk_bytes: 4096, backward_ok: true }
+        VcSettings { termination: Termination::Prefix, max_bulk_bytes: 4096, backward_ok: true, havoc_loop_entries: false }
     }
 }
 
@@ -351,6 +356,11 @@ pub fn encode_with(
     let mut returns = std::collections::HashMap::new();
     let mut entry_params = Vec::new();
 
+    let havoc_at: std::collections::HashMap<Block, &crate::origin::LoopEntry> = if settings.havoc_loop_entries {
+        prov.loop_entries.iter().map(|l| (l.block, l)).collect()
+    } else {
+        Default::default()
+    };
     for &b in &order {
         let data = &body.blocks[b];
         let (reach_sym, reach) = e.var(&format!("r{}", b.as_u32()));
@@ -362,9 +372,15 @@ pub fn encode_with(
             let sels: Vec<ExprId> = incoming[b.index()].iter().map(|x| x.1).collect();
             e.x(|p| p.or(&sels))
         };
+        let havoc = havoc_at.get(&b).copied();
         // Parameters: passive equalities on the incoming edges.
         for (j, &pv) in data.params.iter().enumerate() {
             let w = e.width(body.values[pv].ty);
+            if havoc.is_some_and(|h| !h.invariant.get(j).copied().unwrap_or(false)) {
+                let (_, s) = e.sym(&format!("h{}", pv.as_u32()), w);
+                vals[pv.index()] = Some(s);
+                continue;
+            }
             let ins = &incoming[b.index()];
             let first = ins.first().map(|x| x.3[j]);
             let v = match first {
@@ -392,6 +408,12 @@ pub fn encode_with(
                 None => mem0,
             }
         };
+        if havoc.is_some_and(|h| h.writes_memory) {
+            let pw = e.pw;
+            let t = e.x2(|p| p.new_array(&format!("hmem{}", b.as_u32()), pw)).1;
+            e.mems.push(MemNode::Base(t));
+            mem = e.mems.len() - 1;
+        }
         let mut pass = e.pool.tt();
         let mut inputs = Vec::new();
         for &inst in &data.insts {

@@ -1,0 +1,115 @@
+//! Unbounded proofs for goals the bounded engine found infeasible within
+//! its bound: the step case of 1-induction, as a loop abstraction.
+//!
+//! The program is unwound once, and at the first header copy of every loop
+//! entry the values the loop changes (header parameters it does not pass
+//! around unchanged) and, if the loop writes memory, memory take arbitrary
+//! values ([`crate::vc::VcSettings::havoc_loop_entries`]); an execution
+//! that wants a second iteration is cut there. Every execution of the
+//! program is represented: take the last iteration of each loop entry
+//! before the goal is first reached (or before the loop exits); its header
+//! state is one of the arbitrary ones, and from there the goal is reached
+//! within one iteration. So a goal no execution of the abstraction reaches
+//! is unreachable, without a bound. Models of the abstraction are not
+//! executions and are never submitted as tests.
+//!
+//! Recursion is cut at a depth, not abstracted: programs whose inlining
+//! cuts recursion get no proof here.
+
+use crate::cover::{cover, CoverAlgorithm, GroupStatus, Target};
+use crate::engine::{goal_targets, transform, BmcSettings};
+use crate::origin::CutReason;
+use crate::vc::{encode, Termination, VcSettings};
+use crate::BmcError;
+use std::time::Instant;
+use walkdown_campaign::{EngineCtx, GoalClosure};
+use walkdown_ir::entity::EntityRef;
+use walkdown_ir::goals::GoalId;
+
+/// What one attempt proved.
+#[derive(Debug, Default)]
+pub struct InductionOutcome {
+    /// Goals proved unreachable.
+    pub proved: Vec<GoalId>,
+    /// Solver queries.
+    pub queries: u64,
+    /// Why no proof was attempted (recursion, an unsupported construct).
+    pub skipped: Option<String>,
+}
+
+/// The method's name in proofs.
+pub const METHOD: &str =
+    "1-induction step case: every loop entered in an arbitrary state (what it changes), one iteration; no bound";
+
+/// Tries to prove each of `candidates` unreachable with the loop
+/// abstraction.
+pub fn prove_unreachable(ctx: &EngineCtx<'_, '_>, settings: &BmcSettings, candidates: &[GoalId]) -> Result<InductionOutcome, BmcError> {
+    let mut out = InductionOutcome::default();
+    if candidates.is_empty() {
+        return Ok(out);
+    }
+    let campaign = ctx.campaign();
+    let (program, goals, interp) = (campaign.program(), campaign.goals(), campaign.interpreter());
+    let unwound = match transform(program, 1, settings.max_blocks) {
+        Ok(u) => u,
+        Err(e @ (BmcError::Unsupported { .. } | BmcError::TooLarge { .. })) => {
+            out.skipped = Some(e.to_string());
+            return Ok(out);
+        }
+        Err(e) => return Err(e),
+    };
+    if unwound.prov.cuts.iter().any(|c| matches!(c.reason, CutReason::Recursion { .. })) {
+        out.skipped = Some("recursion is cut, not abstracted".into());
+        return Ok(out);
+    }
+    let vc_settings = VcSettings { termination: Termination::Prefix, havoc_loop_entries: true, ..settings.vc };
+    let gaddr = |g| interp.global_address(g).unwrap_or(0);
+    let faddr = |f| interp.func_address(f).unwrap_or(0);
+    let mut vc = match encode(&unwound.program, &unwound.body, &unwound.prov, goals, &gaddr, &faddr, &vc_settings) {
+        Ok(vc) => vc,
+        Err(e @ BmcError::Unsupported { .. }) => {
+            out.skipped = Some(e.to_string());
+            return Ok(out);
+        }
+        Err(e) => return Err(e),
+    };
+    let (all, groups) = goal_targets(&mut vc, goals)?;
+    let mut wanted = vec![false; groups];
+    for g in candidates {
+        wanted[g.index()] = true;
+    }
+    let targets: Vec<Target> = all.into_iter().filter(|t| wanted[t.group]).collect();
+    let mut has_target = vec![false; groups];
+    for t in &targets {
+        has_target[t.group] = true;
+    }
+    let path_vars: Vec<_> = vc.blocks.iter().map(|b| (b.reach_sym, b.reach)).collect();
+    let path_succs: Vec<Vec<usize>> =
+        vc.blocks.iter().map(|b| b.out_edges.iter().map(|&e| vc.edges[e].to.index()).collect()).collect();
+    let mut cs = settings.cover;
+    cs.algorithm = CoverAlgorithm::Statements;
+    cs.timeout_ms = cs.timeout_ms.min(ctx.query_limit().as_millis().clamp(100, u128::from(u32::MAX)) as u32);
+    cs.time = ctx.deadline().saturating_duration_since(Instant::now());
+    let closed = |g: usize| g < goals.len() && ctx.closures()[g] != GoalClosure::Open;
+    let outcome = cover(
+        &mut vc,
+        &targets,
+        groups,
+        &path_vars,
+        &path_succs,
+        &cs,
+        &|| !ctx.checkpoint(),
+        &|_| false,
+        // The abstraction's models are not executions: nothing is covered.
+        &mut |_, _| Vec::new(),
+    );
+    out.queries = outcome.stats.queries;
+    for &g in candidates {
+        let i = g.index();
+        let proved = outcome.status[i] == GroupStatus::Infeasible || (!has_target[i] && outcome.complete);
+        if proved && !closed(i) {
+            out.proved.push(g);
+        }
+    }
+    Ok(out)
+}
