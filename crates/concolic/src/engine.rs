@@ -266,6 +266,15 @@ impl walkdown_campaign::Engine for ConcolicEngine {
             .collect();
         let mut tracer = Tracer::new(program, goals, interp.prepared()).with_trip_loops(trip_loops);
         let start = Instant::now();
+        if !settings.runtime_checks {
+            for (id, g) in goals.goals.iter() {
+                if let walkdown_ir::goals::GoalKind::Error { site: walkdown_ir::goals::ErrorSite::Check(k), .. } = g.kind {
+                    if !k.is_user_property() {
+                        ctx.note_open(id, walkdown_campaign::OpenReason::NotAttempted("runtime checks are off".into()));
+                    }
+                }
+            }
+        }
         let closures = ctx.closures();
         let mut solver_settings = settings.solver.clone();
         if ctx.shared() {
