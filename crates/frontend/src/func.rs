@@ -854,7 +854,8 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
     /// gcc also folds `a ? b > 2 : 0` into `a && b > 2` (and `a ? 1 : c`
     /// into `a || c`, with `!a` for the other two constants) when the arm
     /// is a truth value, and branches on the arm; clang passes the arm as
-    /// `zext i1` to an `int` `phi` whose other value is that constant. Such
+    /// `zext i1` (possibly cast on to the `?:`'s type) to a `phi` whose
+    /// other value is that constant. Such
     /// an argument is a decision too, replaced by 1 or 0 of its type (see
     /// [`Self::folded_conditional`]). With two non-constant arms (`a ? b > 2 : c < 0`) gcc branches on `a`
     /// only, and so does walkdown.
@@ -870,12 +871,25 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             let (cond, ty) = if is_decision(a) {
                 (a, Type::I1)
             } else {
-                let Some(data) = local_inst(a) else { continue };
-                let InstKind::Cast { op: CastOp::ZExt, from: Type::I1, to, arg } = data.kind else { continue };
-                if !is_decision(arg) || self.folded_conditional(jump, k).is_none() {
-                    continue;
+                // `zext` of the `i1`, then integer casts that keep 0 and 1
+                // (`long r = a ? b > 2 : 0L` sign-extends the `int`).
+                let Some(ty) = local_inst(a).and_then(|d| d.kind.result_type()) else { continue };
+                let mut o = a;
+                let arg = loop {
+                    match local_inst(o).map(|d| &d.kind) {
+                        Some(&InstKind::Cast { op: CastOp::ZExt, from: Type::I1, arg, .. }) => break Some(arg),
+                        Some(&InstKind::Cast { op: CastOp::ZExt | CastOp::SExt | CastOp::Trunc, from, arg, .. })
+                            if from.is_int() && from != Type::I1 =>
+                        {
+                            o = arg
+                        }
+                        _ => break None,
+                    }
+                };
+                match arg {
+                    Some(arg) if is_decision(arg) && self.folded_conditional(jump, k).is_some() => (arg, ty),
+                    _ => continue,
                 }
-                (arg, to)
             };
             let positions = (0..call.args.len()).filter(|&j| call.args[j] == a).collect();
             let loc = local_inst(cond).map_or(Loc::UNKNOWN, |d| d.loc);

@@ -133,12 +133,18 @@ fn conditional_operator_with_a_constant_arm_is_a_chain() -> Result<(), FrontendE
         "int t3(int a, int b) { _Bool r = a ? !b : 1; return r; }\n",
         "int t4(int a, int b) { int r = a ? 0 : b > 2; return r; }\n",
         "int t5(int a, int b) { _Bool r = a ? (_Bool)(b > 2) : 0; return r; }\n",
+        "int t6(int a, int b) { long r = a ? b > 2 : 0L; return r; }\n",
+        "int t7(int a, int b) { char r = a ? b > 2 : 0; return r; }\n",
+        "int t8(int a, int b) { long long r = a ? 1LL : b > 2; return r; }\n",
     ))?;
     assert_eq!(edges(&p, "t1"), branches_on(1, 2));
     assert_eq!(edges(&p, "t2"), branches_on(2, 2));
     assert_eq!(edges(&p, "t3"), branches_on(3, 2));
     assert_eq!(edges(&p, "t4"), branches_on(4, 2));
     assert_eq!(edges(&p, "t5"), branches_on(5, 2));
+    assert_eq!(edges(&p, "t6"), branches_on(6, 2));
+    assert_eq!(edges(&p, "t7"), branches_on(7, 2));
+    assert_eq!(edges(&p, "t8"), branches_on(8, 2));
     Ok(())
 }
 
