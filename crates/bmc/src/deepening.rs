@@ -184,6 +184,18 @@ impl Engine for BmcEngine {
                 self.publish(ctx, &end);
                 return Ok(EngineEnd::new(end));
             }
+            // Building the next formula cannot be interrupted: start it only
+            // if it should end within the budget, and, on a shared worker,
+            // within a second (doubling the unwinding doubles the formula;
+            // building it was seen to take 3 to 5 times as long).
+            let next_build = self.figures.last.as_ref().map_or(std::time::Duration::ZERO, |r| r.encode_time).mul_f64(5.0);
+            let too_long = ctx.shared() && next_build > std::time::Duration::from_secs(1);
+            if too_long || std::time::Instant::now() + next_build >= ctx.deadline() {
+                let end = format!("stopped at unwinding {k}: the next unwinding would not be built within the budget");
+                note_open_goals(ctx, &OpenReason::Budget);
+                self.publish(ctx, &end);
+                return Ok(EngineEnd::new(end));
+            }
             k = k.saturating_mul(2).min(last);
         }
     }

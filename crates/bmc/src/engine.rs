@@ -109,6 +109,9 @@ pub struct BmcResult {
     pub replays: u64,
     /// Elapsed.
     pub elapsed: Duration,
+    /// Of which building the formula (transform and encode), which no
+    /// stop signal interrupts.
+    pub encode_time: Duration,
     /// With summaries: what the summary phase did.
     pub summaries: Option<crate::summary::SummaryFigures>,
 }
@@ -208,6 +211,7 @@ impl BmcResult {
             divergences: 0,
             replays: 0,
             elapsed: Duration::ZERO,
+            encode_time: Duration::ZERO,
             summaries: None,
         }
     }
@@ -249,6 +253,7 @@ pub fn run_depth(ctx: &EngineCtx<'_, '_>, settings: &BmcSettings, k: u32) -> Res
         Err(e) => return Err(e),
     };
     result.approximations = vc.approximations.clone();
+    result.encode_time = start.elapsed();
     if std::env::var_os("WALKDOWN_BMC_DEBUG").is_some() {
         eprintln!(
             "bmc: unwinding {k}: {} blocks, {} cuts, {} terms, {} assertions, encoded after {:.2}s",
