@@ -295,6 +295,40 @@ pub(crate) fn reached_callees(
     out
 }
 
+/// Why [`Analysis::safe_error_sites`] calls a site safe.
+const SITE_NEVER_RUNS: &str = "interval analysis: the site's block is unreachable";
+const SITE_CHECK_HOLDS: &str = "interval analysis: the checked condition always holds";
+const SITE_IN_BOUNDS: &str = "interval analysis: the access stays inside its global object";
+
+/// The global an address points into and the interval of its offset, when
+/// the address is a global plus a chain of `ptradd`s (at most 8 deep).
+fn global_offset(
+    body: &walkdown_ir::Body,
+    t: &IntervalTransfer<'_>,
+    s: &IntervalState,
+    ptr: &Operand,
+    depth: u32,
+) -> Option<(walkdown_ir::GlobalId, Interval)> {
+    match ptr {
+        Operand::Global(g) => Some((*g, Interval::constant(0))),
+        Operand::Value(v) if depth < 8 => match body.values[*v].def {
+            walkdown_ir::ValueDef::Inst(i) => match &body.insts[i].kind {
+                InstKind::PtrAdd { base, offset } => {
+                    let (g, before) = global_offset(body, t, s, base, depth + 1)?;
+                    let off = t.operand(s, offset);
+                    if off.is_bottom() || off.lo == i128::MIN || off.hi == i128::MAX {
+                        return None;
+                    }
+                    Some((g, Interval::new(before.lo.checked_add(off.lo)?, before.hi.checked_add(off.hi)?)))
+                }
+                _ => None,
+            },
+            walkdown_ir::ValueDef::Param(..) => None,
+        },
+        _ => None,
+    }
+}
+
 impl<'p> Analysis<'p> {
     /// Whether `func` was analyzed (it is defined and may run).
     pub fn is_reached(&self, func: FuncId) -> bool {
@@ -353,6 +387,57 @@ impl<'p> Analysis<'p> {
             self.dead_edges().into_iter().filter_map(|(f, b, s)| goals.edge(f, b, s)).collect();
         v.sort();
         v
+    }
+
+    /// Error sites no execution fails at, with the reason in words: every
+    /// site of a function that never runs or of a block no execution
+    /// reaches; a `check` whose condition's interval is `[1, 1]`; a load
+    /// or store whose address is a global plus offsets whose intervals keep
+    /// the access inside the global (globals are never freed). Sorted.
+    pub fn safe_error_sites(&self, goals: &Goals) -> Vec<(GoalId, &'static str)> {
+        let dm = self.program.data_model;
+        let mut out = Vec::new();
+        for (fid, f) in self.program.funcs.iter() {
+            let Some(body) = &f.body else { continue };
+            let Some(solution) = self.funcs.get(&fid) else {
+                for (_, b) in body.blocks.iter() {
+                    out.extend(b.insts.iter().filter_map(|&i| goals.error_site(fid, i)).map(|g| (g, SITE_NEVER_RUNS)));
+                }
+                continue;
+            };
+            let t = IntervalTransfer::new(self.program, body).with_summaries(&self.summaries);
+            for (bid, b) in body.blocks.iter() {
+                let mut state = solution.entry[bid].clone();
+                if state.is_bottom() {
+                    out.extend(b.insts.iter().filter_map(|&i| goals.error_site(fid, i)).map(|g| (g, SITE_NEVER_RUNS)));
+                    continue;
+                }
+                for &inst in &b.insts {
+                    let data = &body.insts[inst];
+                    if let Some(g) = goals.error_site(fid, inst) {
+                        let safe = match &data.kind {
+                            InstKind::Check { cond, .. } => (t.operand(&state, cond) == Interval::constant(1)).then_some(SITE_CHECK_HOLDS),
+                            InstKind::Load { ty, ptr } | InstKind::Store { ty, ptr, .. } => {
+                                let width = i128::from(ty.store_size(dm));
+                                global_offset(body, &t, &state, ptr, 0)
+                                    .filter(|(g, off)| off.lo >= 0 && off.hi + width <= i128::from(self.program.globals[*g].size))
+                                    .map(|_| SITE_IN_BOUNDS)
+                            }
+                            _ => None,
+                        };
+                        if let Some(why) = safe {
+                            out.push((g, why));
+                        }
+                    }
+                    t.inst(&mut state, &data.kind, data.result);
+                    if state.is_bottom() {
+                        break;
+                    }
+                }
+            }
+        }
+        out.sort_by_key(|(g, _)| *g);
+        out
     }
 
     /// The loop heads of `func` (heads of the weak topological order's

@@ -327,6 +327,12 @@ fn static_pass(
         campaign.claim("absint", g, Claim::Unreachable { method: PROOF_INTERVALS.into() });
         proved += 1;
     }
+    for (g, why) in analysis.safe_error_sites(goals) {
+        if campaign.closures()[walkdown_ir::entity::EntityRef::index(g)] == walkdown_campaign::GoalClosure::Open {
+            campaign.claim("absint", g, Claim::Unreachable { method: why.trim_start_matches("interval analysis: ").into() });
+            proved += 1;
+        }
+    }
     if let Some(rel) = relational {
         let closures = campaign.closures();
         for g in rel.dead_edges().into_iter().filter_map(|(f, b, s)| goals.edge(f, b, s)) {
@@ -344,7 +350,7 @@ fn static_pass(
         counters: vec![("proved_unreachable", proved as f64)],
     });
     if !quiet {
-        eprintln!("walkdown: static analysis ({:.1} ms): {proved} branch outcomes proved unreachable", elapsed.as_secs_f64() * 1e3);
+        eprintln!("walkdown: static analysis ({:.1} ms): {proved} goals proved unreachable", elapsed.as_secs_f64() * 1e3);
     }
 }
 
