@@ -266,9 +266,7 @@ pub fn run_depth(ctx: &EngineCtx<'_, '_>, settings: &BmcSettings, k: u32) -> Res
     }
 
     let (targets, groups) = goal_targets(&mut vc, goals)?;
-    let path_vars: Vec<_> = vc.blocks.iter().map(|b| (b.reach_sym, b.reach)).collect();
-    let path_succs: Vec<Vec<usize>> =
-        vc.blocks.iter().map(|b| b.out_edges.iter().map(|&e| vc.edges[e].to.index()).collect()).collect();
+    let (path_vars, path_succs) = vc.path_graph();
 
     let mut ledger = Ledger { ctx, dm: program.data_model, replays: 0, divergences: 0 };
     // A query at a time holds the worker; between queries the engine

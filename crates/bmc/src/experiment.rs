@@ -10,7 +10,6 @@ use crate::engine::transform;
 use crate::vc::{encode, Termination, Vc, VcSettings};
 use crate::BmcError;
 use std::time::Duration;
-use walkdown_ir::entity::EntityRef;
 use walkdown_ir::goals::Goals;
 use walkdown_ir::Program;
 
@@ -70,9 +69,7 @@ pub fn cover_blocks_with(
 ) -> Result<CoverOutcome, BmcError> {
     let budget = es.budget;
     let (mut vc, targets) = encode_blocks_with(program, es.backward_ok)?;
-    let path_vars: Vec<_> = vc.blocks.iter().map(|b| (b.reach_sym, b.reach)).collect();
-    let path_succs: Vec<Vec<usize>> =
-        vc.blocks.iter().map(|b| b.out_edges.iter().map(|&e| vc.edges[e].to.index()).collect()).collect();
+    let (path_vars, path_succs) = vc.path_graph();
     let groups = vc.blocks.len();
     let settings = CoverSettings {
         algorithm,

@@ -83,9 +83,7 @@ pub fn prove_unreachable(ctx: &EngineCtx<'_, '_>, settings: &BmcSettings, candid
     for t in &targets {
         has_target[t.group] = true;
     }
-    let path_vars: Vec<_> = vc.blocks.iter().map(|b| (b.reach_sym, b.reach)).collect();
-    let path_succs: Vec<Vec<usize>> =
-        vc.blocks.iter().map(|b| b.out_edges.iter().map(|&e| vc.edges[e].to.index()).collect()).collect();
+    let (path_vars, path_succs) = vc.path_graph();
     let mut cs = settings.cover;
     cs.algorithm = CoverAlgorithm::Statements;
     cs.timeout_ms = cs.timeout_ms.min(ctx.query_limit().as_millis().clamp(100, u128::from(u32::MAX)) as u32);

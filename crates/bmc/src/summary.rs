@@ -17,7 +17,6 @@ use crate::inline::is_reach_error;
 use crate::vc::{encode, encode_with, Summaries, SummaryPair, Termination, Vc, VcSettings};
 use crate::BmcError;
 use std::time::Duration;
-use walkdown_ir::entity::EntityRef;
 use walkdown_ir::goals::Goals;
 use walkdown_ir::{Builtin, Callee, FuncId, GlobalId, InstKind, Operand, Program};
 use walkdown_smt::Model;
@@ -84,9 +83,7 @@ pub fn summarize(
     }
     let targets: Vec<Target> =
         vc.blocks.iter().enumerate().map(|(i, b)| Target { var: b.reach, sym: b.reach_sym, group: i }).collect();
-    let path_vars: Vec<_> = vc.blocks.iter().map(|b| (b.reach_sym, b.reach)).collect();
-    let succs: Vec<Vec<usize>> =
-        vc.blocks.iter().map(|b| b.out_edges.iter().map(|&e| vc.edges[e].to.index()).collect()).collect();
+    let (path_vars, succs) = vc.path_graph();
     let groups = vc.blocks.len();
     let mut pairs: Vec<SummaryPair> = Vec::new();
     let mut on_model = |vc: &Vc, m: &Model| -> Vec<usize> {
@@ -154,9 +151,7 @@ pub fn cover_with_summaries(
             break;
         };
         let Ok((targets, groups)) = goal_targets(&mut vc, goals) else { break };
-        let path_vars: Vec<_> = vc.blocks.iter().map(|b| (b.reach_sym, b.reach)).collect();
-        let succs: Vec<Vec<usize>> =
-            vc.blocks.iter().map(|b| b.out_edges.iter().map(|&e| vc.edges[e].to.index()).collect()).collect();
+        let (path_vars, succs) = vc.path_graph();
         let cs = CoverSettings { time: settings.time.saturating_sub(start.elapsed()), ..*settings };
         let o = cover(&mut vc, &targets, groups, &path_vars, &succs, &cs, stop, &|_| false, on_model);
         fig.queries += o.stats.queries;

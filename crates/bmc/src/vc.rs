@@ -220,6 +220,14 @@ impl Vc {
         path
     }
 
+    /// What path cover blocks on: each block's reachability variable, and
+    /// each block's successors (as block indices).
+    pub fn path_graph(&self) -> (Vec<(SymId, ExprId)>, Vec<Vec<usize>>) {
+        let vars = self.blocks.iter().map(|b| (b.reach_sym, b.reach)).collect();
+        let succs = self.blocks.iter().map(|b| b.out_edges.iter().map(|&e| self.edges[e].to.index()).collect()).collect();
+        (vars, succs)
+    }
+
     /// The input values (register bits) the model's execution reads, in
     /// the order it reads them.
     pub fn inputs(&self, model: &Model) -> Vec<(InputSite, u64)> {

@@ -10,7 +10,6 @@ use walkdown_bmc::experiment::{cover_blocks, encode_blocks};
 use walkdown_bmc::randprog::paper_program;
 use walkdown_bmc::vc::Vc;
 use walkdown_interp::{Interpreter, Outcome, RunOptions};
-use walkdown_ir::entity::EntityRef;
 use walkdown_ir::goals::Goals;
 use walkdown_ir::testvec::TestVector;
 
@@ -46,9 +45,7 @@ fn algorithms_agree_and_models_replay() {
             let (mut vc, targets) = encode_blocks(&p).unwrap();
             let goals = Goals::compute(&p);
             let interp = Interpreter::new(&p, &goals).unwrap();
-            let path_vars: Vec<_> = vc.blocks.iter().map(|b| (b.reach_sym, b.reach)).collect();
-            let succs: Vec<Vec<usize>> =
-                vc.blocks.iter().map(|b| b.out_edges.iter().map(|&e| vc.edges[e].to.index()).collect()).collect();
+            let (path_vars, succs) = vc.path_graph();
             let groups = vc.blocks.len();
             let mut bad = Vec::new();
             let mut on_model = |vc: &Vc, m: &walkdown_smt::Model| -> Vec<usize> {
