@@ -226,7 +226,10 @@ pub fn cover(
     let mut solver = if settings.incremental { Z3Solver::incremental(z3) } else { Z3Solver::new(z3) };
     // A failure here only means the formula is asserted with each query.
     let _ = solver.assert_base(&vc.pool, &vc.assertions);
-    let mut run = Run { solver, stats: CoverStats::default(), start: Instant::now(), settings, stop };
+    let start = Instant::now();
+    // No query outlives the cover's budget.
+    solver.set_deadline(Some(start + settings.time));
+    let mut run = Run { solver, stats: CoverStats::default(), start, settings, stop };
     let mut status = vec![GroupStatus::Open; groups];
     // Groups some model passed (confirmed or not): not asked about again.
     let mut touched = vec![false; groups];

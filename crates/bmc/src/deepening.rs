@@ -28,11 +28,14 @@ pub struct DeepeningSettings {
     pub first: u32,
     /// See `first`.
     pub last: u32,
+    /// The program with loop-head invariants as `assume`s, for the
+    /// induction step (see [`induction::prove_unreachable`]). Default none.
+    pub strengthened: Option<walkdown_ir::Program>,
 }
 
 impl Default for DeepeningSettings {
     fn default() -> Self {
-        DeepeningSettings { bmc: BmcSettings::default(), first: 1, last: 1024 }
+        DeepeningSettings { bmc: BmcSettings::default(), first: 1, last: 1024, strengthened: None }
     }
 }
 
@@ -155,7 +158,7 @@ impl Engine for BmcEngine {
                 for g in &candidates {
                     tried_induction[g.index()] = true;
                 }
-                let step = induction::prove_unreachable(ctx, &self.settings.bmc, &candidates).map_err(|e| EngineError(e.to_string()))?;
+                let step = induction::prove_unreachable(ctx, &self.settings.bmc, &candidates, self.settings.strengthened.as_ref()).map_err(|e| EngineError(e.to_string()))?;
                 self.figures.induction_queries += step.queries;
                 self.figures.induction_proved += step.proved.len() as u64;
                 for g in step.proved {

@@ -13,6 +13,10 @@
 //! is unreachable, without a bound. Models of the abstraction are not
 //! executions and are never submitted as tests.
 //!
+//! The arbitrary states may be restricted by invariants of the abstract
+//! interpretation instrumented as `assume`s at loop heads (they hold on
+//! every execution, so no execution is lost).
+//!
 //! Recursion is cut at a depth, not abstracted: programs whose inlining
 //! cuts recursion get no proof here.
 
@@ -42,14 +46,24 @@ pub const METHOD: &str =
     "1-induction step case: every loop entered in an arbitrary state (what it changes), one iteration; no bound";
 
 /// Tries to prove each of `candidates` unreachable with the loop
-/// abstraction.
-pub fn prove_unreachable(ctx: &EngineCtx<'_, '_>, settings: &BmcSettings, candidates: &[GoalId]) -> Result<InductionOutcome, BmcError> {
+/// abstraction. `strengthened`, when given, is the campaign's program with
+/// invariants that hold on every execution added as `assume`s at loop
+/// heads (same blocks, instructions and goals; `walkdown_absint::instrument`
+/// makes one): they restrict the arbitrary loop states to those the
+/// invariants allow.
+pub fn prove_unreachable(
+    ctx: &EngineCtx<'_, '_>,
+    settings: &BmcSettings,
+    candidates: &[GoalId],
+    strengthened: Option<&walkdown_ir::Program>,
+) -> Result<InductionOutcome, BmcError> {
     let mut out = InductionOutcome::default();
     if candidates.is_empty() {
         return Ok(out);
     }
     let campaign = ctx.campaign();
-    let (program, goals, interp) = (campaign.program(), campaign.goals(), campaign.interpreter());
+    let (goals, interp) = (campaign.goals(), campaign.interpreter());
+    let program = strengthened.unwrap_or(campaign.program());
     let unwound = match transform(program, 1, settings.max_blocks) {
         Ok(u) => u,
         Err(e @ (BmcError::Unsupported { .. } | BmcError::TooLarge { .. })) => {
@@ -86,7 +100,10 @@ pub fn prove_unreachable(ctx: &EngineCtx<'_, '_>, settings: &BmcSettings, candid
     let (path_vars, path_succs) = vc.path_graph();
     let mut cs = settings.cover;
     cs.algorithm = CoverAlgorithm::Statements;
-    cs.timeout_ms = cs.timeout_ms.min(ctx.query_limit().as_millis().clamp(100, u128::from(u32::MAX)) as u32);
+    // The abstraction's queries are often harder than the bounded ones
+    // (nonlinear loop bodies over arbitrary states); deepening should not
+    // wait long for them.
+    cs.timeout_ms = cs.timeout_ms.min(3000).min(ctx.query_limit().as_millis().clamp(100, u128::from(u32::MAX)) as u32);
     cs.time = ctx.deadline().saturating_duration_since(Instant::now());
     let closed = |g: usize| g < goals.len() && ctx.closures()[g] != GoalClosure::Open;
     let outcome = cover(

@@ -246,7 +246,16 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
                 } else {
                     format!("bmc ({} cover, unwinding {first}, {}, … up to {last})", algorithm.name(), first * 2)
                 });
-                members.push(Box::new(BmcEngine::new(DeepeningSettings { bmc, first, last })));
+                // The induction step's arbitrary loop states, restricted by
+                // the loop-head equalities of the relational analysis.
+                let strengthened = relational.as_ref().map(|rel| {
+                    let facts: Vec<_> = walkdown_absint::invariants_at_exits(rel)
+                        .into_iter()
+                        .filter(|f| f.kind == walkdown_absint::FactKind::LoopHead)
+                        .collect();
+                    walkdown_absint::instrument(&program, &facts)
+                });
+                members.push(Box::new(BmcEngine::new(DeepeningSettings { bmc, first, last, strengthened })));
             }
         }
     }
