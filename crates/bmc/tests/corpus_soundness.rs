@@ -28,6 +28,38 @@ fn random_budget() -> Duration {
     std::env::var("WALKDOWN_SOUNDNESS_BUDGET_S").ok().and_then(|s| s.parse().ok()).map_or(RANDOM_BUDGET, Duration::from_secs_f64)
 }
 
+/// Runs the program's seeded random vectors (within the random budget) and
+/// records a failure for each goal of `claimed` a run covers; returns how
+/// many vectors ran.
+fn random_runs_covering(
+    name: &str,
+    interp: &Interpreter,
+    goals: &walkdown_ir::goals::Goals,
+    claimed: &BTreeSet<GoalId>,
+    claim: &str,
+    failures: &mut Vec<String>,
+) -> usize {
+    if claimed.is_empty() {
+        return 0;
+    }
+    let opts = RunOptions { limits: ExecLimits { max_steps: 1_000_000, ..Default::default() }, ..Default::default() };
+    let start = Instant::now();
+    let mut runs = 0;
+    let mut seen = BTreeSet::new();
+    for tv in walkdown_testsupport::input_vectors(name, VECTORS) {
+        if start.elapsed() > random_budget() {
+            break;
+        }
+        runs += 1;
+        for g in interp.run(&tv, &opts).covered {
+            if claimed.contains(&g) && seen.insert(g) {
+                failures.push(format!("{name}: goal {g} ({}) {claim} but covered by a run", goals.describe(g)));
+            }
+        }
+    }
+    runs
+}
+
 #[test]
 fn unreachable_claims_are_never_covered_on_the_corpus() {
     let Some(corpus) = walkdown_testsupport::corpus("unreachable_claims_are_never_covered_on_the_corpus") else { return };
@@ -65,23 +97,7 @@ fn unreachable_claims_are_never_covered_on_the_corpus() {
                 failures.push(format!("{}: test {} replays to other goals", prog.name, t.index));
             }
         }
-        let opts = RunOptions { limits: ExecLimits { max_steps: 1_000_000, ..Default::default() }, ..Default::default() };
-        let start = Instant::now();
-        let mut runs = 0;
-        let mut seen = BTreeSet::new();
-        if !unreachable.is_empty() {
-            for tv in walkdown_testsupport::input_vectors(&prog.name, VECTORS) {
-                if start.elapsed() > random_budget() {
-                    break;
-                }
-                runs += 1;
-                for g in interp.run(&tv, &opts).covered {
-                    if unreachable.contains(&g) && seen.insert(g) {
-                        failures.push(format!("{}: goal {g} ({}) claimed unreachable but covered by a run", prog.name, goals.describe(g)));
-                    }
-                }
-            }
-        }
+        let runs = random_runs_covering(&prog.name, &interp, &goals, &unreachable, "claimed unreachable", &mut failures);
         eprintln!(
             "{:<50} goals {:>4} covered {:>4} unreachable {:>3} infeasible {:>4} {:>7.2?}  vectors {runs}{}",
             prog.name,
@@ -161,23 +177,7 @@ fn induction_claims_are_never_covered_on_the_corpus() {
         let proved: BTreeSet<GoalId> = outcome.proved.iter().copied().collect();
         total += proved.len();
         let interp = Interpreter::new(&ir, &goals).expect("interpretable");
-        let opts = RunOptions { limits: ExecLimits { max_steps: 1_000_000, ..Default::default() }, ..Default::default() };
-        let start = Instant::now();
-        let mut runs = 0;
-        let mut seen = BTreeSet::new();
-        if !proved.is_empty() {
-            for tv in walkdown_testsupport::input_vectors(&prog.name, VECTORS) {
-                if start.elapsed() > random_budget() {
-                    break;
-                }
-                runs += 1;
-                for g in interp.run(&tv, &opts).covered {
-                    if proved.contains(&g) && seen.insert(g) {
-                        failures.push(format!("{}: goal {g} ({}) proved unreachable by induction but covered by a run", prog.name, goals.describe(g)));
-                    }
-                }
-            }
-        }
+        let runs = random_runs_covering(&prog.name, &interp, &goals, &proved, "proved unreachable by induction", &mut failures);
         eprintln!(
             "{:<50} goals {:>4} proved {:>4} queries {:>3} vectors {runs}{}",
             prog.name,
