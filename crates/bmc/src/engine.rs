@@ -151,6 +151,32 @@ pub fn transform_function(
     Ok(Unwound { program: p, body: unwound, prov })
 }
 
+/// `program` unwound `k` times and encoded. The inner error says why the
+/// program cannot be encoded (an unsupported construct, or too large):
+/// a result for the engine, not a failure.
+#[allow(clippy::type_complexity)]
+pub(crate) fn encode_unwound(
+    program: &Program,
+    goals: &Goals,
+    interp: &walkdown_interp::Interpreter,
+    k: u32,
+    max_blocks: usize,
+    vc_settings: &VcSettings,
+) -> Result<Result<(Unwound, Vc), BmcError>, BmcError> {
+    let unwound = match transform(program, k, max_blocks) {
+        Ok(u) => u,
+        Err(e @ (BmcError::Unsupported { .. } | BmcError::TooLarge { .. })) => return Ok(Err(e)),
+        Err(e) => return Err(e),
+    };
+    let gaddr = |g| interp.global_address(g).unwrap_or(0);
+    let faddr = |f| interp.func_address(f).unwrap_or(0);
+    match encode(&unwound.program, &unwound.body, &unwound.prov, goals, &gaddr, &faddr, vc_settings) {
+        Ok(vc) => Ok(Ok((unwound, vc))),
+        Err(e @ BmcError::Unsupported { .. }) => Ok(Err(e)),
+        Err(e) => Err(e),
+    }
+}
+
 /// Whether the engine gives verdicts for this goal (see the module doc).
 pub fn claimable(kind: &GoalKind) -> bool {
     match kind {
@@ -229,29 +255,19 @@ pub fn run_depth(ctx: &EngineCtx<'_, '_>, settings: &BmcSettings, k: u32) -> Res
     let interp = campaign.interpreter();
     let mut result = BmcResult::empty(goals.len());
     let k = k.max(1);
-    let unwound = match transform(program, k, settings.max_blocks) {
-        Ok(u) => u,
-        Err(e @ (BmcError::Unsupported { .. } | BmcError::TooLarge { .. })) => {
-            result.unsupported = Some(e);
-            result.elapsed = start.elapsed();
-            return Ok(result);
-        }
-        Err(e) => return Err(e),
-    };
-    result.blocks = unwound.body.blocks.len();
-    result.cuts = unwound.prov.cuts.len();
     let vc_settings = VcSettings { termination: Termination::Prefix, ..settings.vc };
     let gaddr = |g| interp.global_address(g).unwrap_or(0);
     let faddr = |f| interp.func_address(f).unwrap_or(0);
-    let mut vc = match encode(&unwound.program, &unwound.body, &unwound.prov, goals, &gaddr, &faddr, &vc_settings) {
-        Ok(vc) => vc,
-        Err(e @ BmcError::Unsupported { .. }) => {
+    let (unwound, mut vc) = match encode_unwound(program, goals, interp, k, settings.max_blocks, &vc_settings)? {
+        Ok(built) => built,
+        Err(e) => {
             result.unsupported = Some(e);
             result.elapsed = start.elapsed();
             return Ok(result);
         }
-        Err(e) => return Err(e),
     };
+    result.blocks = unwound.body.blocks.len();
+    result.cuts = unwound.prov.cuts.len();
     result.approximations = vc.approximations.clone();
     result.encode_time = start.elapsed();
     if std::env::var_os("WALKDOWN_BMC_DEBUG").is_some() {

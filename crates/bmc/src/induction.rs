@@ -21,9 +21,9 @@
 //! cuts recursion get no proof here.
 
 use crate::cover::{cover, CoverAlgorithm, GroupStatus, Target};
-use crate::engine::{goal_targets, transform, BmcSettings};
+use crate::engine::{encode_unwound, goal_targets, BmcSettings};
 use crate::origin::CutReason;
-use crate::vc::{encode, Termination, VcSettings};
+use crate::vc::{Termination, VcSettings};
 use crate::BmcError;
 use std::time::Instant;
 use walkdown_campaign::{EngineCtx, GoalClosure};
@@ -64,29 +64,18 @@ pub fn prove_unreachable(
     let campaign = ctx.campaign();
     let (goals, interp) = (campaign.goals(), campaign.interpreter());
     let program = strengthened.unwrap_or(campaign.program());
-    let unwound = match transform(program, 1, settings.max_blocks) {
-        Ok(u) => u,
-        Err(e @ (BmcError::Unsupported { .. } | BmcError::TooLarge { .. })) => {
+    let vc_settings = VcSettings { termination: Termination::Prefix, havoc_loop_entries: true, ..settings.vc };
+    let (unwound, mut vc) = match encode_unwound(program, goals, interp, 1, settings.max_blocks, &vc_settings)? {
+        Ok(built) => built,
+        Err(e) => {
             out.skipped = Some(e.to_string());
             return Ok(out);
         }
-        Err(e) => return Err(e),
     };
     if unwound.prov.cuts.iter().any(|c| matches!(c.reason, CutReason::Recursion { .. })) {
         out.skipped = Some("recursion is cut, not abstracted".into());
         return Ok(out);
     }
-    let vc_settings = VcSettings { termination: Termination::Prefix, havoc_loop_entries: true, ..settings.vc };
-    let gaddr = |g| interp.global_address(g).unwrap_or(0);
-    let faddr = |f| interp.func_address(f).unwrap_or(0);
-    let mut vc = match encode(&unwound.program, &unwound.body, &unwound.prov, goals, &gaddr, &faddr, &vc_settings) {
-        Ok(vc) => vc,
-        Err(e @ BmcError::Unsupported { .. }) => {
-            out.skipped = Some(e.to_string());
-            return Ok(out);
-        }
-        Err(e) => return Err(e),
-    };
     let (all, groups) = goal_targets(&mut vc, goals)?;
     let mut wanted = vec![false; groups];
     for g in candidates {
@@ -105,7 +94,6 @@ pub fn prove_unreachable(
     // wait long for them.
     cs.timeout_ms = cs.timeout_ms.min(3000).min(ctx.query_limit().as_millis().clamp(100, u128::from(u32::MAX)) as u32);
     cs.time = ctx.deadline().saturating_duration_since(Instant::now());
-    let closed = |g: usize| g < goals.len() && ctx.closures()[g] != GoalClosure::Open;
     let outcome = cover(
         &mut vc,
         &targets,
@@ -119,10 +107,11 @@ pub fn prove_unreachable(
         &mut |_, _| Vec::new(),
     );
     out.queries = outcome.stats.queries;
+    let closures = ctx.closures();
     for &g in candidates {
         let i = g.index();
         let proved = outcome.status[i] == GroupStatus::Infeasible || (!has_target[i] && outcome.complete);
-        if proved && !closed(i) {
+        if proved && closures[i] == GoalClosure::Open {
             out.proved.push(g);
         }
     }

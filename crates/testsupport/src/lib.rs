@@ -252,3 +252,30 @@ fn input_vector(rng: &mut Rng, index: usize) -> TestVector {
         }
     }
 }
+
+/// Threads [`map_corpus`] uses: the available cores, at most four.
+pub fn corpus_workers() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 4)
+}
+
+/// `check` applied to every program of `corpus` on [`corpus_workers`]
+/// threads, in corpus order (the corpus-wide tests each spend seconds per
+/// program).
+pub fn map_corpus<R: Send>(corpus: &[CorpusProgram], check: impl Fn(&CorpusProgram) -> R + Sync) -> Vec<R> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    let workers = corpus_workers();
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..corpus.len()).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(program) = corpus.get(i) else { break };
+                let r = check(program);
+                results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
+            });
+        }
+    });
+    results.into_inner().unwrap_or_else(|e| e.into_inner()).into_iter().map(|r| r.expect("a corpus worker died")).collect()
+}

@@ -49,8 +49,6 @@ mod support;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use support::CorpusProgram;
@@ -131,20 +129,7 @@ struct ProgramReport {
 fn interpreter_agrees_with_gcc() {
     let Some(corpus) = support::corpus("interpreter_agrees_with_gcc") else { return };
     let started = Instant::now();
-    let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 4);
-    let next = AtomicUsize::new(0);
-    let reports: Mutex<Vec<Option<ProgramReport>>> = Mutex::new((0..corpus.len()).map(|_| None).collect());
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(program) = corpus.get(i) else { break };
-                let report = check_program(program);
-                reports.lock().unwrap()[i] = Some(report);
-            });
-        }
-    });
-    let reports: Vec<ProgramReport> = reports.into_inner().unwrap().into_iter().map(Option::unwrap).collect();
+    let reports: Vec<ProgramReport> = support::map_corpus(&corpus, check_program);
 
     // The table, the exclusions, the disagreements, the summary.
     println!(
@@ -215,10 +200,11 @@ fn interpreter_agrees_with_gcc() {
     );
     println!(
         "differential summary: {} programs, {runs} runs, {agreeing} of {compared} compared runs agree ({:.1}%), \
-         {excluded_count} excluded ({reasons}); {:.1}s on {workers} threads",
+         {excluded_count} excluded ({reasons}); {:.1}s on {} threads",
         reports.len(),
         if compared == 0 { 100.0 } else { 100.0 * agreeing as f64 / compared as f64 },
         started.elapsed().as_secs_f64(),
+        support::corpus_workers(),
     );
     assert!(failures.is_empty(), "{} disagreements or failures (listed above)", failures.len());
     assert_eq!(agreeing, compared);

@@ -31,8 +31,6 @@
 mod support;
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::Instant;
 
 use support::CorpusProgram;
@@ -88,23 +86,7 @@ struct TaskReport {
 fn every_gcov_branch_has_a_goal() {
     let Some(corpus) = support::corpus("every_gcov_branch_has_a_goal") else { return };
     let started = Instant::now();
-    let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 4);
-    let next = AtomicUsize::new(0);
-    let reports: Mutex<Vec<Option<TaskReport>>> = Mutex::new((0..corpus.len()).map(|_| None).collect());
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(program) = corpus.get(i) else { break };
-                let report = check_task(program);
-                if let Ok(mut all) = reports.lock() {
-                    all[i] = Some(report);
-                }
-            });
-        }
-    });
-    let reports: Vec<TaskReport> = reports.into_inner().unwrap().into_iter().flatten().collect();
-    assert_eq!(reports.len(), corpus.len(), "a worker died");
+    let reports: Vec<TaskReport> = support::map_corpus(&corpus, check_task);
 
     println!("{:<52} {:>6} {:>6} {:>6} {:>7}", "task", "gcov", "edges", "goals", "missing");
     let mut problems = Vec::new();
@@ -149,12 +131,13 @@ fn every_gcov_branch_has_a_goal() {
     let missing_total: usize = reports.iter().flat_map(|r| r.missing.values()).map(|(g, w)| g - w).sum();
     println!(
         "gcov goals summary: {} tasks, {} gcov branch outcomes, {} edge goals in task files, {} goals in all; \
-         {missing_total} outcomes without a goal ({excepted_total} excepted); {:.1}s on {workers} threads",
+         {missing_total} outcomes without a goal ({excepted_total} excepted); {:.1}s on {} threads",
         reports.len(),
         sum(|r| r.gcov_branches),
         sum(|r| r.edge_goals),
         sum(|r| r.goals),
-        started.elapsed().as_secs_f64()
+        started.elapsed().as_secs_f64(),
+        support::corpus_workers()
     );
     assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
 }

@@ -6,7 +6,7 @@
 //! refreshed every second from the campaign, and Ctrl-C or SIGTERM ends the
 //! run with every file whole.
 
-use super::report::{spec_name, write_report, ReportHeader};
+use super::report::{spec_name, write_report};
 use super::{load, ProgramArgs};
 use anyhow::{bail, Context, Result};
 use std::io::IsTerminal;
@@ -193,7 +193,7 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     let metadata = Metadata::for_program(&args.program.file, spec, program.data_model, producer)?;
     walkdown_formats::write_metadata(&suite_dir.join("metadata.xml"), &metadata)?;
 
-    let interrupt: &'static AtomicBool = Box::leak(Box::new(AtomicBool::new(false)));
+    let interrupt = &INTERRUPTED;
     install_stop_handler(interrupt);
     let campaign_settings = CampaignSettings { time: Duration::from_secs_f64(args.time), property, ..CampaignSettings::default() };
     let campaign = Campaign::new(&program, &goals, campaign_settings, Box::new(SuiteWriter { suite_dir: suite_dir.clone() }), interrupt)?;
@@ -260,13 +260,14 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
         }
     }
     let portfolio = PortfolioSettings { jobs: args.jobs.unwrap_or(PortfolioSettings::default().jobs), ..PortfolioSettings::default() };
-    let header = ReportHeader {
+    let header = walkdown_formats::report::Report {
         program: args.program.file.display().to_string(),
         producer: producer.into(),
         property: spec_name(property).into(),
         data_model: program.data_model.to_string(),
         search: format!("{} on {} worker{}", described.join(" + "), portfolio.jobs, if portfolio.jobs == 1 { "" } else { "s" }),
         seed: args.seed,
+        ..Default::default()
     };
     let report_path = args.out.join("report.json");
     let tty = std::io::stderr().is_terminal();
@@ -320,8 +321,8 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     })
 }
 
-/// Runs the abstract interpretation and claims the branch outcomes it
-/// proves dead.
+/// Runs the abstract interpretation and claims the branch outcomes and
+/// error sites it proves unreachable.
 fn static_pass(
     campaign: &Campaign<'_>,
     program: &Program,
@@ -331,25 +332,22 @@ fn static_pass(
 ) {
     let start = Instant::now();
     let analysis = walkdown_absint::analyze(program);
-    let mut proved = 0usize;
+    // Edge goals (intervals, then the relational product) and error sites
+    // are disjoint lists but for the edges both analyses prove: the first
+    // proof is kept.
+    let mut claims: std::collections::BTreeMap<walkdown_ir::goals::GoalId, &str> = std::collections::BTreeMap::new();
     for g in analysis.dead_goals(goals) {
-        campaign.claim("absint", g, Claim::Unreachable { method: PROOF_INTERVALS.into() });
-        proved += 1;
+        claims.entry(g).or_insert(PROOF_INTERVALS);
     }
     for (g, why) in analysis.safe_error_sites(goals) {
-        if campaign.closures()[walkdown_ir::entity::EntityRef::index(g)] == walkdown_campaign::GoalClosure::Open {
-            campaign.claim("absint", g, Claim::Unreachable { method: why.trim_start_matches("interval analysis: ").into() });
-            proved += 1;
-        }
+        claims.entry(g).or_insert(why.trim_start_matches("interval analysis: "));
     }
-    if let Some(rel) = relational {
-        let closures = campaign.closures();
-        for g in rel.dead_edges().into_iter().filter_map(|(f, b, s)| goals.edge(f, b, s)) {
-            if closures[walkdown_ir::entity::EntityRef::index(g)] == walkdown_campaign::GoalClosure::Open {
-                campaign.claim("absint", g, Claim::Unreachable { method: PROOF_RELATIONAL.into() });
-                proved += 1;
-            }
-        }
+    for g in relational.into_iter().flat_map(|rel| rel.dead_edges()).filter_map(|(f, b, s)| goals.edge(f, b, s)) {
+        claims.entry(g).or_insert(PROOF_RELATIONAL);
+    }
+    let proved = claims.len();
+    for (g, method) in claims {
+        campaign.claim("absint", g, Claim::Unreachable { method: method.into() });
     }
     let elapsed = start.elapsed() + relational.map_or(Duration::ZERO, |r| r.elapsed);
     campaign.publish(EngineFigures {
@@ -421,6 +419,9 @@ fn print_summary(snap: &Snapshot, program: &Program, goals: &Goals) {
         println!("error {} at {} (test {})", e.kind.name(), program.describe_loc(e.loc), test_file_name(*t));
     }
 }
+
+/// Set by Ctrl-C or SIGTERM (a process has one handler).
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 /// Ctrl-C and SIGTERM set `flag`; the engines stop at their next
 /// checkpoint and the report is written whole. A second Ctrl-C is not

@@ -9,16 +9,6 @@ use walkdown_formats::report::{ConflictEntry, EngineFigures, ErrorEntry, GoalEnt
 use walkdown_ir::goals::{GoalKind, Goals};
 use walkdown_ir::Program;
 
-/// What the report says of the run besides the campaign's state.
-pub struct ReportHeader {
-    pub program: String,
-    pub producer: String,
-    pub property: String,
-    pub data_model: String,
-    pub search: String,
-    pub seed: u64,
-}
-
 /// The Test-Comp name of a property.
 pub fn spec_name(p: Property) -> &'static str {
     match p {
@@ -40,8 +30,9 @@ pub fn stop_words(cause: Option<StopCause>) -> &'static str {
 }
 
 /// Builds the report of `snap` with `status` (`running`, `finished`,
-/// `interrupted`).
-pub fn make_report(header: &ReportHeader, program: &Program, goals: &Goals, snap: &Snapshot, status: &str) -> Report {
+/// `interrupted`); what the campaign does not know (program, producer,
+/// property, data model, engines, seed) comes from `header`.
+pub fn make_report(header: &Report, program: &Program, goals: &Goals, snap: &Snapshot, status: &str) -> Report {
     let budget_over = walkdown_campaign::budget_ended(snap.stop);
     let goal_entries: Vec<GoalEntry> = goals
         .goals
@@ -77,12 +68,6 @@ pub fn make_report(header: &ReportHeader, program: &Program, goals: &Goals, snap
         })
         .collect();
     Report {
-        program: header.program.clone(),
-        producer: header.producer.clone(),
-        property: header.property.clone(),
-        data_model: header.data_model.clone(),
-        search: header.search.clone(),
-        seed: header.seed,
         status: status.into(),
         stop_reason: if status == "running" { String::new() } else { stop_words(snap.stop).into() },
         goals_covered: snap.count("covered"),
@@ -123,13 +108,14 @@ pub fn make_report(header: &ReportHeader, program: &Program, goals: &Goals, snap
                 figures: e.counters.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
             })
             .collect(),
+        ..header.clone()
     }
 }
 
 /// Writes the report of `snap` to `path` atomically.
 pub fn write_report(
     path: &Path,
-    header: &ReportHeader,
+    header: &Report,
     program: &Program,
     goals: &Goals,
     snap: &Snapshot,
