@@ -73,6 +73,10 @@ pub struct CoverSettings {
     pub max_queries: Option<u64>,
     /// Per-query solver limit in milliseconds. Default 10,000.
     pub timeout_ms: u32,
+    /// Per-query solver work limit (Z3 `rlimit`, see
+    /// `walkdown_smt::Z3Settings::work_limit`), for answers that must not
+    /// depend on the machine's load. Default none.
+    pub work_limit: Option<u32>,
     /// One-query-per-block skips targets an earlier model already covered.
     /// Default true; the paper's measurement did not (false).
     pub reuse_models: bool,
@@ -93,6 +97,7 @@ impl Default for CoverSettings {
             time: Duration::from_secs(60),
             max_queries: None,
             timeout_ms: 10_000,
+            work_limit: None,
             reuse_models: true,
             incremental: false,
         }
@@ -153,8 +158,10 @@ pub struct CoverOutcome {
     pub complete: bool,
 }
 
-/// Answers whether to stop (interrupt).
-pub type StopCheck<'a> = &'a dyn Fn() -> bool;
+/// Answers whether to stop (interrupt), told the solver work the cover
+/// has done so far (see `walkdown_smt::Solver::work`), which a caller
+/// sharing a worker charges.
+pub type StopCheck<'a> = &'a dyn Fn(u64) -> bool;
 
 struct Run<'a> {
     solver: Z3Solver,
@@ -168,7 +175,7 @@ impl Run<'_> {
     fn out_of_budget(&self) -> bool {
         self.start.elapsed() >= self.settings.time
             || self.settings.max_queries.is_some_and(|m| self.stats.queries >= m)
-            || (self.stop)()
+            || (self.stop)(self.solver.work())
     }
 
     fn ask(&mut self, vc: &Vc, extra: &[ExprId]) -> Answer {
@@ -222,7 +229,11 @@ pub fn cover(
     // constraints are satisfiable does not hold with blocking clauses. One
     // query may not outlast the whole budget.
     let budget_ms = settings.time.as_millis().min(u128::from(u32::MAX)) as u32;
-    let z3 = Z3Settings { timeout_ms: Some(settings.timeout_ms.min(budget_ms.max(100))), ..Z3Settings::default() };
+    let z3 = Z3Settings {
+        timeout_ms: Some(settings.timeout_ms.min(budget_ms.max(100))),
+        work_limit: settings.work_limit,
+        ..Z3Settings::default()
+    };
     let mut solver = if settings.incremental { Z3Solver::incremental(z3) } else { Z3Solver::new(z3) };
     // A failure here only means the formula is asserted with each query.
     let _ = solver.assert_base(&vc.pool, &vc.assertions);

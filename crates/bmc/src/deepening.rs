@@ -15,7 +15,7 @@
 use crate::engine::{claimable, run_depth, BmcResult, BmcSettings, GoalVerdict};
 use crate::{induction, BmcError};
 use walkdown_ir::goals::GoalId;
-use walkdown_campaign::{Claim, Engine, EngineCtx, EngineEnd, EngineError, GoalClosure, OpenReason};
+use walkdown_campaign::{work, Claim, Engine, EngineCtx, EngineEnd, EngineError, GoalClosure, OpenReason};
 use walkdown_ir::entity::EntityRef;
 
 /// Settings of [`BmcEngine`], with their defaults.
@@ -191,8 +191,12 @@ impl Engine for BmcEngine {
             // if it should end within the budget, and, on a shared worker,
             // within a second (doubling the unwinding doubles the formula;
             // building it was seen to take 3 to 5 times as long).
-            let next_build = self.figures.last.as_ref().map_or(std::time::Duration::ZERO, |r| r.encode_time).mul_f64(5.0);
-            let too_long = ctx.shared() && next_build > std::time::Duration::from_secs(1);
+            // On a shared worker the decision is taken in work (the
+            // formula's size), so it is the same on every run.
+            let last_run = self.figures.last.as_ref();
+            let next_build = last_run.map_or(std::time::Duration::ZERO, |r| r.encode_time).mul_f64(5.0);
+            let next_build_work = 5 * work::formula(last_run.map_or(0, |r| r.vc_terms as u64));
+            let too_long = ctx.shared() && next_build_work > work::of_duration(std::time::Duration::from_secs(1));
             if too_long || std::time::Instant::now() + next_build >= ctx.deadline() {
                 let end = format!("stopped at unwinding {k}: the next unwinding would not be built within the budget");
                 note_open_goals(ctx, &OpenReason::Budget);

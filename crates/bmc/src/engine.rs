@@ -20,6 +20,7 @@ use crate::vc::{encode, Termination, Vc, VcSettings};
 use crate::BmcError;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
+use walkdown_campaign::work;
 use walkdown_campaign::{
     Campaign, CampaignSettings, Engine, EngineCtx, EngineEnd, EngineError, ErrorFound, GoalClosure, KeptTest, PortfolioSettings,
     TestSink,
@@ -270,6 +271,7 @@ pub fn run_depth(ctx: &EngineCtx<'_, '_>, settings: &BmcSettings, k: u32) -> Res
     result.cuts = unwound.prov.cuts.len();
     result.approximations = vc.approximations.clone();
     result.encode_time = start.elapsed();
+    ctx.charge(work::formula(vc.size() as u64));
     if std::env::var_os("WALKDOWN_BMC_DEBUG").is_some() {
         eprintln!(
             "bmc: unwinding {k}: {} blocks, {} cuts, {} terms, {} assertions, encoded after {:.2}s",
@@ -287,7 +289,7 @@ pub fn run_depth(ctx: &EngineCtx<'_, '_>, settings: &BmcSettings, k: u32) -> Res
     let mut ledger = Ledger { ctx, dm: program.data_model, replays: 0, divergences: 0 };
     // A query at a time holds the worker; between queries the engine
     // yields and learns what other engines closed.
-    let stop_check = || !ctx.checkpoint();
+    let stop_check = charging_stop(ctx, vc.size());
     let closures = std::cell::RefCell::new((ctx.epoch(), ctx.closures()));
     let dropped = |g: usize| {
         if g >= goals.len() {
@@ -302,6 +304,7 @@ pub fn run_depth(ctx: &EngineCtx<'_, '_>, settings: &BmcSettings, k: u32) -> Res
     };
     let mut cover_settings = settings.cover;
     cover_settings.timeout_ms = cover_settings.timeout_ms.min(ctx.query_limit().as_millis().clamp(100, u128::from(u32::MAX)) as u32);
+    cover_settings.work_limit = ctx.query_work_limit();
     let mut summary_figures = None;
     if settings.summaries {
         // Phase 1: calls replaced by summaries; finds tests, proves nothing.
@@ -357,9 +360,12 @@ pub fn run_depth(ctx: &EngineCtx<'_, '_>, settings: &BmcSettings, k: u32) -> Res
             cex_cache: false,
             // At least a second, at most what is left of the budget.
             timeout_ms: Some(cover_settings.timeout_ms.max(1000)),
+            work_limit: ctx.query_work_limit(),
         });
         solver.set_deadline(Some(ctx.deadline()));
-        match solver.check(&vc.pool, &Query::new(&q)) {
+        let answer = solver.check(&vc.pool, &Query::new(&q));
+        ctx.charge(1 + work::solver(solver.work()) + work::asserted(vc.size() as u64));
+        match answer {
             Ok(Answer::Sat(_)) => Some(true),
             Ok(Answer::Unsat) => Some(false),
             _ => None,
@@ -391,6 +397,19 @@ pub fn run_depth(ctx: &EngineCtx<'_, '_>, settings: &BmcSettings, k: u32) -> Res
     result.vc_terms = vc.size();
     result.elapsed = start.elapsed();
     Ok(result)
+}
+
+/// A cover's stop check (asked before each query) that charges the engine
+/// the cover's work as it goes, so a shared worker changes hands by work,
+/// reproducibly: the solver's work since the last check and asserting a
+/// formula of `terms` terms.
+pub(crate) fn charging_stop<'c, 'a, 'p>(ctx: &'c EngineCtx<'a, 'p>, terms: usize) -> impl Fn(u64) -> bool + use<'c, 'a, 'p> {
+    let charged = std::cell::Cell::new(0u64);
+    move |units| {
+        ctx.charge(1 + work::solver(units.saturating_sub(charged.get())) + work::asserted(terms as u64));
+        charged.set(units.max(charged.get()));
+        !ctx.checkpoint()
+    }
 }
 
 /// The targets of the engine's cover: every copy of every branch-outcome

@@ -82,5 +82,5 @@ pub fn cover_blocks_with(
     let mut on_model = |vc: &Vc, m: &walkdown_smt::Model| -> Vec<usize> {
         (0..vc.blocks.len()).filter(|&i| Vc::holds(m, vc.blocks[i].reach_sym)).collect()
     };
-    Ok(cover(&mut vc, &targets, groups, &path_vars, &path_succs, &settings, &|| false, &|_| false, &mut on_model))
+    Ok(cover(&mut vc, &targets, groups, &path_vars, &path_succs, &settings, &|_| false, &|_| false, &mut on_model))
 }

@@ -26,7 +26,7 @@ use crate::origin::CutReason;
 use crate::vc::{Termination, VcSettings};
 use crate::BmcError;
 use std::time::Instant;
-use walkdown_campaign::{EngineCtx, GoalClosure};
+use walkdown_campaign::{work, EngineCtx, GoalClosure};
 use walkdown_ir::entity::EntityRef;
 use walkdown_ir::goals::GoalId;
 
@@ -72,6 +72,7 @@ pub fn prove_unreachable(
             return Ok(out);
         }
     };
+    ctx.charge(work::formula(vc.size() as u64));
     if unwound.prov.cuts.iter().any(|c| matches!(c.reason, CutReason::Recursion { .. })) {
         out.skipped = Some("recursion is cut, not abstracted".into());
         return Ok(out);
@@ -94,6 +95,8 @@ pub fn prove_unreachable(
     // wait long for them.
     cs.timeout_ms = cs.timeout_ms.min(3000).min(ctx.query_limit().as_millis().clamp(100, u128::from(u32::MAX)) as u32);
     cs.time = ctx.deadline().saturating_duration_since(Instant::now());
+    cs.work_limit = ctx.query_work_limit().map(|w| w.min(work::solver_limit(work::of_duration(std::time::Duration::from_secs(3)))));
+    let stop = crate::engine::charging_stop(ctx, vc.size());
     let outcome = cover(
         &mut vc,
         &targets,
@@ -101,7 +104,7 @@ pub fn prove_unreachable(
         &path_vars,
         &path_succs,
         &cs,
-        &|| !ctx.checkpoint(),
+        &stop,
         &|_| false,
         // The abstraction's models are not executions: nothing is covered.
         &mut |_, _| Vec::new(),

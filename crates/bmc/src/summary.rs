@@ -96,7 +96,7 @@ pub fn summarize(
         (0..vc.blocks.len()).filter(|&i| Vc::holds(m, vc.blocks[i].reach_sym)).collect()
     };
     let cs = CoverSettings { algorithm: CoverAlgorithm::Statements, ..*settings };
-    let o = cover(&mut vc, &targets, groups, &path_vars, &succs, &cs, &|| false, &|_| false, &mut on_model);
+    let o = cover(&mut vc, &targets, groups, &path_vars, &succs, &cs, &|_| false, &|_| false, &mut on_model);
     Ok((pairs, o.stats))
 }
 
@@ -112,7 +112,7 @@ pub fn cover_with_summaries(
     settings: &CoverSettings,
     gaddr: &dyn Fn(GlobalId) -> u64,
     faddr: &dyn Fn(FuncId) -> u64,
-    stop: &dyn Fn() -> bool,
+    stop: crate::cover::StopCheck<'_>,
     on_model: &mut dyn FnMut(&Vc, &Model) -> Vec<usize>,
 ) -> SummaryFigures {
     let mut fig = SummaryFigures::default();

@@ -59,7 +59,7 @@ fn algorithms_agree_and_models_replay() {
                 (0..vc.blocks.len()).filter(|&i| Vc::holds(m, vc.blocks[i].reach_sym)).collect()
             };
             let settings = CoverSettings { algorithm: CoverAlgorithm::Statements, ..CoverSettings::default() };
-            cover(&mut vc, &targets, groups, &path_vars, &succs, &settings, &|| false, &|_| false, &mut on_model);
+            cover(&mut vc, &targets, groups, &path_vars, &succs, &settings, &|_| false, &|_| false, &mut on_model);
             assert!(bad.is_empty(), "{d} diamonds, seed {seed}: replays ended {bad:?}");
         }
     }

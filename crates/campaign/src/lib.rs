@@ -7,8 +7,8 @@
 //! proof conflicts, and each engine's figures. Engines implement the small
 //! [`Engine`] trait: they receive a [`EngineCtx`] with the open goals and a
 //! stop signal, submit vectors and claims, and learn when goals close. The
-//! [`portfolio`] runs several engines on threads, or in time slices when
-//! there are fewer workers than engines. Writers (the suite, `report.json`,
+//! [`portfolio`] runs several engines on threads, or in slices of
+//! deterministic [`work`] when there are fewer workers than engines. Writers (the suite, `report.json`,
 //! the progress line) read the campaign only, so they are written once for
 //! every engine.
 //!
@@ -19,6 +19,7 @@
 mod ledger;
 pub mod portfolio;
 mod verdict;
+pub mod work;
 
 pub use ledger::{
     Campaign, CampaignSettings, EngineFigures, ErrorFound, GoalClosure, GoalState, KeptTest, Property, Snapshot, StopCause, Submission,

@@ -2,11 +2,17 @@
 //!
 //! With as many workers as engines, every engine runs freely on its own
 //! thread. With fewer (`--jobs 1` on two engines), engines take turns:
-//! each holds a worker for a time slice and, at its next
-//! [`EngineCtx::checkpoint`] after the slice, hands the worker to the
-//! waiting engine that has used the least of its share of time. Engines
-//! never run code between checkpoints for long (a solver query at most,
-//! whose limit [`EngineCtx::query_limit`] keeps short in shared mode).
+//! each holds a worker for a slice of [`work`](crate::work) and, at its
+//! next [`EngineCtx::checkpoint`] after the slice, hands the worker to the
+//! waiting engine that has used the least of its share. Engines never run
+//! code between checkpoints for long (a solver query at most, whose limits
+//! [`EngineCtx::query_limit`] and [`EngineCtx::query_work_limit`] keep
+//! short in shared mode).
+//!
+//! Turns are counted in work the engines [`EngineCtx::charge`], never in
+//! wall time, and shared-mode queries end at a work limit, so with one
+//! worker and a seed a run is reproducible: the same tests in the same
+//! order, up to where the time budget cuts it.
 
 use crate::ledger::{Campaign, EngineFigures, GoalClosure, StopCause, Submission};
 use crate::verdict::{Claim, OpenReason};
@@ -58,11 +64,15 @@ pub struct EngineError(pub String);
 pub struct PortfolioSettings {
     /// Worker threads. Default: the available cores.
     pub jobs: usize,
-    /// How long an engine holds a shared worker before it offers it to
-    /// another. Default 200 ms.
+    /// How much work an engine does on a shared worker before it offers
+    /// it to another, in nominal time (converted to ticks of
+    /// [`work`](crate::work)). Default 200 ms.
     pub slice: Duration,
-    /// Longest solver query an engine should ask while sharing a worker.
-    /// Default 2 s.
+    /// Longest solver query an engine should ask while sharing a worker,
+    /// in nominal time: its work limit is worth this, and a wall-clock
+    /// limit ten times as long backs it up (Z3's resource count runs
+    /// up to ten times slower on some queries than the nominal rate).
+    /// Default 1 s.
     pub shared_query_limit: Duration,
     /// How often the observer is called. Default 1 s.
     pub progress_every: Duration,
@@ -73,7 +83,7 @@ impl Default for PortfolioSettings {
         PortfolioSettings {
             jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
             slice: Duration::from_millis(200),
-            shared_query_limit: Duration::from_secs(2),
+            shared_query_limit: Duration::from_secs(1),
             progress_every: Duration::from_secs(1),
         }
     }
@@ -82,8 +92,13 @@ impl Default for PortfolioSettings {
 struct Turns {
     running: Vec<bool>,
     done: Vec<bool>,
+    /// Wall time held, for the figures.
     used: Vec<Duration>,
     since: Vec<Instant>,
+    /// Work charged, in ticks: what turns are shared by.
+    work: Vec<u64>,
+    /// Work charged when the engine's current turn began.
+    turn_start: Vec<u64>,
     shares: Vec<f64>,
 }
 
@@ -96,14 +111,22 @@ impl Turns {
     }
 
     fn lag(&self, i: usize) -> f64 {
-        self.used[i].as_secs_f64() / self.shares[i].max(1e-6)
+        self.work[i] as f64 / self.shares[i].max(1e-6)
+    }
+
+    /// Engine `i` takes a worker now.
+    fn start_turn(&mut self, i: usize, now: Instant) {
+        self.running[i] = true;
+        self.since[i] = now;
+        self.turn_start[i] = self.work[i];
     }
 }
 
 /// Who holds a worker.
 struct Scheduler {
     shared: bool,
-    slice: Duration,
+    /// Ticks of a turn.
+    slice: u64,
     turns: Mutex<Turns>,
     changed: Condvar,
 }
@@ -127,19 +150,18 @@ impl Scheduler {
         if !self.shared {
             return;
         }
-        let now = Instant::now();
         let mut t = self.lock();
-        if now.duration_since(t.since[i]) < self.slice {
+        if t.work[i] - t.turn_start[i] < self.slice {
             return;
         }
+        let now = Instant::now();
         let held = now.duration_since(t.since[i]);
         t.used[i] += held;
-        t.since[i] = now;
+        t.start_turn(i, now);
         if let Some(j) = t.most_behind() {
             if t.lag(j) < t.lag(i) {
                 t.running[i] = false;
-                t.running[j] = true;
-                t.since[j] = now;
+                t.start_turn(j, now);
                 self.changed.notify_all();
                 drop(t);
                 self.wait_turn(i, campaign);
@@ -158,10 +180,18 @@ impl Scheduler {
         t.running[i] = false;
         t.done[i] = true;
         if let Some(j) = t.most_behind() {
-            t.running[j] = true;
-            t.since[j] = now;
+            t.start_turn(j, now);
         }
         self.changed.notify_all();
+    }
+
+    fn charge(&self, i: usize, ticks: u64) {
+        let mut t = self.lock();
+        t.work[i] = t.work[i].saturating_add(ticks);
+    }
+
+    fn work(&self, i: usize) -> u64 {
+        self.lock().work[i]
     }
 
     fn used(&self, i: usize) -> Duration {
@@ -177,6 +207,7 @@ pub struct EngineCtx<'c, 'p> {
     index: usize,
     name: &'static str,
     query_limit: Option<Duration>,
+    query_work_limit: Option<u32>,
 }
 
 impl<'c, 'p> EngineCtx<'c, 'p> {
@@ -213,6 +244,27 @@ impl<'c, 'p> EngineCtx<'c, 'p> {
         self.query_limit.map_or(left, |l| l.min(left))
     }
 
+    /// In shared mode, the work limit (Z3 `rlimit`) of one solver query:
+    /// queries end at the same point on every run, so turns, and with
+    /// them the run, stay reproducible. `None` when the engine has its
+    /// own worker.
+    pub fn query_work_limit(&self) -> Option<u32> {
+        self.query_work_limit
+    }
+
+    /// Records `ticks` of deterministic work (see [`crate::work`]): what
+    /// shared workers are divided by. Charge every execution and every
+    /// solver query; replays of submitted vectors are charged by
+    /// [`EngineCtx::submit`].
+    pub fn charge(&self, ticks: u64) {
+        self.scheduler.charge(self.index, ticks)
+    }
+
+    /// The ticks this engine has charged so far.
+    pub fn work(&self) -> u64 {
+        self.scheduler.work(self.index)
+    }
+
     /// Whether the engine shares its worker with others.
     pub fn shared(&self) -> bool {
         self.scheduler.shared
@@ -228,9 +280,12 @@ impl<'c, 'p> EngineCtx<'c, 'p> {
         self.campaign.closures()
     }
 
-    /// See [`Campaign::submit`].
+    /// See [`Campaign::submit`]; the replay's steps are charged to the
+    /// engine.
     pub fn submit(&self, vector: &TestVector) -> Submission {
-        self.campaign.submit(self.name, vector)
+        let submission = self.campaign.submit(self.name, vector);
+        self.charge(crate::work::replay(submission.replay.steps));
+        submission
     }
 
     /// See [`Campaign::claim`].
@@ -243,9 +298,10 @@ impl<'c, 'p> EngineCtx<'c, 'p> {
         self.campaign.note_open(self.name, goal, reason)
     }
 
-    /// Publishes the engine's counters and status (its time is the
-    /// scheduler's).
-    pub fn publish(&self, status: &str, counters: Vec<(&'static str, f64)>) {
+    /// Publishes the engine's counters and status (its time and work are
+    /// the scheduler's).
+    pub fn publish(&self, status: &str, mut counters: Vec<(&'static str, f64)>) {
+        counters.push(("work_ticks", self.work() as f64));
         self.campaign.publish(EngineFigures {
             name: self.name,
             status: status.to_string(),
@@ -272,17 +328,23 @@ pub fn run_portfolio(
     let now = Instant::now();
     let scheduler = Scheduler {
         shared: jobs < n,
-        slice: settings.slice,
+        slice: crate::work::of_duration(settings.slice).max(1),
         turns: Mutex::new(Turns {
             running: (0..n).map(|i| i < jobs).collect(),
             done: vec![false; n],
             used: vec![Duration::ZERO; n],
             since: vec![now; n],
+            work: vec![0; n],
+            turn_start: vec![0; n],
             shares: (0..n).map(|i| shares.get(i).copied().unwrap_or(1.0)).collect(),
         }),
         changed: Condvar::new(),
     };
-    let query_limit = scheduler.shared.then_some(settings.shared_query_limit);
+    // The work limit ends shared-mode queries; the wall-clock limit only
+    // backs it up on a machine far slower than the nominal one.
+    let query_limit = scheduler.shared.then_some(settings.shared_query_limit * 10);
+    let query_work_limit =
+        scheduler.shared.then(|| crate::work::solver_limit(crate::work::of_duration(settings.shared_query_limit)));
     let finished = Mutex::new(0usize);
     let all_done = Condvar::new();
     std::thread::scope(|scope| {
@@ -297,7 +359,7 @@ pub fn run_portfolio(
                 campaign.set_status(name, "waiting", Duration::ZERO);
                 scope.spawn(move || {
                     scheduler.wait_turn(index, campaign);
-                    let ctx = EngineCtx { campaign, scheduler, index, name, query_limit };
+                    let ctx = EngineCtx { campaign, scheduler, index, name, query_limit, query_work_limit };
                     campaign.set_status(name, "running", scheduler.used(index));
                     let end = if campaign.stopped() {
                         Ok(EngineEnd::new("not started: the campaign stopped first"))

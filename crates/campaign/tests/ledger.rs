@@ -131,11 +131,12 @@ fn the_campaign_stops_when_every_goal_is_settled() {
     assert_eq!(c.stop_cause(), Some(StopCause::AllClosed));
 }
 
-/// An engine that counts its checkpoints until told to stop, and records
-/// which engines ran in which order.
+/// An engine that charges a fixed amount of work per step until told to
+/// stop, and records each step's engine.
 struct Spinner {
     name: &'static str,
-    trace: Arc<Mutex<Vec<&'static str>>>,
+    ticks_per_step: u64,
+    steps: Arc<Mutex<Vec<&'static str>>>,
 }
 
 impl Engine for Spinner {
@@ -144,39 +145,63 @@ impl Engine for Spinner {
     }
     fn run(&mut self, ctx: &EngineCtx<'_, '_>) -> Result<EngineEnd, EngineError> {
         while ctx.checkpoint() {
-            let mut t = self.trace.lock().unwrap();
-            if t.last() != Some(&self.name) {
-                t.push(self.name);
-            }
-            drop(t);
-            std::thread::sleep(Duration::from_millis(2));
+            self.steps.lock().unwrap().push(self.name);
+            ctx.charge(self.ticks_per_step);
+            std::thread::sleep(Duration::from_micros(300));
         }
         Ok(EngineEnd::new("stopped"))
     }
 }
 
-#[test]
-fn engines_on_one_worker_take_turns_and_share_the_time() {
+/// Runs two spinners on one worker for 1.2 s, `b`'s steps three times as
+/// expensive as `a`'s; returns the engine of each step.
+fn take_turns(shares: &[f64]) -> Vec<&'static str> {
     let p = program();
     let goals = Goals::compute(&p);
     let stop = AtomicBool::new(false);
-    let settings = CampaignSettings { time: Duration::from_millis(1500), ..CampaignSettings::default() };
+    let budget = Duration::from_millis(1200);
+    let settings = CampaignSettings { time: budget, ..CampaignSettings::default() };
     let c = Campaign::new(&p, &goals, settings, Box::new(Collect::default()), &stop).unwrap();
-    let trace = Arc::new(Mutex::new(Vec::new()));
+    let steps = Arc::new(Mutex::new(Vec::new()));
     let engines: Vec<Box<dyn Engine>> = vec![
-        Box::new(Spinner { name: "a", trace: Arc::clone(&trace) }),
-        Box::new(Spinner { name: "b", trace: Arc::clone(&trace) }),
+        Box::new(Spinner { name: "a", ticks_per_step: 1_000, steps: Arc::clone(&steps) }),
+        Box::new(Spinner { name: "b", ticks_per_step: 3_000, steps: Arc::clone(&steps) }),
     ];
-    let portfolio = PortfolioSettings { jobs: 1, slice: Duration::from_millis(50), ..PortfolioSettings::default() };
-    let ends = run_portfolio(&c, engines, &[], &portfolio, &mut |_| {});
+    // A turn is worth 30,000 ticks: 30 steps of a, 10 of b.
+    let portfolio = PortfolioSettings { jobs: 1, slice: Duration::from_millis(30), ..PortfolioSettings::default() };
+    let ends = run_portfolio(&c, engines, shares, &portfolio, &mut |_| {});
     assert!(ends.iter().all(|e| e.is_ok()));
-    let turns = trace.lock().unwrap().clone();
-    assert!(turns.len() >= 6, "engines should alternate many times in 1.5 s of 50 ms slices: {turns:?}");
     let snap = c.snapshot();
     let time = |n: &str| snap.engines.iter().find(|e| e.name == n).unwrap().time.as_secs_f64();
     let (a, b) = (time("a"), time("b"));
-    assert!(a > 0.3 && b > 0.3, "each engine gets a fair share: a {a:.2}s, b {b:.2}s");
-    assert!(a + b < 1.5 + 0.3, "one worker: the times add up to the budget, not twice it: {a:.2} + {b:.2}");
+    assert!(a + b < budget.as_secs_f64() + 0.3, "one worker: the times add up to the budget, not twice it: {a:.2} + {b:.2}");
+    let steps = steps.lock().unwrap().clone();
+    steps
+}
+
+/// Work charged by each spinner, and the order of turns.
+fn work_and_turns(steps: &[&'static str]) -> (u64, u64, Vec<&'static str>) {
+    let a = steps.iter().filter(|s| **s == "a").count() as u64 * 1_000;
+    let b = steps.iter().filter(|s| **s == "b").count() as u64 * 3_000;
+    let mut turns = steps.to_vec();
+    turns.dedup();
+    (a, b, turns)
+}
+
+#[test]
+fn engines_on_one_worker_take_turns_by_work_reproducibly() {
+    let steps = take_turns(&[]);
+    let (a, b, turns) = work_and_turns(&steps);
+    assert!(turns.len() >= 6, "engines should alternate many times: {turns:?}");
+    // Equal shares of work, within a turn, though b's steps cost more.
+    assert!(a.abs_diff(b) <= 33_000, "work a {a}, b {b}");
+    // The same steps on a second run, up to where the budget cut either.
+    let again = take_turns(&[]);
+    let common = steps.len().min(again.len());
+    assert_eq!(steps[..common], again[..common], "turns are decided by work, not wall time");
+    // Shares weigh the work: b gets three times a's.
+    let (a, b, _) = work_and_turns(&take_turns(&[1.0, 3.0]));
+    assert!(b.abs_diff(3 * a) <= 66_000, "shares 1:3: work a {a}, b {b}");
 }
 
 #[test]

@@ -27,6 +27,7 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
+use walkdown_campaign::work;
 use walkdown_campaign::{
     Campaign, CampaignSettings, Claim, EngineCtx, EngineEnd, EngineError, ErrorFound, GoalClosure, KeptTest, PortfolioSettings,
     Property, StopCause, TestSink,
@@ -73,7 +74,7 @@ pub struct GenSettings {
     /// at no open goal are dropped (memory stays bounded on long runs).
     /// Default 50,000 (each candidate keeps its run's path condition alive).
     pub max_waiting: usize,
-    /// Share of the time spent replaying mutations of kept tests (values
+    /// Share of the work (in `walkdown_campaign::work` ticks) spent replaying mutations of kept tests (values
     /// from kept tests appended, replaced, truncated) in the interpreter
     /// alone; a mutant that covers something new is traced and joins the
     /// search. Cheap runs that reach states a path-by-path search reaches
@@ -281,6 +282,7 @@ impl walkdown_campaign::Engine for ConcolicEngine {
             // A query holds the shared worker until it ends.
             let cap = ctx.query_limit().as_millis().clamp(1, u128::from(u32::MAX)) as u32;
             solver_settings.timeout_ms = Some(solver_settings.timeout_ms.map_or(cap, |t| t.min(cap)));
+            solver_settings.work_limit = ctx.query_work_limit();
         }
         let mut e = Search {
             program,
@@ -309,7 +311,8 @@ impl walkdown_campaign::Engine for ConcolicEngine {
             start,
             last_progress: Instant::now(),
             logged: Vec::new(),
-            mutation_time: Duration::ZERO,
+            mutation_work: 0,
+            solver_work: 0,
             dictionary: Vec::new(),
             dictionary_seen: HashSet::new(),
         };
@@ -369,7 +372,11 @@ struct Search<'a, 's, 'k, 'p> {
     start: Instant,
     last_progress: Instant,
     logged: Vec<Vec<walkdown_smt::ExprId>>,
-    mutation_time: Duration,
+    /// Ticks spent on mutation rounds (see `walkdown_campaign::work`): the
+    /// mutation share is a share of work, so runs are reproducible.
+    mutation_work: u64,
+    /// The solver's work already charged.
+    solver_work: u64,
     dictionary: Vec<InputValue>,
     dictionary_seen: HashSet<u64>,
 }
@@ -447,7 +454,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
                 self.publish("running");
             }
             let share = self.settings.mutation_share;
-            if share > 0.0 && !self.bases.is_empty() && self.mutation_time.as_secs_f64() < share * self.start.elapsed().as_secs_f64() {
+            if share > 0.0 && !self.bases.is_empty() && (self.mutation_work as f64) < share * self.ctx.work() as f64 {
                 self.mutation_round(tracer);
                 continue;
             }
@@ -499,6 +506,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
                 let t = Instant::now();
                 let trace = tracer.run(&mut self.pool, &vector.values, &self.settings.trace, deadline);
                 self.stats.trace_time += t.elapsed();
+                self.ctx.charge(work::traced(trace.steps));
                 self.stats.executions += 1;
                 self.stats.adopted += 1;
                 let run_no = self.stats.executions;
@@ -597,6 +605,10 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
         let t = Instant::now();
         let answer = self.solver.check(&self.pool, &Query { constraints: &constraints });
         self.stats.solver_time += t.elapsed();
+        let solver_work = self.solver.work();
+        // Every query costs something, even one a cache answers.
+        self.ctx.charge(1 + work::solver(solver_work - self.solver_work));
+        self.solver_work = solver_work;
         match answer {
             Ok(Answer::Sat(model)) => {
                 self.stats.sat += 1;
@@ -619,6 +631,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
         let t = Instant::now();
         let trace = tracer.run(&mut self.pool, &vector.values, &self.settings.trace, self.ctx.deadline());
         self.stats.trace_time += t.elapsed();
+        self.ctx.charge(work::traced(trace.steps));
         self.stats.executions += 1;
         let run_no = self.stats.executions;
         self.submit(&vector);
@@ -641,7 +654,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
 
     /// Replays mutants of kept tests; traces those that cover something new.
     fn mutation_round(&mut self, tracer: &mut Tracer<'a>) {
-        let t = Instant::now();
+        let work_before = self.ctx.work();
         for _ in 0..16 {
             // A replay can take up to the step limit; the budget wins.
             if self.ctx.stopped() {
@@ -652,12 +665,13 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
             if self.submit(&vector) {
                 self.stats.mutations_kept += 1;
                 let trace = tracer.run(&mut self.pool, &vector.values, &self.settings.trace, self.ctx.deadline());
+                self.ctx.charge(work::traced(trace.steps));
                 self.stats.executions += 1;
                 let run_no = self.stats.executions;
                 self.expand(trace, vector, 0, run_no);
             }
         }
-        self.mutation_time += t.elapsed();
+        self.mutation_work += self.ctx.work() - work_before;
     }
 
     /// A mutant of a random kept test.

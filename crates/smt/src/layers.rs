@@ -108,6 +108,10 @@ impl<S: Solver> Solver for SlicingSolver<S> {
         self.inner.set_deadline(deadline)
     }
 
+    fn work(&self) -> u64 {
+        self.inner.work()
+    }
+
     fn check(&mut self, pool: &ExprPool, query: &Query<'_>) -> Result<Answer, SolverError> {
         let start = Instant::now();
         let sliced = slice(pool, query);
@@ -176,6 +180,10 @@ impl<S: Solver> CachingSolver<S> {
 impl<S: Solver> Solver for CachingSolver<S> {
     fn set_deadline(&mut self, deadline: Option<std::time::Instant>) {
         self.inner.set_deadline(deadline)
+    }
+
+    fn work(&self) -> u64 {
+        self.inner.work()
     }
 
     fn check(&mut self, pool: &ExprPool, query: &Query<'_>) -> Result<Answer, SolverError> {
@@ -313,6 +321,10 @@ fn is_subset(small: &[ExprId], big: &[ExprId]) -> bool {
 impl<S: Solver> Solver for CexCachingSolver<S> {
     fn set_deadline(&mut self, deadline: Option<std::time::Instant>) {
         self.inner.set_deadline(deadline)
+    }
+
+    fn work(&self) -> u64 {
+        self.inner.work()
     }
 
     fn check(&mut self, pool: &ExprPool, query: &Query<'_>) -> Result<Answer, SolverError> {

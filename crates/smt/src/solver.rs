@@ -225,6 +225,14 @@ pub trait Solver {
     /// pass it down; the default ignores it.
     fn set_deadline(&mut self, _deadline: Option<std::time::Instant>) {}
 
+    /// The backend's work so far in a deterministic unit (Z3's resource
+    /// count): the same queries in the same order give the same figure on
+    /// any machine, at any load, so schedulers can share time by it and
+    /// stay reproducible. Layers pass it down; the default is 0.
+    fn work(&self) -> u64 {
+        0
+    }
+
     /// Whether the conjunction is satisfiable; `None` when unknown.
     fn is_sat(
         &mut self,
@@ -286,5 +294,8 @@ impl<S: Solver + ?Sized> Solver for Box<S> {
     }
     fn set_deadline(&mut self, deadline: Option<std::time::Instant>) {
         (**self).set_deadline(deadline)
+    }
+    fn work(&self) -> u64 {
+        (**self).work()
     }
 }

@@ -16,6 +16,8 @@ pub struct SolverSettings {
     pub cex_cache: bool,
     /// Z3's per-query limit in milliseconds (see [`Z3Settings::timeout_ms`]).
     pub timeout_ms: Option<u32>,
+    /// Z3's per-query work limit (see [`Z3Settings::work_limit`]).
+    pub work_limit: Option<u32>,
 }
 
 impl Default for SolverSettings {
@@ -26,6 +28,7 @@ impl Default for SolverSettings {
             slicing: true,
             cex_cache: true,
             timeout_ms: Z3Settings::default().timeout_ms,
+            work_limit: None,
         }
     }
 }
@@ -53,6 +56,7 @@ impl SolverStack {
     pub fn build(settings: &SolverSettings) -> Self {
         let backend = Z3Solver::new(Z3Settings {
             timeout_ms: settings.timeout_ms,
+            work_limit: settings.work_limit,
             ..Z3Settings::default()
         });
         Self::build_on(settings, Box::new(backend))
@@ -93,5 +97,9 @@ impl Solver for SolverStack {
 
     fn set_deadline(&mut self, deadline: Option<std::time::Instant>) {
         self.top.set_deadline(deadline)
+    }
+
+    fn work(&self) -> u64 {
+        self.top.work()
     }
 }

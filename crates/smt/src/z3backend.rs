@@ -38,6 +38,12 @@ pub struct Z3Settings {
     /// interrupt stops (seen: minutes on a 10 s limit). `None` for no
     /// budget. Default 64 (eight 64-bit products).
     pub max_nonlinear: Option<u32>,
+    /// Work limit per query in Z3's resource units (its `rlimit`; see
+    /// [`Solver::work`]); `None` for none. Unlike the timeout it ends a
+    /// query at the same point on every run, so a scheduler that needs
+    /// reproducible answers uses it (with the timeout as a backstop).
+    /// A query that hits it is answered `Unknown`. Default `None`.
+    pub work_limit: Option<u32>,
 }
 
 impl Default for Z3Settings {
@@ -45,6 +51,7 @@ impl Default for Z3Settings {
         Z3Settings {
             max_nonlinear: Some(64),
             timeout_ms: Some(10_000),
+            work_limit: None,
         }
     }
 }
@@ -87,6 +94,8 @@ pub struct Z3Solver {
     /// level, which queries then need not assert again.
     base: std::collections::HashSet<ExprId>,
     deadline: Option<std::time::Instant>,
+    /// Z3's resource count summed over queries (see [`Solver::work`]).
+    work: u64,
 }
 
 impl Z3Solver {
@@ -101,6 +110,7 @@ impl Z3Solver {
             incremental: None,
             base: Default::default(),
             deadline: None,
+            work: 0,
         }
     }
 
@@ -341,6 +351,9 @@ impl Z3Solver {
         if let Some(ms) = timeout_ms {
             params.set_u32("timeout", ms);
         }
+        if let Some(units) = self.settings.work_limit {
+            params.set_u32("rlimit", units);
+        }
         let fresh;
         let solver = match &self.incremental {
             Some(s) => {
@@ -361,8 +374,10 @@ impl Z3Solver {
         // from a tactic (seen: a nonlinear query ran for minutes at a
         // 10 s limit), so a watchdog also interrupts the context.
         let watchdog = timeout_ms.map(|ms| Watchdog::arm(std::time::Duration::from_millis(u64::from(ms))));
+        let before = resource_count(solver);
         let result = solver.check();
         drop(watchdog);
+        let count = resource_count(solver);
         let answer = match result {
             SatResult::Unsat => Ok(Answer::Unsat),
             SatResult::Unknown => Ok(Answer::Unknown(
@@ -378,6 +393,7 @@ impl Z3Solver {
         if self.incremental.is_some() {
             solver.pop(1);
         }
+        self.work += count.saturating_sub(before);
         answer
     }
 
@@ -554,7 +570,7 @@ impl Solver for Z3Solver {
                 self.base.clear();
                 if let Some(s) = &self.incremental {
                     s.reset();
-                }
+                    }
                 let msg = payload
                     .downcast_ref::<&str>()
                     .map(|s| s.to_string())
@@ -568,7 +584,21 @@ impl Solver for Z3Solver {
     }
 
     fn stats(&self, out: &mut Vec<LayerStats>) {
-        out.push(self.counter.stats("z3", Vec::new()));
+        out.push(self.counter.stats("z3", vec![("rlimit", self.work)]));
+    }
+
+    fn work(&self) -> u64 {
+        self.work
+    }
+}
+
+/// Z3's resource count as `solver`'s statistics show it (it accumulates
+/// over the thread's context): deterministic, unlike time.
+fn resource_count(solver: &z3::Solver) -> u64 {
+    match solver.get_statistics().value("rlimit count") {
+        Some(z3::StatisticsValue::UInt(n)) => u64::from(n),
+        Some(z3::StatisticsValue::Double(d)) => d as u64,
+        None => 0,
     }
 }
 

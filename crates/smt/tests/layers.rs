@@ -164,3 +164,29 @@ fn model_covers_query_symbols_only() {
     assert!(prog.pool.satisfies(&[prog.branches[5]], &m));
     let _ = &mut prog;
 }
+
+/// The same queries in the same order cost the same work, through every
+/// layer: the portfolio shares a core by it and stays reproducible. Z3's
+/// count depends on its context's history (term ids), and the context is
+/// per thread, so each run gets a thread of its own, as each engine does.
+#[test]
+fn solver_work_is_reproducible_and_counted_through_the_stack() {
+    let work = |settings: SolverSettings| {
+        let mut prog = program();
+        let qs = concolic_queries(&mut prog, RUNS, 11);
+        std::thread::spawn(move || {
+            let mut stack = walkdown_smt::SolverStack::build(&settings);
+            for pq in &qs {
+                stack.check(&prog.pool, &walkdown_smt::Query::new(&pq.constraints)).unwrap();
+            }
+            stack.work()
+        })
+        .join()
+        .unwrap()
+    };
+    let full = SolverSettings::default();
+    let first = work(full.clone());
+    assert!(first > 0, "Z3's resource count is read");
+    assert_eq!(first, work(full));
+    assert!(work(ALL_OFF) > first, "queries the layers answer cost no solver work");
+}

@@ -11,23 +11,17 @@ fn is_prime(n: u64) -> bool {
             .all(|d| !n.is_multiple_of(d))
 }
 
-#[test]
-fn factoring_a_64_bit_semiprime_times_out() {
-    // Two unrelated 31- and 32-bit primes; factors near 2^32 would be
-    // easy, since the bound below then pins them.
+/// `x * y == n` for two unrelated 31- and 32-bit primes; factors near
+/// 2^32 would be easy, since the bounds then pin them.
+fn factoring_query(pool: &mut ExprPool) -> Vec<walkdown_smt::ExprId> {
     let p = (2_147_000_000u64..).find(|&n| is_prime(n)).unwrap();
     let q = (3_221_000_000u64..).find(|&n| is_prime(n)).unwrap();
     let n = p * q;
 
-    let mut pool = ExprPool::new();
     let x = pool.new_symbol("x", 64).unwrap().1;
     let y = pool.new_symbol("y", 64).unwrap().1;
     let k = |pool: &mut ExprPool, v: u128| pool.bv_const(64, v).unwrap();
-    let (one, limit, nn) = (
-        k(&mut pool, 1),
-        k(&mut pool, 1 << 32),
-        k(&mut pool, u128::from(n)),
-    );
+    let (one, limit, nn) = (k(pool, 1), k(pool, 1 << 32), k(pool, u128::from(n)));
     let xy = pool.mul(x, y).unwrap();
     let cs = [
         pool.ugt(x, one).unwrap(),
@@ -36,6 +30,13 @@ fn factoring_a_64_bit_semiprime_times_out() {
         pool.ult(y, limit).unwrap(),
         pool.eq(xy, nn).unwrap(),
     ];
+    cs.to_vec()
+}
+
+#[test]
+fn factoring_a_64_bit_semiprime_times_out() {
+    let mut pool = ExprPool::new();
+    let cs = factoring_query(&mut pool);
     let settings = SolverSettings {
         timeout_ms: Some(100),
         ..SolverSettings::default()
@@ -54,4 +55,30 @@ fn factoring_a_64_bit_semiprime_times_out() {
     for line in &report {
         println!("{line}");
     }
+}
+
+/// A work limit ends the query at the same point on every run: the same
+/// answer and the same work, however busy the machine.
+#[test]
+fn a_work_limit_ends_the_query_reproducibly() {
+    let run = || {
+        std::thread::spawn(|| {
+            let mut pool = ExprPool::new();
+            let cs = factoring_query(&mut pool);
+            let settings = SolverSettings { timeout_ms: Some(60_000), work_limit: Some(200_000), ..SolverSettings::default() };
+            let mut solver = SolverStack::build(&settings);
+            let start = Instant::now();
+            let answer = solver.check(&pool, &Query::new(&cs)).unwrap();
+            (answer, solver.work(), start.elapsed())
+        })
+        .join()
+        .unwrap()
+    };
+    let (a1, w1, took) = run();
+    let (a2, w2, _) = run();
+    assert!(matches!(a1, Answer::Unknown(_)), "{a1:?}");
+    assert_eq!(format!("{a1:?}"), format!("{a2:?}"));
+    assert_eq!(w1, w2);
+    assert!(w1 >= 200_000, "the limit was reached: {w1}");
+    assert!(took < Duration::from_secs(30), "took {took:?}");
 }

@@ -31,6 +31,7 @@ impl Check {
                 timeout_ms: Some(60_000),
                 // The folder check multiplies on purpose.
                 max_nonlinear: None,
+                work_limit: None,
             }),
             checks: 0,
         }

@@ -76,3 +76,43 @@ fn the_seeds_are_settled_as_they_say() {
         assert_eq!((count(&r, "covered"), count(&r, "unreachable")), (17, 3), "diamonds.c (jobs {jobs}): {:#?}", r.goals);
     }
 }
+
+/// With one worker and a seed, a run is reproducible: the engines take
+/// turns by deterministic work, not wall time, so two runs keep the same
+/// tests (byte for byte, from the same engines, in the same order) and
+/// reach the same verdicts, however loaded the machine.
+#[test]
+fn one_worker_and_a_seed_give_the_same_run_twice() {
+    let program = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/portfolio/turns.c");
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let run = |name: &str| {
+        let out = tmp.path().join(name);
+        let status = Command::new(env!("CARGO_BIN_EXE_walkdown"))
+            .args(["gen", "--quiet", "--time", "60", "--jobs", "1", "--seed", "3", "--out"])
+            .arg(&out)
+            .arg(&program)
+            .status()
+            .expect("walkdown runs");
+        assert_eq!(status.code(), Some(1), "turns.c reaches reach_error");
+        let report = read_report(&out.join("report.json")).expect("report.json is written");
+        assert_eq!(report.stop_reason, "every goal settled", "the run ends by itself, not by the budget");
+        let tests: Vec<(String, String, Vec<u8>)> = report
+            .tests
+            .iter()
+            .map(|t| {
+                let bytes = std::fs::read(out.join("test-suite").join(&t.file)).expect("the test file is written");
+                (t.file.clone(), t.engine.clone(), bytes)
+            })
+            .collect();
+        let verdicts: Vec<(String, String, Option<String>)> =
+            report.goals.iter().map(|g| (g.id.clone(), g.status.clone(), g.proved_by.clone())).collect();
+        (tests, verdicts)
+    };
+    let (tests, verdicts) = run("first");
+    let engines: std::collections::BTreeSet<&str> = tests.iter().map(|t| t.1.as_str()).collect();
+    assert!(engines.contains("concolic") && engines.contains("bmc"), "both engines keep tests: {engines:?}");
+    assert!(verdicts.iter().any(|v| v.1 == "unreachable"), "the dead check is proved: {verdicts:?}");
+    let (again, verdicts_again) = run("second");
+    assert_eq!(tests, again, "the same tests, in the same order");
+    assert_eq!(verdicts, verdicts_again);
+}

@@ -268,4 +268,5 @@ pub const ALL_OFF: SolverSettings = SolverSettings {
     slicing: false,
     cex_cache: false,
     timeout_ms: Some(10_000),
+    work_limit: None,
 };

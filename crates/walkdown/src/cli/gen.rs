@@ -1,7 +1,7 @@
 //! `walkdown gen`: generates a Test-Comp test suite with every engine
 //! walkdown has, as one campaign: the static pass first (its proofs close
 //! goals before any search), then the concolic and bounded engines as a
-//! portfolio on worker threads (or in time slices with `--jobs 1`). Tests
+//! portfolio on worker threads (or in turns with `--jobs 1`). Tests
 //! are written the moment the campaign keeps them, `report.json` is
 //! refreshed every second from the campaign, and Ctrl-C or SIGTERM ends the
 //! run with every file whole.
@@ -39,7 +39,7 @@ pub struct GenArgs {
     /// Run one engine alone (the same as `--engines X`).
     #[arg(long, value_enum)]
     engine: Option<EngineArg>,
-    /// Worker threads (default: the available cores). With fewer workers than engines, engines take turns in time slices.
+    /// Worker threads (default: the available cores). With fewer workers than engines, engines take turns, counted in deterministic work, so `--jobs 1` with a seed gives the same run twice (up to where the time budget cuts it).
     #[arg(long)]
     jobs: Option<usize>,
     /// Time shares of the engines when they take turns, in the order of --engines (default: equal).
@@ -63,7 +63,7 @@ pub struct GenArgs {
     /// Concolic: do not offer loop-acceleration alternatives (counter jumped to far values against an input bound).
     #[arg(long)]
     no_loop_acceleration: bool,
-    /// Concolic: share of its time spent replaying mutants of kept tests (0 to turn off).
+    /// Concolic: share of its work (counted deterministically) spent replaying mutants of kept tests (0 to turn off).
     #[arg(long, default_value_t = 0.3)]
     mutation_share: f64,
     /// Skip the static analysis that proves branches unreachable before the search.
