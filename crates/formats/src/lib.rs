@@ -6,7 +6,8 @@
 //! - [`suite`]: a whole suite directory, in validator order;
 //! - [`lines`]: one value a line, and comma lists for `--inputs`;
 //! - [`literal`]: the value syntax all of them share;
-//! - [`report`]: `report.json` of a generation run.
+//! - [`report`]: `report.json` of a generation run;
+//! - [`sarif`]: `errors.sarif`, the run's errors in SARIF 2.1.0.
 //!
 //! Every writer is crash-safe ([`atomic`]): an interrupted run leaves whole
 //! files only.
@@ -17,6 +18,7 @@ pub mod literal;
 pub mod metadata;
 pub mod suite;
 pub mod report;
+pub mod sarif;
 pub mod testcase;
 mod xmldoc;
 

@@ -6,7 +6,7 @@
 //! refreshed every second from the campaign, and Ctrl-C or SIGTERM ends the
 //! run with every file whole.
 
-use super::report::{spec_name, write_report};
+use super::report::{make_report, spec_name, write_errors_sarif, write_report};
 use super::{load, ProgramArgs};
 use anyhow::{bail, Context, Result};
 use std::io::IsTerminal;
@@ -288,7 +288,9 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     let ends = walkdown_campaign::run_portfolio(&campaign, members, &args.shares, &portfolio, &mut observe);
     let snap = campaign.snapshot();
     let status = if interrupt.load(Ordering::Relaxed) { "interrupted" } else { "finished" };
-    write_report(&report_path, &header, &program, &goals, &snap, status)?;
+    let report = make_report(&header, &program, &goals, &snap, status);
+    walkdown_formats::report::write_report(&report_path, &report)?;
+    write_errors_sarif(&report_path.with_file_name("errors.sarif"), &report, &suite_dir)?;
     if !args.quiet && tty {
         eprintln!();
     }

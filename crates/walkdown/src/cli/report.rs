@@ -113,6 +113,24 @@ pub fn make_report(header: &Report, program: &Program, goals: &Goals, snap: &Sna
 }
 
 /// Writes the report of `snap` to `path` atomically.
+/// Writes `report`'s errors to `path` as SARIF: each names its test in
+/// `suite` with its inputs and the `walkdown run` command that replays it.
+pub fn write_errors_sarif(path: &Path, report: &Report, suite: &Path) -> anyhow::Result<()> {
+    let program = report.program.clone();
+    let reproduce = |test: &Path| format!("walkdown run {} --test {}", shell_word(&program), shell_word(&test.display().to_string()));
+    walkdown_formats::sarif::write_errors_sarif(path, report, suite, &reproduce)?;
+    Ok(())
+}
+
+/// `word` quoted for a POSIX shell where it needs it.
+fn shell_word(word: &str) -> String {
+    if !word.is_empty() && word.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b)) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
 pub fn write_report(
     path: &Path,
     header: &Report,

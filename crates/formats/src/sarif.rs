@@ -1,0 +1,168 @@
+//! `errors.sarif`: the errors of a generation run in SARIF 2.1.0, for code
+//! scanning views and editors.
+//!
+//! One result per distinct error (kind and location), one rule per error
+//! kind; each result names the test that reaches the error, its input
+//! values and the command that reproduces it. Built through the typed
+//! model of the `serde-sarif` crate (generated from the 2.1.0 schema), so
+//! the file has the schema's shape by construction.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use serde_sarif::sarif::{
+    ArtifactLocation, Location, Message, MultiformatMessageString, PhysicalLocation, PropertyBag, Region,
+    ReportingDescriptor, Result as SarifResult, Run, Sarif, Tool, ToolComponent,
+};
+
+use crate::atomic::write_atomically;
+use crate::literal::format_value;
+use crate::report::Report;
+use crate::testcase::read_testcase;
+use crate::FormatError;
+
+/// The schema the file declares.
+pub const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+
+/// What each error kind means, for the rule's description.
+fn describe(kind: &str) -> &'static str {
+    match kind {
+        "reach_error" => "A call of reach_error() is reached.",
+        "assert" | "assertion" => "An assertion fails.",
+        "abort" => "The program calls abort().",
+        "div_by_zero" => "An integer division or remainder by zero.",
+        "overflow" => "A signed integer overflow (undefined behaviour in C).",
+        "shift" => "A shift by a negative amount or by the operand's width or more.",
+        "out_of_bounds" => "A memory access outside the object it points into.",
+        "null" => "A dereference of a null pointer.",
+        "use_after_free" => "A memory access to an object already freed.",
+        "double_free" | "invalid_free" => "A free() of memory not allocated by malloc, or already freed.",
+        "memory_limit" => "The run exceeds the memory limit.",
+        _ => "A runtime error walkdown detects.",
+    }
+}
+
+/// `file:line:col` split from the right (file names may hold colons).
+fn split_location(location: &str) -> (String, Option<i64>, Option<i64>) {
+    let mut parts = location.rsplitn(3, ':');
+    let (c, l, f) = (parts.next(), parts.next(), parts.next());
+    match (f, l.and_then(|l| l.parse().ok()), c.and_then(|c| c.parse().ok())) {
+        (Some(f), Some(l), Some(c)) => (f.to_string(), Some(l), Some(c)),
+        _ => {
+            // `file:line` or no position at all.
+            let mut parts = location.rsplitn(2, ':');
+            let (l, f) = (parts.next(), parts.next());
+            match (f, l.and_then(|l| l.parse().ok())) {
+                (Some(f), Some(l)) => (f.to_string(), Some(l), None),
+                _ => (location.to_string(), None, None),
+            }
+        }
+    }
+}
+
+/// A relative or absolute path as a URI reference: unreserved characters
+/// and `/` stay, everything else is percent-encoded.
+fn uri_of_path(path: &str) -> String {
+    let mut out = String::new();
+    for b in path.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => out.push(b as char),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+fn text(s: impl Into<String>) -> Message {
+    Message::builder().text(s.into()).build()
+}
+
+/// The SARIF log of `report`'s errors. `suite` is the directory of the
+/// tests (for their input values; a test that cannot be read is named
+/// without them); `reproduce` gives the shell command that replays a
+/// test file.
+pub fn errors_sarif(report: &Report, suite: &Path, reproduce: &dyn Fn(&Path) -> String) -> Sarif {
+    let mut seen = BTreeSet::new();
+    let mut kinds = BTreeMap::new();
+    let mut results = Vec::new();
+    for e in &report.errors {
+        if !seen.insert((e.kind.clone(), e.location.clone())) {
+            continue;
+        }
+        let next = kinds.len();
+        let rule_index = *kinds.entry(e.kind.clone()).or_insert(next);
+        let (file, line, column) = split_location(&e.location);
+        let mut region = Region::builder().build();
+        region.start_line = line;
+        region.start_column = column;
+        let physical = PhysicalLocation::builder()
+            .artifact_location(ArtifactLocation::builder().uri(uri_of_path(&file)).build())
+            .region(region)
+            .build();
+        let location = Location::builder().physical_location(physical).build();
+        let test_path = suite.join(&e.test);
+        let mut properties = BTreeMap::new();
+        properties.insert("test".to_string(), serde_json::Value::String(e.test.clone()));
+        if let Ok(case) = read_testcase(&test_path) {
+            let values: Vec<serde_json::Value> =
+                case.vector.values.iter().map(|v| serde_json::Value::String(format_value(*v))).collect();
+            properties.insert("inputs".to_string(), serde_json::Value::Array(values));
+        }
+        let command = reproduce(&test_path);
+        properties.insert("reproduce".to_string(), serde_json::Value::String(command.clone()));
+        let message = format!("{} at {} (test {}; reproduce with: {command})", e.kind, e.location, e.test);
+        results.push(
+            SarifResult::builder()
+                .rule_id(e.kind.clone())
+                .rule_index(rule_index as i64)
+                .level(serde_sarif::sarif::ResultLevel::Error)
+                .message(text(message))
+                .locations(vec![location])
+                .properties(PropertyBag::builder().additional_properties(properties).build())
+                .build(),
+        );
+    }
+    let mut by_index: Vec<(usize, String)> = kinds.into_iter().map(|(k, i)| (i, k)).collect();
+    by_index.sort();
+    let rules: Vec<ReportingDescriptor> = by_index
+        .into_iter()
+        .map(|(_, kind)| {
+            ReportingDescriptor::builder()
+                .id(kind.clone())
+                .short_description(MultiformatMessageString::builder().text(describe(&kind)).build())
+                .build()
+        })
+        .collect();
+    let (name, version) = report.producer.split_once(' ').unwrap_or((report.producer.as_str(), ""));
+    let mut driver = ToolComponent::builder().name(name).rules(rules).build();
+    if !version.is_empty() {
+        driver.version = Some(version.to_string());
+    }
+    let run = Run::builder().tool(Tool::builder().driver(driver).build()).results(results).build();
+    Sarif::builder().schema(SCHEMA_URI).version(serde_json::json!("2.1.0")).runs(vec![run]).build()
+}
+
+/// Writes `report`'s errors to `path` as SARIF (see [`errors_sarif`]).
+pub fn write_errors_sarif(
+    path: &Path,
+    report: &Report,
+    suite: &Path,
+    reproduce: &dyn Fn(&Path) -> String,
+) -> Result<(), FormatError> {
+    let log = errors_sarif(report, suite, reproduce);
+    let text = serde_json::to_string_pretty(&log).expect("a SARIF log always serializes");
+    write_atomically(path, text.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locations_split_from_the_right() {
+        assert_eq!(split_location("a:b.c:12:5"), ("a:b.c".into(), Some(12), Some(5)));
+        assert_eq!(split_location("x.c:7"), ("x.c".into(), Some(7), None));
+        assert_eq!(split_location("x.c"), ("x.c".into(), None, None));
+        assert_eq!(uri_of_path("dir with space/ä.c"), "dir%20with%20space/%C3%A4.c");
+    }
+}
