@@ -23,6 +23,10 @@ pub struct RunArgs {
     /// Steps (IR instructions) after which the run is stopped.
     #[arg(long, default_value_t = ExecLimits::default().max_steps)]
     max_steps: u64,
+    /// Calls nested deeper than this many frames (main is 1) stop the run
+    /// ("stopped at the call-depth limit").
+    #[arg(long, default_value_t = ExecLimits::default().max_call_depth)]
+    max_call_depth: u32,
     /// Print every goal the run covered, not only the count.
     #[arg(long, short)]
     verbose: bool,
@@ -50,7 +54,7 @@ pub fn run(args: &RunArgs) -> Result<i32> {
     let goals = Goals::compute(&program);
     let interp = Interpreter::new(&program, &goals).context("cannot prepare the program")?;
     let options = RunOptions {
-        limits: ExecLimits { max_steps: args.max_steps, ..ExecLimits::default() },
+        limits: ExecLimits { max_steps: args.max_steps, max_call_depth: args.max_call_depth, ..ExecLimits::default() },
         record_lines: false,
     };
     let result = interp.run(&vector, &options);
@@ -97,7 +101,7 @@ pub fn describe_outcome(program: &Program, outcome: &Outcome) -> String {
             )
         }
         Outcome::StepLimit => "stopped at the step limit (--max-steps)".into(),
-        Outcome::DepthLimit => "stopped at the call-depth limit".into(),
+        Outcome::DepthLimit => "stopped at the call-depth limit (--max-call-depth)".into(),
         Outcome::Unsupported { what, loc } => {
             format!("unsupported: {what} at {}", program.describe_loc(*loc))
         }
