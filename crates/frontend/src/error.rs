@@ -22,8 +22,26 @@ pub enum FrontendError {
         /// The cause.
         source: std::io::Error,
     },
-    /// clang or opt rejected the program.
-    #[error("{tool} failed on {file}:\n{stderr}")]
+    /// The file does not end in `.c` or `.i`: clang would guess its
+    /// language from the name, and opt would fail on what it made of it.
+    #[error("{}: not a C file (walkdown reads `.c` and `.i` files, and textual IR as `.wir`)", path.display())]
+    NotCSource {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file holds a NUL byte, which C source never does: it is a binary
+    /// (an executable, an object file, an archive), and clang's complaints
+    /// about it would echo its raw bytes.
+    #[error("{}: a binary file (NUL byte at offset {offset}), not C source", path.display())]
+    Binary {
+        /// The file.
+        path: PathBuf,
+        /// Where its first NUL byte is.
+        offset: usize,
+    },
+    /// clang or opt rejected the program (its output shortened to
+    /// [`crate::toolchain::MAX_TOOL_OUTPUT`] bytes).
+    #[error("{tool} failed on {}:\n{stderr}", file.display())]
     Compile {
         /// The program that failed.
         tool: String,

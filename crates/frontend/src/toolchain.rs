@@ -71,8 +71,21 @@ pub(crate) fn unlocate_closing_brace_jumps(program: &mut Program, text: &[u8]) {
 /// Compiles `source` into `work_dir` and returns the path of the bitcode
 /// after mem2reg.
 pub fn compile_to_bitcode(source: &Path, settings: &FrontendSettings, work_dir: &Path) -> Result<PathBuf, FrontendError> {
+    if !source.extension().is_some_and(|e| e == "c" || e == "i") {
+        return Err(FrontendError::NotCSource { path: source.into() });
+    }
     let text = std::fs::read(source).map_err(|e| FrontendError::Io { path: source.into(), source: e })?;
-    let file_name = source.file_name().map(|n| n.to_os_string()).unwrap_or_else(|| "input.c".into());
+    if let Some(offset) = text.iter().position(|&b| b == 0) {
+        return Err(FrontendError::Binary { path: source.into(), offset });
+    }
+    // The copy clang compiles has a UTF-8 name: clang records it in the
+    // debug info, and the llvm-ir crate panics on a file name there that is
+    // not UTF-8. The lossy spelling is the one the program's file table
+    // (and every message) uses for the real name, so locations still match.
+    let file_name = match source.file_name() {
+        Some(name) => name.to_string_lossy().into_owned(),
+        None => "input.c".into(),
+    };
     let copy = work_dir.join(&file_name);
     std::fs::write(&copy, blank_line_markers(&text)).map_err(|e| FrontendError::Io { path: copy.clone(), source: e })?;
     let raw = work_dir.join("raw.bc");
@@ -107,9 +120,36 @@ fn run(mut cmd: Command, tool: &Path, file: &Path) -> Result<(), FrontendError> 
         Err(FrontendError::Compile {
             tool: tool.display().to_string(),
             file: file.into(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            stderr: shorten_tool_output(&out.stderr),
         })
     }
+}
+
+/// How many bytes of a failing tool's output an error keeps: enough for
+/// the first errors, which are the ones that matter; clang on a file of
+/// garbage prints an error per line, quoting each.
+pub const MAX_TOOL_OUTPUT: usize = 2000;
+
+/// The start of a tool's output, cut at a line end near
+/// [`MAX_TOOL_OUTPUT`] bytes, with control characters other than newline
+/// and tab shown as `\u{..}` so that quoted garbage cannot move the cursor
+/// or ring the terminal.
+pub fn shorten_tool_output(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let mut out = String::new();
+    for (i, c) in text.char_indices() {
+        if out.len() >= MAX_TOOL_OUTPUT {
+            let rest = text[i..].lines().count();
+            out.push_str(&format!("\n[… {} more bytes, {rest} more lines]", text.len() - i));
+            break;
+        }
+        if c.is_control() && c != '\n' && c != '\t' {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Replaces preprocessor line markers (`# 12 "file.h" 1`, `#line 5`) with

@@ -11,7 +11,12 @@ pub struct ExecLimits {
     /// [`Outcome::StepLimit`]. Default 50 000 000.
     pub max_steps: u64,
     /// Frames on the call stack (`main` is depth 1) before the run stops
-    /// with [`Outcome::DepthLimit`]. Default 20 000.
+    /// with [`Outcome::DepthLimit`]. Default 100 000: about as deep as a
+    /// gcc `-O0` build of a small recursive function gets in the usual
+    /// 8 MiB stack (so a recursion that runs natively runs here too, and
+    /// one that overflows natively stops here instead of being followed
+    /// further). Frames live on the heap (calls do not recurse in Rust),
+    /// so the limit only bounds time and memory.
     pub max_call_depth: u32,
     /// Bytes of live stack and heap objects. Beyond it `malloc`, `calloc`
     /// and `realloc` return NULL and `alloca` ends the run as
@@ -23,7 +28,7 @@ impl Default for ExecLimits {
     fn default() -> Self {
         ExecLimits {
             max_steps: 50_000_000,
-            max_call_depth: 20_000,
+            max_call_depth: 100_000,
             max_memory: 1 << 30,
         }
     }

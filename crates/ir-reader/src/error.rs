@@ -2,7 +2,8 @@
 //! first thing wrong with the text; a [`ReadError`] is either that or the
 //! verifier's complaints about a program that parsed.
 
-use walkdown_ir::verify::VerifyErrors;
+use std::fmt;
+use walkdown_ir::verify::{VerifyError, VerifyErrors};
 
 /// Why the text is not a program, and where (1-based line and column, the
 /// column counted in characters).
@@ -32,5 +33,37 @@ pub enum ReadError {
     Parse(#[from] ParseError),
     /// The text parses, but the program is not well formed.
     #[error("the program does not verify:\n{0}")]
-    Verify(#[from] VerifyErrors),
+    Verify(WirVerifyErrors),
+}
+
+/// The verifier's complaints about a text, each with the line of the text
+/// it is about (the function's `define`, the block's label or the
+/// instruction), since the locations the verifier knows are those of the C
+/// source the IR came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WirVerifyErrors {
+    /// Each complaint, with its line of the text when it could be found.
+    pub errors: Vec<(Option<u32>, VerifyError)>,
+}
+
+impl WirVerifyErrors {
+    /// The complaints without their lines.
+    pub fn verify_errors(&self) -> VerifyErrors {
+        VerifyErrors(self.errors.iter().map(|(_, e)| e.clone()).collect())
+    }
+}
+
+impl fmt::Display for WirVerifyErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, (line, e)) in self.errors.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            match line {
+                Some(line) => write!(f, "line {line}: {e}")?,
+                None => write!(f, "{e}")?,
+            }
+        }
+        Ok(())
+    }
 }

@@ -43,9 +43,10 @@ mod cursor;
 mod error;
 mod lexer;
 mod literal;
+mod locate;
 mod parser;
 
-pub use error::{ParseError, ReadError};
+pub use error::{ParseError, ReadError, WirVerifyErrors};
 
 use walkdown_ir::verify::{verify_program, VerifyError, VerifyErrors};
 use walkdown_ir::Program;
@@ -58,10 +59,15 @@ pub fn parse_program(text: &str) -> Result<Program, ParseError> {
 
 /// Parses the textual IR of a whole program and checks it with
 /// [`walkdown_ir::verify::verify_program`].
+/// Errors of the verifier name the line of the text they are about.
 pub fn parse_and_verify(text: &str) -> Result<Program, ReadError> {
-    let program = parse_program(text)?;
-    reject_overflowing_relocs(&program)?;
-    verify_program(&program)?;
+    let lines = lexer::tokenize(text)?;
+    let program = parser::parse_lines(&lines)?;
+    if let Err(errors) = reject_overflowing_relocs(&program).and_then(|()| verify_program(&program)) {
+        let index = locate::TextIndex::new(&lines);
+        let errors = errors.0.into_iter().map(|e| (index.line_of(&e), e)).collect();
+        return Err(ReadError::Verify(WirVerifyErrors { errors }));
+    }
     Ok(program)
 }
 

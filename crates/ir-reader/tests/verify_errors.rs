@@ -222,5 +222,28 @@ fn read_error_display_names_the_kind() {
     assert!(matches!(parse, ReadError::Parse(_)));
     assert!(parse.to_string().starts_with("line 2, column 1: "), "{parse}");
     let verify = parse_and_verify("define @f() {\n}\n").expect_err("bad");
-    assert!(verify.to_string().starts_with("the program does not verify:\n@f: "), "{verify}");
+    assert!(verify.to_string().starts_with("the program does not verify:\nline 1: @f: "), "{verify}");
+}
+
+/// The verifier knows C locations (`!5:3`); a complaint about a `.wir` file
+/// must name the line of the `.wir` text, where the fix goes.
+#[test]
+fn verifier_errors_name_the_line_of_the_text() {
+    let text = "datamodel LP64\nfile \"a.c\"\n\ndefine @f(i32) -> i32 !3:1 {\nb0(v0: i32):\n  v1 = add i32 v0, i32 1 !5:3\n  v2 = add i32 v1, i64 1 !5:3\n  jump b1 !6:3\nb1:\n  v3 = add i32 v1, i32 2 !9:3\n  v4 = add i32 v3, i64 2 !9:3\n  ret v4 !9:3\n}\n";
+    let Err(ReadError::Verify(errors)) = parse_and_verify(text) else { panic!("the verifier accepts it") };
+    let lines: Vec<Option<u32>> = errors.errors.iter().map(|(line, _)| *line).collect();
+    // The first instruction carrying `!5:3` in b0 is line 6, the error is
+    // on line 7: a location shared by several instructions resolves to the
+    // first, never to the C line 5 or to another block.
+    assert_eq!(lines, vec![Some(6), Some(10)], "{errors}");
+    let message = ReadError::Verify(errors).to_string();
+    assert!(message.contains("line 6: @f b0 (line 5): right operand has type i64"), "{message}");
+    // A function-level error names the `define` line.
+    let Err(ReadError::Verify(errors)) = parse_and_verify("datamodel LP64\n\n\ndefine @g() {\n}\n") else { panic!() };
+    assert_eq!(errors.errors[0].0, Some(4));
+    // A global's error names the `global` line.
+    let Err(ReadError::Verify(errors)) = parse_and_verify("datamodel LP64\n\nglobal @g size 2 align 1 = \"\\01\\02\\03\"\n") else {
+        panic!()
+    };
+    assert_eq!(errors.errors[0].0, Some(3), "{}", errors);
 }

@@ -25,7 +25,17 @@
  * The code that writes it is async-signal-safe.
  *
  * Coverage: gcov data is dumped before every abnormal end, so crashing and
- * timed-out tests keep their coverage.
+ * timed-out tests keep their coverage. A crash (SIGSEGV, SIGFPE, ...) is
+ * handled in the signal handler of the thread that faulted. A stop from
+ * outside (SIGTERM from the timeout, SIGINT) is not: it may arrive while
+ * the program is inside malloc or stdio, and __gcov_dump, which allocates
+ * and opens files, would then deadlock or crash in the handler and the
+ * run's coverage would be lost. Those signals are blocked in the program's
+ * thread and taken by a watchdog thread with sigwait, which dumps the
+ * coverage in an ordinary context while the program's thread goes on
+ * (releasing whatever lock it held), after lifting the soft address-space
+ * limit so that a program that used up its memory does not make the dump
+ * fail for want of it.
  *
  * Every function a task may define itself is weak: the task's own wins.
  * A task's own reach_error() is recognised on entry through the
@@ -35,6 +45,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -163,6 +174,54 @@ static WD_HOOK void wd_on_fatal_signal(int sig) {
 
 static WD_HOOK void wd_on_exit(void) { wd_write_report(0); }
 
+/* The stops the watchdog thread takes (see the top of the file). */
+static WD_HOOK void wd_stop_signals(sigset_t *set) {
+  sigemptyset(set);
+  sigaddset(set, SIGTERM);
+  sigaddset(set, SIGINT);
+}
+
+static WD_HOOK void *wd_watchdog(void *unused) {
+  (void)unused;
+  sigset_t set;
+  wd_stop_signals(&set);
+  int sig = 0;
+  while (sigwait(&set, &sig) != 0)
+    ;
+  /* The soft limit was set below the hard one for this moment. */
+  struct rlimit limit;
+  if (getrlimit(RLIMIT_AS, &limit) == 0) {
+    limit.rlim_cur = limit.rlim_max;
+    setrlimit(RLIMIT_AS, &limit);
+  }
+  wd_write_report(sig);
+  wd_dump_coverage();
+  /* End of the whole process by the signal itself, as the parent expects:
+   * the default action, unblocked in this thread. */
+  signal(sig, SIG_DFL);
+  pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+  raise(sig);
+  _exit(128 + sig);
+}
+
+/* Starts the watchdog; returns 0 when the program's thread must handle the
+ * stop signals itself (no thread could be made). */
+static WD_HOOK int wd_start_watchdog(void) {
+  sigset_t set, old;
+  wd_stop_signals(&set);
+  if (pthread_sigmask(SIG_BLOCK, &set, &old) != 0)
+    return 0;
+  pthread_attr_t attr;
+  pthread_t thread;
+  int made = pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, 1 << 18) == 0 &&
+             pthread_create(&thread, &attr, wd_watchdog, NULL) == 0;
+  if (made)
+    pthread_detach(thread);
+  else
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+  return made;
+}
+
 __attribute__((constructor)) static WD_HOOK void wd_start(void) {
   const char *report = getenv("WD_REPORT");
   if (report && *report)
@@ -175,8 +234,13 @@ __attribute__((constructor)) static WD_HOOK void wd_start(void) {
      * beyond what the type holds is no limit at all. */
     unsigned long long bytes = strtoull(limit_mb, NULL, 10) * 1024ULL * 1024ULL;
     struct rlimit limit;
-    limit.rlim_cur = limit.rlim_max =
-        bytes >= (unsigned long long)RLIM_INFINITY ? RLIM_INFINITY : (rlim_t)bytes;
+    /* Only the soft limit: the watchdog lifts it to the hard one to dump
+     * coverage of a program that used up its memory. */
+    if (getrlimit(RLIMIT_AS, &limit) != 0)
+      limit.rlim_max = RLIM_INFINITY;
+    limit.rlim_cur = bytes >= (unsigned long long)RLIM_INFINITY ? RLIM_INFINITY : (rlim_t)bytes;
+    if (limit.rlim_max != RLIM_INFINITY && limit.rlim_cur > limit.rlim_max)
+      limit.rlim_cur = limit.rlim_max;
     setrlimit(RLIMIT_AS, &limit);
   }
   struct rlimit no_core = {0, 0};
@@ -192,7 +256,10 @@ __attribute__((constructor)) static WD_HOOK void wd_start(void) {
 
   static const int fatal[] = {SIGSEGV, SIGBUS,  SIGFPE,  SIGILL,  SIGABRT, SIGTERM,
                               SIGINT,  SIGXCPU, SIGALRM, SIGTRAP, SIGSYS};
+  int watchdog = wd_start_watchdog();
   for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++) {
+    if (watchdog && (fatal[i] == SIGTERM || fatal[i] == SIGINT))
+      continue;
     struct sigaction action;
     memset(&action, 0, sizeof action);
     action.sa_handler = wd_on_fatal_signal;

@@ -101,6 +101,44 @@ fn timeout_kills_an_infinite_loop_and_keeps_its_count() {
     assert!(coverage.lines_covered > 0);
 }
 
+/// A timeout that interrupts the program inside malloc (or after it used up
+/// its memory) used to lose the run's coverage: `__gcov_dump` ran in the
+/// signal handler, where it deadlocked or failed to allocate. The watchdog
+/// thread dumps it in an ordinary context.
+#[test]
+fn timeout_inside_malloc_keeps_the_coverage() {
+    if !gcc_available() {
+        return;
+    }
+    let source = std::fs::read_to_string(fixture("timeout_in_malloc.c")).unwrap();
+    let line_of = |text: &str| source.lines().position(|l| l.contains(text)).unwrap() as u32 + 1;
+    for data_model in [DataModel::LP64, DataModel::ILP32] {
+        let build = build("timeout_in_malloc.c", data_model);
+        // 1: the leak reaches the address-space limit; 0: malloc and free
+        // in turn, so most of the time is spent inside the allocator.
+        for (input, branch_line) in [(1, line_of("rounds = 1;")), (0, line_of("rounds = 2;"))] {
+            for attempt in 0..3 {
+                build.reset_coverage().unwrap();
+                let limits = RunLimits {
+                    timeout: Duration::from_millis(700),
+                    memory_limit_mb: Some(256),
+                    ..RunLimits::default()
+                };
+                let run = build.run(&TestVector::from_ints([input]), &limits).unwrap();
+                assert_eq!(run.outcome, NativeOutcome::Timeout);
+                assert!(run.harness_reported, "{data_model} input {input} attempt {attempt}: no report");
+                let coverage = build.coverage().unwrap();
+                assert_eq!(
+                    coverage.lines.get(&branch_line),
+                    Some(&1),
+                    "{data_model} input {input} attempt {attempt}: the coverage of the timed-out run was lost"
+                );
+                assert!(coverage.lines[&line_of("rounds++;")] > 1000, "{data_model} input {input}");
+            }
+        }
+    }
+}
+
 #[test]
 fn values_convert_like_c_casts() {
     if !gcc_available() {

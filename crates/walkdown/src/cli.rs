@@ -5,6 +5,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 mod analyze;
 mod gen;
+mod outdir;
+mod output;
 mod report;
 mod run;
 mod validate;
@@ -89,10 +91,18 @@ enum Command {
 /// Runs the command line; returns the process exit code.
 pub fn main() -> i32 {
     let cli = Cli::parse();
+    if !matches!(cli.command, Command::Gen(_)) {
+        // Like every Unix filter, end quietly when the reader of our output
+        // goes away (`walkdown goals f.c | head -1`); Rust ignores SIGPIPE
+        // and `println!` then panics. `gen` keeps ignoring it: it must
+        // still finish its report, and prints through `output`, which
+        // drops what a closed pipe refuses.
+        output::default_sigpipe();
+    }
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("walkdown: error: {e:#}");
+            output::errln(format_args!("walkdown: error: {e:#}"));
             2
         }
     }
@@ -131,13 +141,48 @@ fn load(args: &ProgramArgs) -> Result<Program> {
 /// Reads a program from a C file (`.c`, `.i`) or a textual IR file (`.wir`,
 /// whose own `data_model` line wins over `dm`).
 pub fn load_program(file: &Path, dm: DataModel) -> Result<Program> {
-    if !file.is_file() {
-        anyhow::bail!("{}: no such file", file.display());
-    }
+    check_input_file(file, &["c", "i", "wir"])?;
     if file.extension().is_some_and(|e| e == "wir") {
         let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
         return walkdown_ir_reader::parse_and_verify(&text).map_err(|e| anyhow::anyhow!("{}:{e}", file.display()));
     }
     let settings = FrontendSettings { data_model: dm, ..Default::default() };
+    // The frontend refuses other extensions and binary files itself; the
+    // checks above only come first so that `.wir` gets the same words.
     walkdown_frontend::compile_c(file, &settings).with_context(|| format!("cannot lower {}", file.display()))
+}
+
+/// Refuses, with words that say what is wrong, a program file that is
+/// missing, a directory or another non-file, or has an extension not in
+/// `extensions` (checked before any tool runs on it).
+pub fn check_input_file(file: &Path, extensions: &[&str]) -> Result<()> {
+    let meta = match std::fs::metadata(file) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => anyhow::bail!("{}: no such file", file.display()),
+        Err(e) => anyhow::bail!("{}: cannot read: {e}", file.display()),
+    };
+    if meta.is_dir() {
+        anyhow::bail!("{}: is a directory; give a C file (.c, .i) or a textual IR file (.wir)", file.display());
+    }
+    if !meta.is_file() {
+        anyhow::bail!("{}: not a regular file", file.display());
+    }
+    let ext = file.extension().and_then(|e| e.to_str()).unwrap_or("");
+    if !extensions.contains(&ext) {
+        let wanted: Vec<String> = extensions.iter().map(|e| format!(".{e}")).collect();
+        anyhow::bail!(
+            "{}: unknown kind of file (walkdown reads {}; rename a C file to end in .c)",
+            file.display(),
+            wanted.join(", ")
+        );
+    }
+    let mut head = Vec::new();
+    use std::io::Read;
+    std::fs::File::open(file)
+        .and_then(|f| f.take(1 << 16).read_to_end(&mut head))
+        .with_context(|| format!("cannot read {}", file.display()))?;
+    if let Some(offset) = head.iter().position(|&b| b == 0) {
+        anyhow::bail!("{}: a binary file (NUL byte at offset {offset}), not a program text", file.display());
+    }
+    Ok(())
 }

@@ -6,11 +6,13 @@
 //! refreshed every second from the campaign, and Ctrl-C or SIGTERM ends the
 //! run with every file whole.
 
+use super::output::{err, errln, outln};
+use super::outdir::{self, Manifest};
 use super::report::{make_report, spec_name, write_errors_sarif, write_report};
 use super::{load, ProgramArgs};
 use anyhow::{bail, Context, Result};
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use walkdown_bmc::{BmcEngine, BmcSettings, CoverAlgorithm, DeepeningSettings};
@@ -20,6 +22,7 @@ use walkdown_campaign::{
 use walkdown_concolic::{ConcolicEngine, GenSettings, SearchKind};
 use walkdown_formats::{Metadata, Specification, TestCase};
 use walkdown_ir::goals::Goals;
+use walkdown_interp::ExecLimits;
 use walkdown_ir::Program;
 
 /// Arguments of `walkdown gen`.
@@ -75,6 +78,11 @@ pub struct GenArgs {
     /// Per-query solver timeout in milliseconds.
     #[arg(long, default_value_t = 10_000)]
     solver_timeout_ms: u32,
+    /// Calls nested deeper than this many frames (main is 1) end a run as
+    /// "stopped at the call-depth limit", in the interpreter and in the
+    /// concolic engine's traced runs.
+    #[arg(long, default_value_t = ExecLimits::default().max_call_depth)]
+    max_call_depth: u32,
     /// No progress line.
     #[arg(long, short)]
     quiet: bool,
@@ -123,9 +131,26 @@ enum PropertyArg {
     CoverageError,
 }
 
-/// Writes each kept test as Test-Comp XML at once.
+/// Writes each kept test as Test-Comp XML at once, listing it in the
+/// manifest first.
 struct SuiteWriter {
     suite_dir: PathBuf,
+    manifest: std::sync::Arc<Manifest>,
+}
+
+/// The suite's directory in OUT.
+const SUITE_DIR: &str = "test-suite";
+
+/// The report's name in OUT.
+const REPORT_FILE: &str = "report.json";
+const SARIF_FILE: &str = "errors.sarif";
+
+/// Whether `name` (relative to OUT) is a name `gen` gives a test.
+fn is_test_file_name(name: &str) -> bool {
+    let Some(base) = name.strip_prefix(SUITE_DIR).and_then(|n| n.strip_prefix('/')) else { return false };
+    base.strip_prefix("test-")
+        .and_then(|n| n.strip_suffix(".xml"))
+        .is_some_and(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// The suite's name for test number `index`.
@@ -140,8 +165,9 @@ impl TestSink for SuiteWriter {
         if case.annotations.len() != case.vector.values.len() {
             case.annotations.clear();
         }
-        let path = self.suite_dir.join(test_file_name(test.index));
-        walkdown_formats::write_testcase(&path, &case).map_err(|e| e.to_string())
+        let name = test_file_name(test.index);
+        self.manifest.record(&format!("{SUITE_DIR}/{name}"))?;
+        walkdown_formats::write_testcase(&self.suite_dir.join(name), &case).map_err(|e| e.to_string())
     }
 }
 
@@ -156,6 +182,9 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     }
     if args.unwind == Some(0) || args.max_unwind == 0 {
         bail!("--unwind and --max-unwind must be at least 1");
+    }
+    if args.max_call_depth == 0 {
+        bail!("--max-call-depth must be at least 1 (main itself is one frame)");
     }
     if args.jobs == Some(0) {
         bail!("--jobs must be at least 1");
@@ -177,26 +206,51 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     let search = SearchKind::parse(&args.search).with_context(|| {
         format!("unknown search order `{}` (dfs, bfs, random-branch, uniform-random, cfg-distance, or A+B)", args.search)
     })?;
+    // Before anything slow: a SIGTERM or Ctrl-C from here on ends the run
+    // cleanly (during lowering, with the output directory untouched).
+    let interrupt = &INTERRUPTED;
+    install_stop_handler(interrupt);
     let program = load(&args.program)?;
     let goals = Goals::compute(&program);
     let property = match args.property {
         PropertyArg::CoverageBranches => Property::CoverBranches,
         PropertyArg::CoverageError => Property::CoverError,
     };
-    let suite_dir = args.out.join("test-suite");
-    prepare_out_dir(&suite_dir)?;
     let spec = match property {
         Property::CoverBranches => Specification::CoverBranches,
         Property::CoverError => Specification::CoverError,
     };
     let producer = concat!("walkdown ", env!("CARGO_PKG_VERSION"));
     let metadata = Metadata::for_program(&args.program.file, spec, program.data_model, producer)?;
+    let suite_dir = args.out.join(SUITE_DIR);
+    let manifest = std::sync::Arc::new(Manifest::new(&args.out));
+    let mut campaign_settings = CampaignSettings { time: Duration::from_secs_f64(args.time), property, ..CampaignSettings::default() };
+    campaign_settings.replay.max_call_depth = args.max_call_depth;
+    let writer = SuiteWriter { suite_dir: suite_dir.clone(), manifest: manifest.clone() };
+    // The campaign prepares the interpreter, which refuses a program it
+    // cannot run (no `main`): that too must leave an earlier run's output
+    // as it was, so the output directory is touched only after this.
+    let campaign = Campaign::new(&program, &goals, campaign_settings, Box::new(writer), interrupt)
+        .with_context(|| format!("cannot run {}", args.program.file.display()))?;
+    if interrupt.load(Ordering::Relaxed) {
+        bail!("interrupted before the search began; {} was not touched", args.out.display());
+    }
+    let _lock = outdir::lock_out_dir(&args.out, &args.program.file)?;
+    let metadata_name = format!("{SUITE_DIR}/metadata.xml");
+    let others = manifest.begin(&[REPORT_FILE, SARIF_FILE, metadata_name.as_str()], is_test_file_name, SUITE_DIR)?;
+    if !others.is_empty() {
+        errln(format_args!(
+            "walkdown: warning: {} holds {} files walkdown did not write (left as they are, and read as tests by validators): {}",
+            suite_dir.display(),
+            others.len(),
+            others.iter().map(|n| n.trim_start_matches(SUITE_DIR).trim_start_matches('/')).collect::<Vec<_>>().join(", ")
+        ));
+    }
+    std::fs::create_dir_all(&suite_dir).with_context(|| format!("cannot create {}", suite_dir.display()))?;
+    manifest.record(&metadata_name).map_err(anyhow::Error::msg)?;
     walkdown_formats::write_metadata(&suite_dir.join("metadata.xml"), &metadata)?;
-
-    let interrupt = &INTERRUPTED;
-    install_stop_handler(interrupt);
-    let campaign_settings = CampaignSettings { time: Duration::from_secs_f64(args.time), property, ..CampaignSettings::default() };
-    let campaign = Campaign::new(&program, &goals, campaign_settings, Box::new(SuiteWriter { suite_dir: suite_dir.clone() }), interrupt)?;
+    manifest.record(REPORT_FILE).map_err(anyhow::Error::msg)?;
+    manifest.record(SARIF_FILE).map_err(anyhow::Error::msg)?;
 
     let relational = (!args.no_static || !args.no_invariants).then(|| walkdown_absint::analyze_relational(&program));
     if !args.no_static {
@@ -223,6 +277,8 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
                 };
                 settings.solver.timeout_ms = Some(args.solver_timeout_ms);
                 settings.trace.accelerate = !args.no_loop_acceleration;
+                settings.trace.exec.max_call_depth = args.max_call_depth;
+                settings.replay.max_call_depth = args.max_call_depth;
                 described.push(format!("concolic ({})", search.name()));
                 members.push(Box::new(ConcolicEngine::new(settings)));
             }
@@ -241,6 +297,7 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
                 let mut bmc = BmcSettings { summaries: args.summaries, ..BmcSettings::default() };
                 bmc.cover.algorithm = algorithm;
                 bmc.cover.timeout_ms = args.solver_timeout_ms;
+                bmc.replay.max_call_depth = args.max_call_depth;
                 described.push(if first == last {
                     format!("bmc ({} cover, unwinding {first})", algorithm.name())
                 } else {
@@ -269,20 +326,25 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
         seed: args.seed,
         ..Default::default()
     };
-    let report_path = args.out.join("report.json");
+    let report_path = args.out.join(REPORT_FILE);
     let tty = std::io::stderr().is_terminal();
     let mut observe = |c: &Campaign<'_>| {
         let snap = c.snapshot();
         if !args.quiet {
             let line = progress_line(&snap, goals.len());
             if tty {
-                eprint!("\r{line}\x1b[K");
+                err(format_args!("\r{line}\x1b[K"));
             } else {
-                eprintln!("{line}");
+                errln(format_args!("{line}"));
             }
         }
-        if let Err(e) = write_report(&report_path, &header, &program, &goals, &snap, "running") {
-            eprintln!("walkdown: warning: cannot write {}: {e}", report_path.display());
+        // Once a stop is asked for, the report says so at once: engines may
+        // take a while to reach a checkpoint (a long solver query), and a
+        // supervisor that kills the process after its grace period must not
+        // leave a report that claims the run is still going.
+        let status = if interrupt.load(Ordering::Relaxed) { "interrupted" } else { "running" };
+        if let Err(e) = write_report(&report_path, &header, &program, &goals, &snap, status) {
+            errln(format_args!("walkdown: warning: cannot write {}: {e}", report_path.display()));
         }
     };
     let ends = walkdown_campaign::run_portfolio(&campaign, members, &args.shares, &portfolio, &mut observe);
@@ -290,13 +352,13 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     let status = if interrupt.load(Ordering::Relaxed) { "interrupted" } else { "finished" };
     let report = make_report(&header, &program, &goals, &snap, status);
     walkdown_formats::report::write_report(&report_path, &report)?;
-    write_errors_sarif(&report_path.with_file_name("errors.sarif"), &report, &suite_dir)?;
+    write_errors_sarif(&args.out.join(SARIF_FILE), &report, &suite_dir)?;
     if !args.quiet && tty {
-        eprintln!();
+        errln(format_args!(""));
     }
     for (e, end) in engines.iter().zip(&ends) {
-        if let Err(err) = end {
-            eprintln!("walkdown: warning: engine {e:?} failed: {err}");
+        if let Err(error) = end {
+            errln(format_args!("walkdown: warning: engine {e:?} failed: {error}"));
         }
     }
     print_summary(&snap, &program, &goals);
@@ -304,16 +366,16 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
         bail!("cannot write a test to {}: {e}", suite_dir.display());
     }
     for c in &snap.conflicts {
-        eprintln!(
+        errln(format_args!(
             "walkdown: proof conflict: {} ({} at {}) was proved unreachable by {} but test {} covers it (a bug in walkdown; please report it)",
             c.goal,
             goals.describe(c.goal),
             program.describe_loc(goals.goals[c.goal].loc),
             c.proof,
             test_file_name(c.test)
-        );
+        ));
     }
-    println!("suite: {}", suite_dir.display());
+    outln(format_args!("suite: {}", suite_dir.display()));
     Ok(if !snap.conflicts.is_empty() {
         3
     } else if snap.errors.is_empty() {
@@ -359,7 +421,7 @@ fn static_pass(
         counters: vec![("proved_unreachable", proved as f64)],
     });
     if !quiet {
-        eprintln!("walkdown: static analysis ({:.1} ms): {proved} goals proved unreachable", elapsed.as_secs_f64() * 1e3);
+        errln(format_args!("walkdown: static analysis ({:.1} ms): {proved} goals proved unreachable", elapsed.as_secs_f64() * 1e3));
     }
 }
 
@@ -397,7 +459,7 @@ fn progress_line(snap: &Snapshot, total: usize) -> String {
 }
 
 fn print_summary(snap: &Snapshot, program: &Program, goals: &Goals) {
-    println!(
+    outln(format_args!(
         "walkdown: {} goals: {} covered, {} unreachable, {} infeasible within a bound, {} open; {} tests in {:.1}s (stopped: {})",
         goals.len(),
         snap.count("covered"),
@@ -407,7 +469,7 @@ fn print_summary(snap: &Snapshot, program: &Program, goals: &Goals) {
         snap.tests.len(),
         snap.elapsed.as_secs_f64(),
         super::report::stop_words(snap.stop)
-    );
+    ));
     for e in &snap.engines {
         let figures: Vec<String> = e
             .counters
@@ -415,10 +477,10 @@ fn print_summary(snap: &Snapshot, program: &Program, goals: &Goals) {
             .filter(|(n, _)| matches!(*n, "executions" | "mutations" | "queries" | "unwinding" | "proved_unreachable"))
             .map(|(n, v)| format!("{n} {v}"))
             .collect();
-        println!("  {}: {} ({:.1}s; {})", e.name, e.status, e.time.as_secs_f64(), figures.join(", "));
+        outln(format_args!("  {}: {} ({:.1}s; {})", e.name, e.status, e.time.as_secs_f64(), figures.join(", ")));
     }
     for (e, t) in &snap.errors {
-        println!("error {} at {} (test {})", e.kind.name(), program.describe_loc(e.loc), test_file_name(*t));
+        outln(format_args!("error {} at {} (test {})", e.kind.name(), program.describe_loc(e.loc), test_file_name(*t)));
     }
 }
 
@@ -431,24 +493,4 @@ static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 /// want out.
 fn install_stop_handler(flag: &'static AtomicBool) {
     let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
-}
-
-/// Creates the suite directory, removing the tests and metadata of an
-/// earlier run (only the files walkdown writes: `test-NNNNN.xml`,
-/// `metadata.xml`).
-fn prepare_out_dir(dir: &Path) -> Result<()> {
-    if dir.is_dir() {
-        for e in std::fs::read_dir(dir)?.filter_map(|e| e.ok()) {
-            let name = e.file_name();
-            let name = name.to_string_lossy();
-            let ours = name == "metadata.xml"
-                || (name.starts_with("test-")
-                    && name.ends_with(".xml")
-                    && name["test-".len()..name.len() - 4].bytes().all(|b| b.is_ascii_digit()));
-            if ours {
-                std::fs::remove_file(e.path()).with_context(|| format!("cannot clear {}", dir.display()))?;
-            }
-        }
-    }
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))
 }

@@ -4,10 +4,11 @@
 use super::{load, ProgramArgs};
 use anyhow::{bail, Context, Result};
 use std::path::PathBuf;
-use walkdown_interp::{ExecLimits, Interpreter, Outcome, RunOptions};
+use walkdown_formats::TestCase;
+use walkdown_interp::{ConsumedInput, ExecLimits, Interpreter, Outcome, RunOptions};
 use walkdown_ir::goals::Goals;
-use walkdown_ir::testvec::TestVector;
-use walkdown_ir::Program;
+use walkdown_ir::testvec::{InputValue, TestVector};
+use walkdown_ir::{DataModel, Program, Type};
 
 /// Arguments of `walkdown run`.
 #[derive(clap::Args, Debug)]
@@ -23,6 +24,10 @@ pub struct RunArgs {
     /// Steps (IR instructions) after which the run is stopped.
     #[arg(long, default_value_t = ExecLimits::default().max_steps)]
     max_steps: u64,
+    /// Calls nested deeper than this many frames (main is 1) stop the run
+    /// ("stopped at the call-depth limit").
+    #[arg(long, default_value_t = ExecLimits::default().max_call_depth)]
+    max_call_depth: u32,
     /// Print every goal the run covered, not only the count.
     #[arg(long, short)]
     verbose: bool,
@@ -43,6 +48,91 @@ fn read_vector(args: &RunArgs) -> Result<TestVector> {
     }
 }
 
+/// Whether integer `v` survives conversion to a `bits`-wide integer: it is
+/// in range for the signed or the unsigned type of that width. A value in
+/// range for the other signedness (`-1` for an `unsigned`, `4294967295`
+/// for an `int`) is the same bit pattern, which test generators write
+/// either way; a value beyond both loses bits.
+fn fits_width(v: i128, bits: u32) -> bool {
+    if bits >= 128 {
+        return true;
+    }
+    let lo = -(1i128 << (bits - 1));
+    let hi = (1i128 << bits) - 1;
+    (lo..=hi).contains(&v)
+}
+
+/// A warning for each value of `vector` that the run read as an integer
+/// type it does not fit (300 for an `unsigned char`). Warnings, not errors:
+/// Test-Comp converts a value to the type of the `nondet` that reads it as a
+/// C cast does, so the test is valid and runs the same natively (300 is
+/// read as 44 by walkdown and by validators alike), but whoever wrote it
+/// most likely meant another value or another type.
+pub fn range_warnings(program: &Program, vector: &TestVector, inputs: &[ConsumedInput]) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for (i, (value, input)) in vector.values.iter().zip(inputs).enumerate() {
+        let InputValue::Int(v) = *value else { continue };
+        if matches!(input.ty, Type::F32 | Type::F64 | Type::I1) {
+            continue;
+        }
+        let bits = input.ty.bits(program.data_model);
+        if !fits_width(v, bits) {
+            let read = InputValue::from_bits(input.ty, input.signed, input.bits, program.data_model);
+            let read = match read {
+                InputValue::Int(r) => r.to_string(),
+                InputValue::Float(f) => f.to_string(),
+            };
+            warnings.push(format!(
+                "input {} (counting from 1) is {v}, out of range for the {}{bits}-bit integer the program reads it as; it wraps to {read}, as a C cast (and a validator) converts it",
+                i + 1,
+                if input.signed { "signed " } else { "unsigned " },
+            ));
+        }
+    }
+    warnings
+}
+
+/// The width and signedness of a C integer type named in a test file's
+/// `type` attribute, `None` for names this does not know (typedefs).
+fn c_integer_type(name: &str, dm: DataModel) -> Option<(u32, bool)> {
+    let words: Vec<&str> = name.split_whitespace().collect();
+    let unsigned = words.contains(&"unsigned");
+    // `int` only completes the other words (`short int`, `unsigned int`).
+    let rest: Vec<&str> = words.iter().copied().filter(|w| !matches!(*w, "unsigned" | "signed" | "int")).collect();
+    let long_bits = match dm {
+        DataModel::LP64 => 64,
+        DataModel::ILP32 => 32,
+    };
+    let bits = match rest.as_slice() {
+        ["char"] => 8,
+        ["short"] => 16,
+        [] => 32,
+        ["long"] => long_bits,
+        ["long", "long"] => 64,
+        _ => return None,
+    };
+    Some((bits, !unsigned))
+}
+
+/// A warning for each value of a test file whose `type` attribute names a
+/// C integer type the value does not fit (see [`range_warnings`]; this is
+/// what `validate` can check without running the interpreter).
+pub fn annotated_range_warnings(case: &TestCase, dm: DataModel) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for (i, (value, note)) in case.vector.values.iter().zip(&case.annotations).enumerate() {
+        let (InputValue::Int(v), Some(type_name)) = (*value, note.type_name.as_deref()) else { continue };
+        if let Some((bits, _)) = c_integer_type(type_name, dm) {
+            if !fits_width(v, bits) {
+                warnings.push(format!(
+                    "input {} (counting from 1) is {v}, out of range for its type `{type_name}`; it wraps as a C cast converts it",
+                    i + 1
+                ));
+            }
+        }
+    }
+    warnings
+}
+
 /// Runs the command; exit code 1 when the run ends in an error or abort.
 pub fn run(args: &RunArgs) -> Result<i32> {
     let vector = read_vector(args)?;
@@ -50,10 +140,13 @@ pub fn run(args: &RunArgs) -> Result<i32> {
     let goals = Goals::compute(&program);
     let interp = Interpreter::new(&program, &goals).context("cannot prepare the program")?;
     let options = RunOptions {
-        limits: ExecLimits { max_steps: args.max_steps, ..ExecLimits::default() },
+        limits: ExecLimits { max_steps: args.max_steps, max_call_depth: args.max_call_depth, ..ExecLimits::default() },
         record_lines: false,
     };
     let result = interp.run(&vector, &options);
+    for warning in range_warnings(&program, &vector, &result.inputs) {
+        eprintln!("walkdown: warning: {warning}");
+    }
 
     println!("outcome: {}", describe_outcome(&program, &result.outcome));
     println!(
@@ -97,9 +190,35 @@ pub fn describe_outcome(program: &Program, outcome: &Outcome) -> String {
             )
         }
         Outcome::StepLimit => "stopped at the step limit (--max-steps)".into(),
-        Outcome::DepthLimit => "stopped at the call-depth limit".into(),
+        Outcome::DepthLimit => "stopped at the call-depth limit (--max-call-depth)".into(),
         Outcome::Unsupported { what, loc } => {
             format!("unsupported: {what} at {}", program.describe_loc(*loc))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn widths_admit_both_signednesses_and_nothing_beyond() {
+        assert!(fits_width(255, 8) && fits_width(-128, 8) && fits_width(-1, 8));
+        assert!(!fits_width(256, 8) && !fits_width(300, 8) && !fits_width(-129, 8));
+        assert!(fits_width(4_294_967_295, 32) && !fits_width(4_294_967_296, 32));
+        assert!(fits_width(i128::MIN, 128));
+    }
+
+    #[test]
+    fn c_type_names_have_their_widths() {
+        let lp = DataModel::LP64;
+        assert_eq!(c_integer_type("unsigned char", lp), Some((8, false)));
+        assert_eq!(c_integer_type("int", lp), Some((32, true)));
+        assert_eq!(c_integer_type("unsigned", lp), Some((32, false)));
+        assert_eq!(c_integer_type("long", lp), Some((64, true)));
+        assert_eq!(c_integer_type("long", DataModel::ILP32), Some((32, true)));
+        assert_eq!(c_integer_type("unsigned long long int", lp), Some((64, false)));
+        assert_eq!(c_integer_type("short int", lp), Some((16, true)));
+        assert_eq!(c_integer_type("size_t", lp), None);
     }
 }

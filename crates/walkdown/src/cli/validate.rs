@@ -31,15 +31,31 @@ pub struct ValidateArgs {
 
 /// Runs the command.
 pub fn validate(args: &ValidateArgs) -> Result<i32> {
+    super::check_input_file(&args.file, &["c", "i"])?;
     let suite = walkdown_formats::read_suite(&args.suite)?;
     for (name, error) in &suite.invalid {
         eprintln!("walkdown: warning: skipping {name}: {error}");
     }
+    if suite.tests.is_empty() {
+        // Coverage of no test is no measurement: printing 0% and exiting 0
+        // would pass a script that validates a suite gen never wrote.
+        anyhow::bail!(
+            "{}: the suite has no tests ({} invalid files skipped); nothing to validate",
+            args.suite.display(),
+            suite.invalid.len()
+        );
+    }
+
     let data_model = match (args.data_model, suite.metadata.as_ref().and_then(|m| m.data_model())) {
         (Some(flag), _) => DataModel::from(flag),
         (None, Some(from_metadata)) => from_metadata,
         (None, None) => DataModel::LP64,
     };
+    for test in &suite.tests {
+        for warning in super::run::annotated_range_warnings(&test.case, data_model) {
+            eprintln!("walkdown: warning: {}: {warning}", test.name);
+        }
+    }
     if !(args.timeout > 0.0 && args.timeout.is_finite()) {
         anyhow::bail!("--timeout must be a positive number of seconds");
     }
