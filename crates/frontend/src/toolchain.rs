@@ -241,6 +241,32 @@ mod tests {
     }
 
     #[test]
+    fn other_extensions_and_binaries_are_refused_before_clang() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = FrontendSettings { clang: "/nonexistent/clang".into(), ..Default::default() };
+        let txt = dir.path().join("prog.txt");
+        std::fs::write(&txt, "int main(void) { return 0; }\n").unwrap();
+        // A missing clang would be ToolMissing: these are refused before it.
+        assert!(matches!(compile_to_bitcode(&txt, &settings, dir.path()), Err(FrontendError::NotCSource { .. })));
+        let bin = dir.path().join("prog.c");
+        std::fs::write(&bin, b"\x7fELF\x02\x01\x01\x00\x00junk").unwrap();
+        match compile_to_bitcode(&bin, &settings, dir.path()) {
+            Err(e @ FrontendError::Binary { offset: 7, .. }) => assert!(!e.to_string().contains("ELF"), "{e}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn tool_output_is_cut_short_and_cannot_drive_the_terminal() {
+        let noise: Vec<u8> = (0..100_000u32).map(|i| (i * 7919 % 255 + 1) as u8).collect();
+        let short = shorten_tool_output(&noise);
+        assert!(short.len() < MAX_TOOL_OUTPUT + 100, "{} bytes", short.len());
+        assert!(short.contains("more bytes"));
+        assert!(!short.chars().any(|c| c.is_control() && c != '\n' && c != '\t'));
+        assert_eq!(shorten_tool_output(b"a.c:1:1: error: x\n"), "a.c:1:1: error: x\n");
+    }
+
+    #[test]
     fn line_markers_are_blanked() {
         let src = b"# 1 \"a.c\"\nint x;\n#line 7\n# 3 \"b.h\" 1 3\n#define A 1\n#include <x>\n";
         let out = String::from_utf8(blank_line_markers(src)).unwrap();

@@ -102,7 +102,11 @@ impl NativeBuild {
                 path: task.to_path_buf(),
                 source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name"),
             })?
-            .to_os_string();
+            // gcov writes the source name into its JSON, and not in bytes:
+            // the copy gets a UTF-8 name so that the coverage is found
+            // under it.
+            .to_string_lossy()
+            .into_owned();
         let dir = match &settings.build_parent {
             Some(parent) => tempfile::Builder::new().prefix("walkdown-native-").tempdir_in(parent),
             None => tempfile::Builder::new().prefix("walkdown-native-").tempdir(),
@@ -113,7 +117,7 @@ impl NativeBuild {
         let build_dir = fs::canonicalize(dir.path())
             .map_err(|source| NativeError::Io { context: "locating the build directory".into(), source })?;
         let task_copy = build_dir.join(&file_name);
-        let stem = Path::new(&file_name).file_stem().unwrap_or(file_name.as_os_str()).to_os_string();
+        let stem = Path::new(&file_name).file_stem().unwrap_or(std::ffi::OsStr::new(&file_name)).to_os_string();
         let with_suffix = |suffix: &str| {
             let mut name = stem.clone();
             name.push(suffix);

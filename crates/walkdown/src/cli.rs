@@ -147,8 +147,6 @@ pub fn load_program(file: &Path, dm: DataModel) -> Result<Program> {
         return walkdown_ir_reader::parse_and_verify(&text).map_err(|e| anyhow::anyhow!("{}:{e}", file.display()));
     }
     let settings = FrontendSettings { data_model: dm, ..Default::default() };
-    // The frontend refuses other extensions and binary files itself; the
-    // checks above only come first so that `.wir` gets the same words.
     walkdown_frontend::compile_c(file, &settings).with_context(|| format!("cannot lower {}", file.display()))
 }
 
@@ -162,7 +160,7 @@ pub fn check_input_file(file: &Path, extensions: &[&str]) -> Result<()> {
         Err(e) => anyhow::bail!("{}: cannot read: {e}", file.display()),
     };
     if meta.is_dir() {
-        anyhow::bail!("{}: is a directory; give a C file (.c, .i) or a textual IR file (.wir)", file.display());
+        anyhow::bail!("{}: is a directory, not a program file", file.display());
     }
     if !meta.is_file() {
         anyhow::bail!("{}: not a regular file", file.display());
