@@ -113,6 +113,9 @@ impl Machine<'_, '_> {
             }
             FuncKind::Builtin(b) => {
                 let b = *b;
+                if b == walkdown_ir::Builtin::Print {
+                    self.capture_print(&callee.name, regs, site, base);
+                }
                 self.call_builtin(regs, b, callee.params.first().copied(), site, pc, base)
             }
             FuncKind::Model(m) => match *m {

@@ -67,6 +67,8 @@ pub(crate) struct Machine<'p, 't> {
     unknown: Vec<u32>,
     pub(crate) limits: ExecLimits,
     steps: u64,
+    /// What the program printed to stdout, when the run keeps it.
+    pub(crate) output: Option<Vec<u8>>,
 }
 
 impl<'p, 't> Machine<'p, 't> {
@@ -99,12 +101,27 @@ impl<'p, 't> Machine<'p, 't> {
             unknown: Vec::new(),
             limits,
             steps: 0,
+            output: None,
         }
     }
 
+    /// [`Machine::run`], also returning the captured output.
+    pub(crate) fn run_keeping_output(self, record_lines: bool) -> (RunResult, Vec<u8>) {
+        let mut out = Vec::new();
+        let r = self.run_inner(record_lines, &mut out);
+        (r, out)
+    }
+
     /// Runs `main` to the end and collects the results.
-    pub(crate) fn run(mut self, record_lines: bool) -> RunResult {
+    pub(crate) fn run(self, record_lines: bool) -> RunResult {
+        self.run_inner(record_lines, &mut Vec::new())
+    }
+
+    fn run_inner(mut self, record_lines: bool, out: &mut Vec<u8>) -> RunResult {
         let outcome = self.start(record_lines);
+        if let Some(o) = self.output.take() {
+            *out = o;
+        }
         let p = self.p;
         let mut covered = Vec::new();
         for (w, &bits) in self.covered.iter().enumerate() {
