@@ -94,10 +94,31 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         if f.basic_blocks.is_empty() {
             return Err(self.unsupported(format!("function @{} without blocks", f.name)));
         }
+        let mut byval = Vec::new();
         for p in &f.parameters {
             let ty = self.scalar(&p.ty)?;
             let v = self.body.add_param(Body::ENTRY, ty);
             self.locals.insert(&p.name, Lowered::One(Operand::Value(v)));
+            if let Some(t) = p.attributes.iter().find_map(|a| match a {
+                llvm_ir::function::ParameterAttribute::ByVal(t) => Some(t),
+                _ => None,
+            }) {
+                byval.push((&p.name, t, v));
+            }
+        }
+        // A struct passed by value (`byval`) arrives as a pointer to the
+        // caller's object; the ABI gives the callee its own copy, so the
+        // callee's writes must not reach the caller's object. The copy is
+        // made on entry, before any instruction of the body.
+        self.cur = Body::ENTRY;
+        self.loc = self.func_loc;
+        for (name, t, v) in byval {
+            let size = self.cx.layout.size_of(t).map_err(|e| self.unsupported(e))?;
+            let align = self.cx.layout.align_of(t).map_err(|e| self.unsupported(e))?.max(1) as u32;
+            let n = Operand::Const(Const::int(self.pint(), size as i64, self.dm()));
+            let copy = self.emit_value(InstKind::Alloca { size: n, align });
+            self.libc_call("memcpy", vec![Type::Ptr, Type::Ptr, self.pint()], Some(Type::Ptr), vec![copy, Operand::Value(v), n])?;
+            self.locals.insert(name, Lowered::One(copy));
         }
         for bb in &f.basic_blocks {
             let b = self.blocks[&bb.name];
