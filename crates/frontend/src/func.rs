@@ -4,6 +4,7 @@
 
 use crate::consts::{const_address, sign_extend};
 use crate::error::FrontendError;
+use crate::layout::{container, odd_int_bits};
 use crate::module::{name_text, ModuleCx, Sym};
 use llvm_ir::instruction::{self as li, Instruction as LI};
 use llvm_ir::predicates::{FPPredicate, IntPredicate};
@@ -189,7 +190,7 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
 
     fn constant(&mut self, c: &ConstantRef) -> Res<Operand> {
         match c.as_ref() {
-            Constant::Int { bits, value } => match Type::int(*bits) {
+            Constant::Int { bits, value } => match container(*bits) {
                 Some(ty) => Ok(Operand::Const(Const { ty, bits: truncate(*value, *bits) })),
                 None => Err(self.unsupported(format!("{bits}-bit integer constant"))),
             },
@@ -233,12 +234,151 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                 let from = self.operand_type(&arg);
                 Ok(self.emit_value(InstKind::Cast { op: CastOp::IntToPtr, from, to: Type::Ptr, arg }))
             }
+            // Integer constant expressions clang could not fold, such as
+            // `&a[3][1] == &b[0][2]` (`icmp` of two global addresses) and
+            // what is built on them: computed by instructions, so the
+            // addresses are the ones objects have in the run.
+            Constant::ICmp(i) => {
+                let ty = self.scalar(&self.cx.module.types.type_of(&i.operand0))?;
+                let (mut lhs, mut rhs) = (self.constant(&i.operand0)?, self.constant(&i.operand1)?);
+                let pred = int_pred(i.predicate);
+                let odd = odd_int_bits(&self.cx.module.types.type_of(&i.operand0));
+                if let (Some(n), CmpPred::Slt | CmpPred::Sle | CmpPred::Sgt | CmpPred::Sge) = (odd, pred) {
+                    lhs = self.sext_odd(ty, lhs, n);
+                    rhs = self.sext_odd(ty, rhs, n);
+                }
+                Ok(self.emit_value(InstKind::Cmp { pred, ty, lhs, rhs }))
+            }
+            Constant::ZExt(x) => self.constant_cast(CastOp::ZExt, &x.operand, &x.to_type),
+            Constant::SExt(x) => self.constant_cast(CastOp::SExt, &x.operand, &x.to_type),
+            Constant::Trunc(x) => self.constant_cast(CastOp::Trunc, &x.operand, &x.to_type),
+            Constant::Add(x) => self.constant_bin(BinOp::Add, &x.operand0, &x.operand1),
+            Constant::Sub(x) => self.constant_bin(BinOp::Sub, &x.operand0, &x.operand1),
+            Constant::Mul(x) => self.constant_bin(BinOp::Mul, &x.operand0, &x.operand1),
+            Constant::And(x) => self.constant_bin(BinOp::And, &x.operand0, &x.operand1),
+            Constant::Or(x) => self.constant_bin(BinOp::Or, &x.operand0, &x.operand1),
+            Constant::Xor(x) => self.constant_bin(BinOp::Xor, &x.operand0, &x.operand1),
+            Constant::Shl(x) => self.constant_bin(BinOp::Shl, &x.operand0, &x.operand1),
+            Constant::LShr(x) => self.constant_bin(BinOp::LShr, &x.operand0, &x.operand1),
+            Constant::AShr(x) => self.constant_bin(BinOp::AShr, &x.operand0, &x.operand1),
+            Constant::Select(x) => {
+                let ty = self.scalar(&self.cx.module.types.type_of(&x.true_value))?;
+                let cond = self.constant(&x.condition)?;
+                let if_true = self.constant(&x.true_value)?;
+                let if_false = self.constant(&x.false_value)?;
+                Ok(self.emit_value(InstKind::Select { ty, cond, if_true, if_false }))
+            }
             other => Err(self.unsupported(format!("constant expression {other}"))),
         }
     }
 
+    /// A cast constant expression, computed by an instruction.
+    fn constant_cast(&mut self, op: CastOp, a: &ConstantRef, to_ty: &TypeRef) -> Res<Operand> {
+        let from_ty = self.cx.module.types.type_of(a);
+        let (from, to) = (self.scalar(&from_ty)?, self.scalar(to_ty)?);
+        let arg = self.constant(a)?;
+        let (from_odd, to_odd) = (odd_int_bits(&from_ty), odd_int_bits(to_ty));
+        if from_odd.is_some() || to_odd.is_some() {
+            return self.cast_odd(op, arg, from, to, from_odd, to_odd);
+        }
+        Ok(if from == to { arg } else { self.emit_value(InstKind::Cast { op, from, to, arg }) })
+    }
+
+    /// A binary constant expression (no division: clang folds those or
+    /// they divide by zero), computed by an instruction.
+    fn constant_bin(&mut self, op: BinOp, a: &ConstantRef, b: &ConstantRef) -> Res<Operand> {
+        let lty = self.cx.module.types.type_of(a);
+        let ty = self.scalar(&lty)?;
+        let (mut lhs, rhs) = (self.constant(a)?, self.constant(b)?);
+        let odd = odd_int_bits(&lty);
+        if let (Some(n), BinOp::AShr) = (odd, op) {
+            lhs = self.sext_odd(ty, lhs, n);
+        }
+        let mut v = self.emit_value(InstKind::Bin { op, ty, lhs, rhs });
+        if let (Some(n), BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Shl | BinOp::AShr) = (odd, op) {
+            v = self.mask_odd(ty, v, n);
+        }
+        Ok(v)
+    }
+
     fn operand_type(&self, o: &Operand) -> Type {
         self.body.operand_type(o)
+    }
+
+    /// The width of `op`'s type if it is an integer width the IR does not
+    /// have (its value then sits zero-extended in a wider IR integer).
+    fn odd(&self, op: &LOp) -> Option<u32> {
+        odd_int_bits(&self.type_of_op(op))
+    }
+
+    /// `o`, an `n`-bit value in the container `ty`, with the bits above
+    /// `n` cleared (restoring the zero-extended form after an operation
+    /// that may carry into them).
+    fn mask_odd(&mut self, ty: Type, o: Operand, n: u32) -> Operand {
+        let m = Operand::Const(Const { ty, bits: truncate(u64::MAX, n) });
+        self.emit_value(InstKind::Bin { op: BinOp::And, ty, lhs: o, rhs: m })
+    }
+
+    /// `o`, an `n`-bit value in the container `ty`, sign-extended from its
+    /// bit `n - 1` over the whole container (for signed operations).
+    fn sext_odd(&mut self, ty: Type, o: Operand, n: u32) -> Operand {
+        let sh = Operand::Const(Const { ty, bits: u64::from(ty.bits(self.dm()) - n) });
+        let up = self.emit_value(InstKind::Bin { op: BinOp::Shl, ty, lhs: o, rhs: sh });
+        self.emit_value(InstKind::Bin { op: BinOp::AShr, ty, lhs: up, rhs: sh })
+    }
+
+    /// The pieces (byte offset, IR type) a load or store of `bytes` bytes
+    /// is made of: the widest power-of-two widths first, as the bytes of
+    /// an `i24`/`i48`/`i56` are those of its store size (3, 6, 7 bytes).
+    fn pieces(bytes: u64) -> Vec<(u64, Type)> {
+        let mut v = Vec::new();
+        let mut off = 0;
+        for (w, t) in [(8, Type::I64), (4, Type::I32), (2, Type::I16), (1, Type::I8)] {
+            if bytes - off >= w {
+                v.push((off, t));
+                off += w;
+            }
+        }
+        v
+    }
+
+    /// Loads an `n`-bit integer of odd width from `ptr` into its container.
+    fn load_odd(&mut self, ptr: Operand, n: u32) -> Operand {
+        let ty = container(n).unwrap_or(Type::I64);
+        let mut acc: Option<Operand> = None;
+        for (off, pt) in Self::pieces(u64::from(n.div_ceil(8))) {
+            let at = self.ptr_add_const(ptr, off as i64);
+            let piece = self.emit_value(InstKind::Load { ty: pt, ptr: at });
+            let wide = self.int_cast(piece, ty, false);
+            let shifted = if off == 0 {
+                wide
+            } else {
+                let sh = Operand::Const(Const { ty, bits: 8 * off });
+                self.emit_value(InstKind::Bin { op: BinOp::Shl, ty, lhs: wide, rhs: sh })
+            };
+            acc = Some(match acc {
+                None => shifted,
+                Some(a) => self.emit_value(InstKind::Bin { op: BinOp::Or, ty, lhs: a, rhs: shifted }),
+            });
+        }
+        let v = acc.unwrap_or(Operand::Const(Const { ty, bits: 0 }));
+        if n % 8 == 0 { v } else { self.mask_odd(ty, v, n) }
+    }
+
+    /// Stores the `n`-bit integer `value` (in its container) to `ptr`.
+    fn store_odd(&mut self, ptr: Operand, value: Operand, n: u32) {
+        let ty = self.operand_type(&value);
+        for (off, pt) in Self::pieces(u64::from(n.div_ceil(8))) {
+            let shifted = if off == 0 {
+                value
+            } else {
+                let sh = Operand::Const(Const { ty, bits: 8 * off });
+                self.emit_value(InstKind::Bin { op: BinOp::LShr, ty, lhs: value, rhs: sh })
+            };
+            let piece = self.int_cast(shifted, pt, false);
+            let at = self.ptr_add_const(ptr, off as i64);
+            self.emit(InstKind::Store { ty: pt, ptr: at, value: piece });
+        }
     }
 
     fn ptr_add_const(&mut self, base: Operand, off: i64) -> Operand {
@@ -299,8 +439,13 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             }
             LI::ICmp(i) => {
                 let ty = self.scalar(&self.type_of_op(&i.operand0))?;
-                let (lhs, rhs) = (self.operand(&i.operand0)?, self.operand(&i.operand1)?);
-                let v = self.emit_value(InstKind::Cmp { pred: int_pred(i.predicate), ty, lhs, rhs });
+                let (mut lhs, mut rhs) = (self.operand(&i.operand0)?, self.operand(&i.operand1)?);
+                let pred = int_pred(i.predicate);
+                if let (Some(n), CmpPred::Slt | CmpPred::Sle | CmpPred::Sgt | CmpPred::Sge) = (self.odd(&i.operand0), pred) {
+                    lhs = self.sext_odd(ty, lhs, n);
+                    rhs = self.sext_odd(ty, rhs, n);
+                }
+                let v = self.emit_value(InstKind::Cmp { pred, ty, lhs, rhs });
                 self.define(&i.dest, v);
                 Ok(())
             }
@@ -352,7 +497,14 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                     other => return Err(self.unsupported(format!("load through {other}"))),
                 };
                 let ptr = self.operand(&i.address)?;
-                let v = self.emit_value(InstKind::Load { ty, ptr });
+                let odd = match self.type_of_op(&i.address).as_ref() {
+                    LType::PointerType { pointee_type, .. } => odd_int_bits(pointee_type),
+                    _ => None,
+                };
+                let v = match odd {
+                    Some(n) => self.load_odd(ptr, n),
+                    None => self.emit_value(InstKind::Load { ty, ptr }),
+                };
                 self.define(&i.dest, v);
                 Ok(())
             }
@@ -360,7 +512,12 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                 let ty = self.scalar(&self.type_of_op(&i.value))?;
                 let ptr = self.operand(&i.address)?;
                 let value = self.operand(&i.value)?;
-                self.emit(InstKind::Store { ty, ptr, value });
+                match self.odd(&i.value) {
+                    Some(n) => self.store_odd(ptr, value, n),
+                    None => {
+                        self.emit(InstKind::Store { ty, ptr, value });
+                    }
+                }
                 Ok(())
             }
             LI::GetElementPtr(i) => self.gep(i),
@@ -386,8 +543,15 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
 
     fn bin(&mut self, op: BinOp, a: &LOp, b: &LOp, dest: &'m Name) -> Res<()> {
         let ty = self.scalar(&self.type_of_op(a))?;
-        let (lhs, rhs) = (self.operand(a)?, self.operand(b)?);
-        let v = self.emit_value(InstKind::Bin { op, ty, lhs, rhs });
+        let (mut lhs, rhs) = (self.operand(a)?, self.operand(b)?);
+        let odd = self.odd(a);
+        if let (Some(n), BinOp::AShr) = (odd, op) {
+            lhs = self.sext_odd(ty, lhs, n);
+        }
+        let mut v = self.emit_value(InstKind::Bin { op, ty, lhs, rhs });
+        if let (Some(n), BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Shl | BinOp::AShr) = (odd, op) {
+            v = self.mask_odd(ty, v, n);
+        }
         self.define(dest, v);
         Ok(())
     }
@@ -398,7 +562,8 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
     fn div(&mut self, op: BinOp, a: &LOp, b: &LOp, dest: &'m Name) -> Res<()> {
         let ty = self.scalar(&self.type_of_op(a))?;
         let (lhs, rhs) = (self.operand(a)?, self.operand(b)?);
-        let bits = ty.bits(self.dm());
+        let odd = self.odd(a);
+        let bits = odd.unwrap_or_else(|| ty.bits(self.dm()));
         let zero = Operand::Const(Const { ty, bits: 0 });
         if !matches!(rhs, Operand::Const(c) if c.bits != 0) {
             let nonzero = self.emit_value(InstKind::Cmp { pred: CmpPred::Ne, ty, lhs: rhs, rhs: zero });
@@ -413,7 +578,15 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             let ok = self.emit_value(InstKind::Bin { op: BinOp::Or, ty: Type::I1, lhs: is_min, rhs: not_m1 });
             self.emit(InstKind::Check { kind: CheckKind::Overflow, cond: ok });
         }
-        let v = self.emit_value(InstKind::Bin { op, ty, lhs, rhs });
+        let signed = matches!(op, BinOp::SDiv | BinOp::SRem);
+        let v = match odd {
+            Some(n) if signed => {
+                let (l, r) = (self.sext_odd(ty, lhs, n), self.sext_odd(ty, rhs, n));
+                let q = self.emit_value(InstKind::Bin { op, ty, lhs: l, rhs: r });
+                self.mask_odd(ty, q, n)
+            }
+            _ => self.emit_value(InstKind::Bin { op, ty, lhs, rhs }),
+        };
         self.define(dest, v);
         Ok(())
     }
@@ -422,6 +595,12 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         let from = self.scalar(&self.type_of_op(a))?;
         let to = self.scalar(to_ty)?;
         let arg = self.operand(a)?;
+        let (from_odd, to_odd) = (self.odd(a), odd_int_bits(to_ty));
+        if from_odd.is_some() || to_odd.is_some() {
+            let v = self.cast_odd(op, arg, from, to, from_odd, to_odd)?;
+            self.define(dest, v);
+            return Ok(());
+        }
         let v = if from == to {
             arg // pointer-to-pointer bitcasts
         } else {
@@ -429,6 +608,38 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         };
         self.define(dest, v);
         Ok(())
+    }
+
+    /// A cast from or to an integer of odd width (`from_odd`, `to_odd`):
+    /// the value is sign-extended in its container first when the cast
+    /// reads it as signed, converted between the containers, and masked
+    /// to the target width.
+    fn cast_odd(&mut self, op: CastOp, arg: Operand, from: Type, to: Type, from_odd: Option<u32>, to_odd: Option<u32>) -> Res<Operand> {
+        let mut x = arg;
+        if let (Some(n), CastOp::SExt | CastOp::SiToFp) = (from_odd, op) {
+            x = self.sext_odd(from, x, n);
+        }
+        let (fb, tb) = (from.bits(self.dm()), to.bits(self.dm()));
+        let cop = match op {
+            CastOp::Trunc | CastOp::ZExt | CastOp::SExt => match fb.cmp(&tb) {
+                std::cmp::Ordering::Equal => None,
+                std::cmp::Ordering::Less if op == CastOp::SExt => Some(CastOp::SExt),
+                std::cmp::Ordering::Less => Some(CastOp::ZExt),
+                std::cmp::Ordering::Greater => Some(CastOp::Trunc),
+            },
+            CastOp::PtrToInt | CastOp::IntToPtr | CastOp::SiToFp | CastOp::UiToFp => Some(op),
+            other => {
+                let n = from_odd.or(to_odd).unwrap_or(0);
+                return Err(self.unsupported(format!("{other} of a {n}-bit integer")));
+            }
+        };
+        if let Some(cop) = cop {
+            x = self.emit_value(InstKind::Cast { op: cop, from, to, arg: x });
+        }
+        if let Some(m) = to_odd {
+            x = self.mask_odd(to, x, m);
+        }
+        Ok(x)
     }
 
     fn alloca(&mut self, i: &'m li::Alloca) -> Res<()> {
@@ -478,6 +689,9 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                     }
                     other => return Err(self.unsupported(format!("getelementptr into {other}"))),
                 }
+            }
+            if let Some(n) = self.odd(idx) {
+                return Err(self.unsupported(format!("a {n}-bit getelementptr index")));
             }
             match self.operand(idx)? {
                 Operand::Const(c) => {
@@ -647,6 +861,9 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             _ => {}
         }
         for (a, _) in &c.arguments {
+            if let Some(n) = self.odd(a) {
+                return Err(self.unsupported(format!("intrinsic @llvm.{name} on a {n}-bit integer")));
+            }
             args.push(self.operand(a)?);
         }
         let dest = c.dest.as_ref();

@@ -86,6 +86,11 @@ pub fn compile_to_bitcode(source: &Path, settings: &FrontendSettings, work_dir: 
         .current_dir(work_dir)
         .args(["-c", "-emit-llvm", "-g", "-O0", "-Xclang", "-disable-O0-optnone", "-w"])
         .args(["-std=gnu11", "-fno-builtin", "-ffp-contract=off", arch])
+        // Bit-fields through storage units of legal widths where the layout
+        // allows it: otherwise clang reads a run of bit-fields as one
+        // integer of up to the run's size (`i96` for 96 bits of fields in
+        // ILP32), wider than the IR's integers.
+        .args(["-Xclang", "-ffine-grained-bitfield-accesses"])
         .args(&settings.extra_flags)
         .arg(&file_name)
         .arg("-o")

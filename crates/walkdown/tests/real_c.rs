@@ -111,4 +111,6 @@ macro_rules! fixtures {
 
 fixtures! {
     struct_by_value_is_copied => "byval.c",
+    odd_width_integers => "odd_ints.c",
+    constant_address_comparisons => "const_addr_cmp.c",
 }
