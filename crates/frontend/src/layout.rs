@@ -17,7 +17,9 @@ impl<'m> Layout<'m> {
     /// The IR type of an LLVM first-class scalar type.
     pub fn scalar(&self, ty: &LType) -> Result<Type, LayoutError> {
         match ty {
-            LType::IntegerType { bits } => container(*bits).ok_or_else(|| format!("{bits}-bit integers")),
+            LType::IntegerType { bits } => container(*bits).ok_or_else(|| {
+                format!("{bits}-bit integers (wider than 64 bits: __int128, or a run of bit-fields longer than 64 bits in a packed struct)")
+            }),
             LType::PointerType { .. } => Ok(Type::Ptr),
             LType::FPType(FPType::Single) => Ok(Type::F32),
             LType::FPType(FPType::Double) => Ok(Type::F64),
