@@ -23,6 +23,23 @@ enum Lowered {
     One(Operand),
     /// The `{ result, overflow }` pair of a `*.with.overflow` intrinsic.
     Pair(Operand, Operand),
+    /// A first-class struct, array or vector value (a struct of 9 to 16
+    /// bytes returned in registers, `{ i64, i64 }`, `{ double, double }`,
+    /// `<2 x float>`): its scalar leaves, index into `FuncLowerer::aggs`.
+    Agg(usize),
+}
+
+/// One scalar of an aggregate value.
+#[derive(Clone, Debug)]
+struct Leaf {
+    /// Its index path (`extractvalue`'s indices).
+    path: Vec<u32>,
+    /// Its byte offset in the aggregate's memory layout.
+    off: u64,
+    /// Its LLVM type (a first-class scalar).
+    ty: TypeRef,
+    /// Its value, once known.
+    val: Option<Operand>,
 }
 
 type Res<T> = Result<T, FrontendError>;
@@ -44,6 +61,8 @@ pub fn lower_function<'m>(cx: &mut ModuleCx<'m>, f: &'m Function) -> Res<()> {
         cur_name: None,
         loc: func_loc,
         func_loc,
+        aggs: Vec::new(),
+        ret_ptr: None,
     };
     fl.run()?;
     let body = fl.body;
@@ -62,6 +81,19 @@ struct FuncLowerer<'a, 'm> {
     cur_name: Option<&'m Name>,
     loc: Loc,
     func_loc: Loc,
+    /// The leaves of the aggregate values ([`Lowered::Agg`]).
+    aggs: Vec<Vec<Leaf>>,
+    /// Where a function returning an aggregate stores it: the hidden
+    /// pointer parameter the lowering adds in front of its parameters.
+    ret_ptr: Option<Operand>,
+}
+
+/// Whether values of `ty` are aggregates the lowering splits into scalars.
+pub(crate) fn is_aggregate(ty: &LType) -> bool {
+    matches!(
+        ty,
+        LType::StructType { .. } | LType::NamedStructType { .. } | LType::ArrayType { .. } | LType::VectorType { .. }
+    )
 }
 
 impl<'a, 'm> FuncLowerer<'a, 'm> {
@@ -94,6 +126,12 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         }
         if f.basic_blocks.is_empty() {
             return Err(self.unsupported(format!("function @{} without blocks", f.name)));
+        }
+        if is_aggregate(&f.return_type) {
+            // A returned aggregate goes through memory the caller provides
+            // (see `ModuleCx::declare_symbols`).
+            let v = self.body.add_param(Body::ENTRY, Type::Ptr);
+            self.ret_ptr = Some(Operand::Value(v));
         }
         let mut byval = Vec::new();
         for p in &f.parameters {
@@ -173,7 +211,7 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
     fn operand(&mut self, op: &LOp) -> Res<Operand> {
         match self.lowered(op)? {
             Lowered::One(o) => Ok(o),
-            Lowered::Pair(..) => Err(self.unsupported("an aggregate value used as a scalar")),
+            Lowered::Pair(..) | Lowered::Agg(_) => Err(self.unsupported("an aggregate value used as a scalar")),
         }
     }
 
@@ -183,6 +221,7 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                 Some(l) => Ok(*l),
                 None => Err(self.unsupported(format!("use of %{} before its definition", name_text(name)))),
             },
+            LOp::ConstantOperand(c) if is_aggregate(&self.cx.module.types.type_of(c)) => self.constant_agg(c),
             LOp::ConstantOperand(c) => self.constant(c).map(Lowered::One),
             LOp::MetadataOperand => Err(self.unsupported("a metadata operand")),
         }
@@ -299,6 +338,141 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             v = self.mask_odd(ty, v, n);
         }
         Ok(v)
+    }
+
+    /// The scalar leaves of aggregate type `ty` (values unknown), at byte
+    /// offsets from `base`.
+    fn leaves(&self, ty: &TypeRef, base: u64, path: &mut Vec<u32>, out: &mut Vec<Leaf>) -> Res<()> {
+        let resolved = self.cx.layout.resolve(ty).map_err(|e| self.unsupported(e))?;
+        match resolved.as_ref() {
+            LType::StructType { element_types, is_packed } => {
+                let (_, offs) = self.cx.layout.struct_layout(element_types, *is_packed).map_err(|e| self.unsupported(e))?;
+                for (i, (t, o)) in element_types.iter().zip(offs).enumerate() {
+                    path.push(i as u32);
+                    self.leaves(t, base + o, path, out)?;
+                    path.pop();
+                }
+            }
+            LType::ArrayType { element_type, num_elements } | LType::VectorType { element_type, num_elements, .. } => {
+                let stride = self.cx.layout.size_of(element_type).map_err(|e| self.unsupported(e))?;
+                if *num_elements > 64 {
+                    return Err(self.unsupported(format!("an aggregate value of type {resolved}")));
+                }
+                for i in 0..*num_elements {
+                    path.push(i as u32);
+                    self.leaves(element_type, base + stride * i as u64, path, out)?;
+                    path.pop();
+                }
+            }
+            _ => {
+                self.scalar(&resolved)?;
+                out.push(Leaf { path: path.clone(), off: base, ty: resolved.clone(), val: None });
+            }
+        }
+        Ok(())
+    }
+
+    /// The type `op` points to, if it is an aggregate.
+    fn aggregate_pointee(&self, op: &LOp) -> Option<TypeRef> {
+        match self.type_of_op(op).as_ref() {
+            LType::PointerType { pointee_type, .. } if is_aggregate(pointee_type) => Some(pointee_type.clone()),
+            _ => None,
+        }
+    }
+
+    fn new_agg(&mut self, leaves: Vec<Leaf>) -> Lowered {
+        self.aggs.push(leaves);
+        Lowered::Agg(self.aggs.len() - 1)
+    }
+
+    /// The leaves of an aggregate operand.
+    fn agg_operand(&mut self, op: &LOp) -> Res<Vec<Leaf>> {
+        match self.lowered(op)? {
+            Lowered::Agg(i) => Ok(self.aggs[i].clone()),
+            _ => Err(self.unsupported("a scalar used as an aggregate value")),
+        }
+    }
+
+    /// An aggregate constant (`undef`, `zeroinitializer`, a literal struct
+    /// or vector).
+    fn constant_agg(&mut self, c: &ConstantRef) -> Res<Lowered> {
+        let ty = self.cx.module.types.type_of(c);
+        let mut leaves = Vec::new();
+        self.leaves(&ty, 0, &mut Vec::new(), &mut leaves)?;
+        for leaf in &mut leaves {
+            let mut k = c.clone();
+            for &i in &leaf.path {
+                k = match k.as_ref() {
+                    Constant::Struct { values, .. } => values.get(i as usize).cloned(),
+                    Constant::Array { elements, .. } => elements.get(i as usize).cloned(),
+                    Constant::Vector(elements) => elements.get(i as usize).cloned(),
+                    _ => None,
+                }
+                .unwrap_or(k);
+            }
+            let v = match k.as_ref() {
+                Constant::Undef(_) | Constant::Poison(_) | Constant::AggregateZero(_) => {
+                    let t = self.scalar(&leaf.ty)?;
+                    Operand::Const(Const { ty: t, bits: 0 })
+                }
+                _ if is_aggregate(&self.cx.module.types.type_of(&k)) => {
+                    return Err(self.unsupported(format!("aggregate constant {c}")))
+                }
+                _ => self.constant(&k)?,
+            };
+            leaf.val = Some(v);
+        }
+        Ok(self.new_agg(leaves))
+    }
+
+    /// Loads every leaf of an aggregate from `ptr`.
+    fn load_agg(&mut self, ty: &TypeRef, ptr: Operand) -> Res<Lowered> {
+        let mut leaves = Vec::new();
+        self.leaves(ty, 0, &mut Vec::new(), &mut leaves)?;
+        for leaf in &mut leaves {
+            let at = self.ptr_add_const(ptr, leaf.off as i64);
+            let v = match odd_int_bits(&leaf.ty) {
+                Some(n) => self.load_odd(at, n),
+                None => {
+                    let t = self.scalar(&leaf.ty)?;
+                    self.emit_value(InstKind::Load { ty: t, ptr: at })
+                }
+            };
+            leaf.val = Some(v);
+        }
+        Ok(self.new_agg(leaves))
+    }
+
+    /// Stores every leaf of an aggregate to `ptr`.
+    fn store_agg(&mut self, leaves: &[Leaf], ptr: Operand) -> Res<()> {
+        for leaf in leaves {
+            let Some(v) = leaf.val else { return Err(self.unsupported("an incomplete aggregate value")) };
+            let at = self.ptr_add_const(ptr, leaf.off as i64);
+            match odd_int_bits(&leaf.ty) {
+                Some(n) => self.store_odd(at, v, n),
+                None => {
+                    let t = self.scalar(&leaf.ty)?;
+                    self.emit(InstKind::Store { ty: t, ptr: at, value: v });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A stack slot for an aggregate a call returns: in the entry block
+    /// (so that a call in a loop does not allocate anew on every
+    /// iteration), unless the call is in the entry block itself, where the
+    /// slot must come before it.
+    fn agg_slot(&mut self, ty: &TypeRef) -> Res<Operand> {
+        let size = self.cx.layout.size_of(ty).map_err(|e| self.unsupported(e))?;
+        let align = self.cx.layout.align_of(ty).map_err(|e| self.unsupported(e))?.max(1) as u32;
+        let n = Operand::Const(Const::int(self.pint(), size as i64, self.dm()));
+        let kind = InstKind::Alloca { size: n, align };
+        if self.cur == Body::ENTRY {
+            return Ok(self.emit_value(kind));
+        }
+        let (_, v) = self.body.append(Body::ENTRY, kind, self.func_loc);
+        v.map(Operand::Value).ok_or_else(|| self.unsupported("a stack slot without a value"))
     }
 
     fn operand_type(&self, o: &Operand) -> Type {
@@ -491,6 +665,18 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                 Ok(())
             }
             LI::Alloca(i) => self.alloca(i),
+            LI::Load(i) if self.aggregate_pointee(&i.address).is_some() => {
+                let ty = self.aggregate_pointee(&i.address).ok_or_else(|| self.unsupported("an aggregate load"))?;
+                let ptr = self.operand(&i.address)?;
+                let agg = self.load_agg(&ty, ptr)?;
+                self.locals.insert(&i.dest, agg);
+                Ok(())
+            }
+            LI::Store(i) if is_aggregate(&self.type_of_op(&i.value)) => {
+                let leaves = self.agg_operand(&i.value)?;
+                let ptr = self.operand(&i.address)?;
+                self.store_agg(&leaves, ptr)
+            }
             LI::Load(i) => {
                 let ty = match self.type_of_op(&i.address).as_ref() {
                     LType::PointerType { pointee_type, .. } => self.scalar(pointee_type)?,
@@ -528,9 +714,49 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                 let v = match (agg, i.indices.as_slice()) {
                     (Lowered::Pair(a, _), [0]) => a,
                     (Lowered::Pair(_, b), [1]) => b,
+                    (Lowered::Agg(k), path) => {
+                        let sub: Vec<Leaf> = self.aggs[k].iter().filter(|l| l.path.starts_with(path)).cloned().collect();
+                        match sub.as_slice() {
+                            [one] if one.path.len() == path.len() => match one.val {
+                                Some(v) => v,
+                                None => return Err(self.unsupported("extractvalue of an undefined part")),
+                            },
+                            [first, ..] => {
+                                let base = first.off;
+                                let sub = sub
+                                    .iter()
+                                    .map(|l| Leaf { path: l.path[path.len()..].to_vec(), off: l.off - base, ..l.clone() })
+                                    .collect();
+                                let agg = self.new_agg(sub);
+                                self.locals.insert(&i.dest, agg);
+                                return Ok(());
+                            }
+                            [] => return Err(self.unsupported("extractvalue of a missing part")),
+                        }
+                    }
                     _ => return Err(self.unsupported("extractvalue from an aggregate value")),
                 };
                 self.define(&i.dest, v);
+                Ok(())
+            }
+            LI::InsertValue(i) => {
+                let mut leaves = self.agg_operand(&i.aggregate)?;
+                let path = i.indices.as_slice();
+                if is_aggregate(&self.type_of_op(&i.element)) {
+                    let parts = self.agg_operand(&i.element)?;
+                    for leaf in leaves.iter_mut().filter(|l| l.path.starts_with(path)) {
+                        let rest = &leaf.path[path.len()..];
+                        leaf.val = parts.iter().find(|p| p.path == rest).and_then(|p| p.val);
+                    }
+                } else {
+                    let v = self.operand(&i.element)?;
+                    match leaves.iter_mut().find(|l| l.path == path) {
+                        Some(leaf) => leaf.val = Some(v),
+                        None => return Err(self.unsupported("insertvalue into a missing part")),
+                    }
+                }
+                let agg = self.new_agg(leaves);
+                self.locals.insert(&i.dest, agg);
                 Ok(())
             }
             other => {
@@ -744,7 +970,24 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                 return Err(self.unsupported(format!("call of @{name}: {why}")));
             }
         }
-        let mut args = Vec::with_capacity(c.arguments.len());
+        let mut args = Vec::with_capacity(c.arguments.len() + 1);
+        // An aggregate result comes back through a slot of the caller's,
+        // passed in front of the arguments (see `ModuleCx::declare_symbols`).
+        let agg_ret = match self.type_of_op(callee).as_ref() {
+            LType::PointerType { pointee_type, .. } => match pointee_type.as_ref() {
+                LType::FuncType { result_type, .. } if is_aggregate(result_type) => Some(result_type.clone()),
+                _ => None,
+            },
+            _ => None,
+        };
+        let slot = match &agg_ret {
+            Some(t) => {
+                let slot = self.agg_slot(t)?;
+                args.push(slot);
+                Some(slot)
+            }
+            None => None,
+        };
         for (a, _) in &c.arguments {
             args.push(self.operand(a)?);
         }
@@ -765,15 +1008,21 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                     }
                 }
                 let ret = fd.ret;
-                let call_ret = self.call_result_type(callee)?;
+                let call_ret = if agg_ret.is_some() { None } else { self.call_result_type(callee)? };
                 if ret != call_ret {
                     return Err(self.unsupported(format!("call of @{name} through a cast to another return type")));
                 }
                 ret
             }
+            Callee::Indirect(_) if agg_ret.is_some() => None,
             Callee::Indirect(_) => self.call_result_type(callee)?,
         };
         let v = self.emit(InstKind::Call { callee: callee_kind, args, ret });
+        if let (Some(t), Some(slot), Some(dest)) = (&agg_ret, slot, &c.dest) {
+            let agg = self.load_agg(t, slot)?;
+            self.locals.insert(dest, agg);
+            return Ok(());
+        }
         if let (Some(dest), Some(v)) = (&c.dest, v) {
             self.define(dest, Operand::Value(v));
         }
@@ -1019,9 +1268,14 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
 
     fn lower_term(&mut self, t: &'m LT) -> Res<()> {
         let term = match t {
-            LT::Ret(r) => match &r.return_operand {
-                None => Terminator::Return(None),
-                Some(o) => Terminator::Return(Some(self.operand(o)?)),
+            LT::Ret(r) => match (&r.return_operand, self.ret_ptr) {
+                (None, _) => Terminator::Return(None),
+                (Some(o), Some(ptr)) => {
+                    let leaves = self.agg_operand(o)?;
+                    self.store_agg(&leaves, ptr)?;
+                    Terminator::Return(None)
+                }
+                (Some(o), None) => Terminator::Return(Some(self.operand(o)?)),
             },
             LT::Br(b) => {
                 let call = self.block_call(&b.dest)?;

@@ -120,8 +120,18 @@ impl<'m> ModuleCx<'m> {
         for f in &m.functions {
             let loc = self.loc(&f.debugloc);
             let params: Result<Vec<Type>, String> = f.parameters.iter().map(|p| self.layout.scalar(&p.ty)).collect();
-            let params = params.map_err(|e| self.unsupported(format!("parameter of @{}: {e}", f.name), loc))?;
-            let ret = self.ret_type(&f.return_type).map_err(|e| self.unsupported(format!("return type of @{}: {e}", f.name), loc))?;
+            let mut params = params.map_err(|e| self.unsupported(format!("parameter of @{}: {e}", f.name), loc))?;
+            // A struct returned in registers (`{ i64, i64 }`, `{ double,
+            // double }`, `<2 x float>`) is an aggregate value, which the IR
+            // does not have: the function stores it through a pointer its
+            // callers pass in front of the arguments (as the i386 ABI
+            // returns every struct) and returns nothing.
+            let ret = if crate::func::is_aggregate(&f.return_type) {
+                params.insert(0, Type::Ptr);
+                None
+            } else {
+                self.ret_type(&f.return_type).map_err(|e| self.unsupported(format!("return type of @{}: {e}", f.name), loc))?
+            };
             let id = self.program.funcs.push(FuncData {
                 name: f.name.clone(),
                 params,

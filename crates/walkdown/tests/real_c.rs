@@ -113,4 +113,5 @@ fixtures! {
     struct_by_value_is_copied => "byval.c",
     odd_width_integers => "odd_ints.c",
     constant_address_comparisons => "const_addr_cmp.c",
+    struct_returns_in_registers => "struct_returns.c",
 }
