@@ -63,6 +63,7 @@ pub fn lower_function<'m>(cx: &mut ModuleCx<'m>, f: &'m Function) -> Res<()> {
         func_loc,
         aggs: Vec::new(),
         ret_ptr: None,
+        va: None,
     };
     fl.run()?;
     let body = fl.body;
@@ -86,6 +87,24 @@ struct FuncLowerer<'a, 'm> {
     /// Where a function returning an aggregate stores it: the hidden
     /// pointer parameter the lowering adds in front of its parameters.
     ret_ptr: Option<Operand>,
+    /// In a variadic function: the pointer to its variable arguments'
+    /// memory, and the general-purpose and floating-point registers its
+    /// named parameters take (where `va_start` begins).
+    va: Option<(Operand, u64, u64)>,
+}
+
+/// x86-64 System V: six general-purpose argument registers of 8 bytes,
+/// then eight vector registers of 16 bytes, in the register save area.
+const VA_GP_REGS: u64 = 6;
+const VA_FP_REGS: u64 = 8;
+const VA_REG_SAVE: u64 = 8 * VA_GP_REGS + 16 * VA_FP_REGS;
+
+/// Whether a parameter is passed in memory (a struct passed by value).
+fn is_byval(attrs: &[llvm_ir::function::ParameterAttribute]) -> Option<&TypeRef> {
+    attrs.iter().find_map(|a| match a {
+        llvm_ir::function::ParameterAttribute::ByVal(t) => Some(t),
+        _ => None,
+    })
 }
 
 /// Whether values of `ty` are aggregates the lowering splits into scalars.
@@ -138,12 +157,23 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             let ty = self.scalar(&p.ty)?;
             let v = self.body.add_param(Body::ENTRY, ty);
             self.locals.insert(&p.name, Lowered::One(Operand::Value(v)));
-            if let Some(t) = p.attributes.iter().find_map(|a| match a {
-                llvm_ir::function::ParameterAttribute::ByVal(t) => Some(t),
-                _ => None,
-            }) {
+            if let Some(t) = is_byval(&p.attributes) {
                 byval.push((&p.name, t, v));
             }
+        }
+        if f.is_var_arg {
+            let area = self.body.add_param(Body::ENTRY, Type::Ptr);
+            let (mut gp, mut fp) = (0, 0);
+            for p in &f.parameters {
+                if is_byval(&p.attributes).is_some() {
+                    continue;
+                }
+                match self.scalar(&p.ty)? {
+                    Type::F32 | Type::F64 => fp += 1,
+                    _ => gp += 1,
+                }
+            }
+            self.va = Some((Operand::Value(area), gp, fp));
         }
         // A struct passed by value (`byval`) arrives as a pointer to the
         // caller's object; the ABI gives the callee its own copy, so the
@@ -988,8 +1018,36 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             }
             None => None,
         };
-        for (a, _) in &c.arguments {
-            args.push(self.operand(a)?);
+        let callee_type = self.type_of_op(callee);
+        let variadic_type = matches!(callee_type.as_ref(), LType::PointerType { pointee_type, .. }
+            if matches!(pointee_type.as_ref(), LType::FuncType { is_var_arg: true, .. }));
+        let packs = match direct_name.as_deref() {
+            Some(n) => self.cx.defines_variadic(n),
+            None if variadic_type && self.cx.defines_any_variadic() => {
+                return Err(self.unsupported(
+                    "an indirect call of a variadic function in a program that defines variadic functions",
+                ))
+            }
+            None => false,
+        };
+        if packs {
+            let named = match callee_type.as_ref() {
+                LType::PointerType { pointee_type, .. } => match pointee_type.as_ref() {
+                    LType::FuncType { param_types, .. } => param_types.len(),
+                    _ => 0,
+                },
+                _ => 0,
+            };
+            let named = named.min(c.arguments.len());
+            for (a, _) in &c.arguments[..named] {
+                args.push(self.operand(a)?);
+            }
+            let area = self.pack_varargs(&c.arguments[..named], &c.arguments[named..])?;
+            args.push(area);
+        } else {
+            for (a, _) in &c.arguments {
+                args.push(self.operand(a)?);
+            }
         }
         let callee_kind = match direct_name.as_deref().and_then(|n| self.cx.syms.get(n).copied()) {
             Some(Sym::Func(f)) => Callee::Direct(f),
@@ -1106,7 +1164,21 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         let family = name.split('.').next().unwrap_or("");
         let mut args = Vec::new();
         match family {
-            "dbg" | "lifetime" | "experimental" | "donothing" | "var" | "assume" | "stackrestore" => return Ok(()),
+            "dbg" | "lifetime" | "experimental" | "donothing" | "var" | "assume" | "stackrestore" | "va_end" => return Ok(()),
+            "va_start" => return self.va_start(c),
+            "va_copy" => {
+                let (dst, src) = match c.arguments.as_slice() {
+                    [(d, _), (s, _)] => (self.operand(d)?, self.operand(s)?),
+                    _ => return Err(self.unsupported("llvm.va_copy without two arguments")),
+                };
+                let size = match self.dm() {
+                    walkdown_ir::DataModel::LP64 => 24,
+                    walkdown_ir::DataModel::ILP32 => 4,
+                };
+                let n = Operand::Const(Const::int(self.pint(), size, self.dm()));
+                self.libc_call("memcpy", vec![Type::Ptr, Type::Ptr, self.pint()], Some(Type::Ptr), vec![dst, src, n])?;
+                return Ok(());
+            }
             _ => {}
         }
         for (a, _) in &c.arguments {
@@ -1197,6 +1269,117 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             self.define(d, r);
         }
         Ok(())
+    }
+
+    /// `va_start(ap)`: on x86-64 the `va_list` record (`gp_offset`,
+    /// `fp_offset`, `overflow_arg_area`, `reg_save_area`) pointing past the
+    /// registers the named parameters take; on i386 the pointer to the
+    /// first variable argument. clang's own `va_arg` code then reads the
+    /// arguments the caller laid out.
+    fn va_start(&mut self, c: &'m li::Call) -> Res<()> {
+        let Some((area, gp, fp)) = self.va else {
+            return Err(self.unsupported("va_start in a function that is not variadic"));
+        };
+        let ap = match c.arguments.first() {
+            Some((a, _)) => self.operand(a)?,
+            None => return Err(self.unsupported("llvm.va_start without an argument")),
+        };
+        match self.dm() {
+            walkdown_ir::DataModel::LP64 => {
+                let i32c = |v: u64| Operand::Const(Const { ty: Type::I32, bits: v });
+                self.emit(InstKind::Store { ty: Type::I32, ptr: ap, value: i32c(8 * gp.min(VA_GP_REGS)) });
+                let at = self.ptr_add_const(ap, 4);
+                self.emit(InstKind::Store { ty: Type::I32, ptr: at, value: i32c(8 * VA_GP_REGS + 16 * fp.min(VA_FP_REGS)) });
+                let overflow = self.ptr_add_const(area, VA_REG_SAVE as i64);
+                let at = self.ptr_add_const(ap, 8);
+                self.emit(InstKind::Store { ty: Type::Ptr, ptr: at, value: overflow });
+                let at = self.ptr_add_const(ap, 16);
+                self.emit(InstKind::Store { ty: Type::Ptr, ptr: at, value: area });
+            }
+            walkdown_ir::DataModel::ILP32 => {
+                self.emit(InstKind::Store { ty: Type::Ptr, ptr: ap, value: area });
+            }
+        }
+        Ok(())
+    }
+
+    /// Lays out the variable arguments of a call of a variadic function the
+    /// program defines, as the ABI passes them, in a stack slot of the
+    /// caller's; returns the pointer the callee takes as its last
+    /// parameter. x86-64: the register save area (integers and pointers in
+    /// the 8-byte general-purpose slots after those the named parameters
+    /// take, doubles in the 16-byte vector slots), then the overflow area
+    /// (8-byte slots, structs passed by value rounded up to 8 bytes); i386:
+    /// every argument in order, in 4-byte units.
+    fn pack_varargs(&mut self, named: &[(LOp, Vec<llvm_ir::function::ParameterAttribute>)], rest: &[(LOp, Vec<llvm_ir::function::ParameterAttribute>)]) -> Res<Operand> {
+        let lp64 = self.dm() == walkdown_ir::DataModel::LP64;
+        let (mut gp, mut fp) = (0u64, 0u64);
+        for (a, attrs) in named {
+            if is_byval(attrs).is_some() {
+                continue;
+            }
+            match self.scalar(&self.type_of_op(a))? {
+                Type::F32 | Type::F64 => fp += 1,
+                _ => gp += 1,
+            }
+        }
+        // Where each argument goes: (offset, what).
+        enum Part {
+            Scalar(Operand, Type),
+            Copy(Operand, u64),
+        }
+        let mut placed = Vec::new();
+        let mut overflow = if lp64 { VA_REG_SAVE } else { 0 };
+        let unit = if lp64 { 8 } else { 4 };
+        for (a, attrs) in rest {
+            if let Some(t) = is_byval(attrs) {
+                let size = self.cx.layout.size_of(t).map_err(|e| self.unsupported(e))?;
+                let p = self.operand(a)?;
+                placed.push((overflow, Part::Copy(p, size)));
+                overflow += size.div_ceil(unit) * unit;
+                continue;
+            }
+            if let Some(n) = self.odd(a) {
+                return Err(self.unsupported(format!("a {n}-bit variable argument")));
+            }
+            let ty = self.scalar(&self.type_of_op(a))?;
+            let v = self.operand(a)?;
+            let is_fp = matches!(ty, Type::F32 | Type::F64);
+            let off = if lp64 && !is_fp && gp < VA_GP_REGS {
+                gp += 1;
+                8 * (gp - 1)
+            } else if lp64 && is_fp && fp < VA_FP_REGS {
+                fp += 1;
+                8 * VA_GP_REGS + 16 * (fp - 1)
+            } else {
+                let at = overflow;
+                overflow += ty.store_size(self.dm()).div_ceil(unit) * unit;
+                at
+            };
+            placed.push((off, Part::Scalar(v, ty)));
+        }
+        let size = overflow.max(unit);
+        let n = Operand::Const(Const::int(self.pint(), size as i64, self.dm()));
+        let kind = InstKind::Alloca { size: n, align: 16 };
+        let area = if self.cur == Body::ENTRY {
+            self.emit_value(kind)
+        } else {
+            let (_, v) = self.body.append(Body::ENTRY, kind, self.func_loc);
+            v.map(Operand::Value).ok_or_else(|| self.unsupported("a stack slot without a value"))?
+        };
+        for (off, part) in placed {
+            let at = self.ptr_add_const(area, off as i64);
+            match part {
+                Part::Scalar(value, ty) => {
+                    self.emit(InstKind::Store { ty, ptr: at, value });
+                }
+                Part::Copy(src, size) => {
+                    let n = Operand::Const(Const::int(self.pint(), size as i64, self.dm()));
+                    self.libc_call("memcpy", vec![Type::Ptr, Type::Ptr, self.pint()], Some(Type::Ptr), vec![at, src, n])?;
+                }
+            }
+        }
+        Ok(area)
     }
 
     /// `fshl(a, b, s)`: the high half of `a:b << (s mod w)`; `fshr`: the

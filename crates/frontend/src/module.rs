@@ -132,11 +132,18 @@ impl<'m> ModuleCx<'m> {
             } else {
                 self.ret_type(&f.return_type).map_err(|e| self.unsupported(format!("return type of @{}: {e}", f.name), loc))?
             };
+            // A variadic function the program defines gets its variable
+            // arguments in memory its callers lay out as the ABI's
+            // register save and overflow areas, through one more pointer
+            // parameter (see `FuncLowerer::pack_varargs`).
+            if f.is_var_arg {
+                params.push(Type::Ptr);
+            }
             let id = self.program.funcs.push(FuncData {
                 name: f.name.clone(),
                 params,
                 ret,
-                variadic: f.is_var_arg,
+                variadic: false,
                 loc,
                 body: None,
                 builtin: None,
@@ -168,6 +175,16 @@ impl<'m> ModuleCx<'m> {
             llvm_ir::Type::VoidType => Ok(None),
             t => self.layout.scalar(t).map(Some),
         }
+    }
+
+    /// Whether the module defines a variadic function called `name`.
+    pub fn defines_variadic(&self, name: &str) -> bool {
+        self.module.functions.iter().any(|f| f.name == name && f.is_var_arg)
+    }
+
+    /// Whether the module defines any variadic function.
+    pub fn defines_any_variadic(&self) -> bool {
+        self.module.functions.iter().any(|f| f.is_var_arg)
     }
 
     /// Whether the module defines a function called `name`.

@@ -114,4 +114,5 @@ fixtures! {
     odd_width_integers => "odd_ints.c",
     constant_address_comparisons => "const_addr_cmp.c",
     struct_returns_in_registers => "struct_returns.c",
+    variadic_definitions => "varargs.c",
 }
