@@ -7,12 +7,21 @@ use llvm_ir::constant::Float;
 use llvm_ir::{Constant, ConstantRef, Type as LType, TypeRef};
 use walkdown_ir::{Reloc, RelocTarget};
 
+/// The initial bytes of a global: grown as constants are written, so that
+/// a huge zero-initialized object costs nothing; `size` is the object's.
+pub struct InitBuf {
+    /// The bytes written so far (zeros up to the last written byte).
+    pub bytes: Vec<u8>,
+    /// The size of the object.
+    pub size: u64,
+}
+
 /// Writes constant `c` of type `ty` into `buf` at `off`.
 pub fn write_initializer(
     cx: &ModuleCx<'_>,
     c: &ConstantRef,
     ty: &TypeRef,
-    buf: &mut [u8],
+    buf: &mut InitBuf,
     off: u64,
     relocs: &mut Vec<Reloc>,
 ) -> Result<(), String> {
@@ -71,13 +80,18 @@ pub fn write_initializer(
     }
 }
 
-fn put(buf: &mut [u8], off: u64, bytes: &[u8]) -> Result<(), String> {
-    let start = off as usize;
-    let end = start + bytes.len();
-    if end > buf.len() {
-        return Err("initializer larger than its object".into());
+fn put(buf: &mut InitBuf, off: u64, bytes: &[u8]) -> Result<(), String> {
+    let end = off.checked_add(bytes.len() as u64).filter(|&e| e <= buf.size);
+    let Some(end) = end else { return Err("initializer larger than its object".into()) };
+    if bytes.iter().all(|&b| b == 0) && end as usize > buf.bytes.len() {
+        // Zeros past the written part are already there.
+        return Ok(());
     }
-    buf[start..end].copy_from_slice(bytes);
+    let (start, end) = (off as usize, end as usize);
+    if end > buf.bytes.len() {
+        buf.bytes.resize(end, 0);
+    }
+    buf.bytes[start..end].copy_from_slice(bytes);
     Ok(())
 }
 

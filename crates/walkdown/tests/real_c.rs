@@ -33,9 +33,11 @@ fn programs() -> Vec<PathBuf> {
 fn native(src: &Path, dm: DataModel) -> Result<(i32, String), String> {
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     let exe = dir.path().join("prog");
-    let arch = if dm == DataModel::ILP32 { "-m32" } else { "-m64" };
+    // The medium code model lets static objects exceed 2 GiB (huge_static.c).
+    let arch: &[&str] = if dm == DataModel::ILP32 { &["-m32"] } else { &["-m64", "-mcmodel=medium"] };
     let out = Command::new("gcc")
-        .args(["-w", "-O0", arch])
+        .args(["-w", "-O0"])
+        .args(arch)
         .arg(src)
         .arg("-o")
         .arg(&exe)
@@ -115,4 +117,5 @@ fixtures! {
     constant_address_comparisons => "const_addr_cmp.c",
     struct_returns_in_registers => "struct_returns.c",
     variadic_definitions => "varargs.c",
+    huge_static_objects => "huge_static.c",
 }
