@@ -118,4 +118,5 @@ fixtures! {
     struct_returns_in_registers => "struct_returns.c",
     variadic_definitions => "varargs.c",
     huge_static_objects => "huge_static.c",
+    setjmp_longjmp => "setjmp.c",
 }
