@@ -23,7 +23,8 @@ impl<'m> Layout<'m> {
             LType::PointerType { .. } => Ok(Type::Ptr),
             LType::FPType(FPType::Single) => Ok(Type::F32),
             LType::FPType(FPType::Double) => Ok(Type::F64),
-            LType::FPType(other) => Err(format!("floating-point type {other:?} (long double?)")),
+            LType::FPType(FPType::X86_FP80) => Err("long double (x86 80-bit extended precision, which walkdown does not model)".into()),
+            LType::FPType(other) => Err(format!("floating-point type {other:?}")),
             other => Err(format!("values of type {other}")),
         }
     }
