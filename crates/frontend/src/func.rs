@@ -489,20 +489,22 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         Ok(())
     }
 
-    /// A stack slot for an aggregate a call returns: in the entry block
-    /// (so that a call in a loop does not allocate anew on every
-    /// iteration), unless the call is in the entry block itself, where the
-    /// slot must come before it.
+    /// A stack slot for an aggregate a call returns (see
+    /// [`Self::entry_slot`]).
     fn agg_slot(&mut self, ty: &TypeRef) -> Res<Operand> {
         let size = self.cx.layout.size_of(ty).map_err(|e| self.unsupported(e))?;
         let align = self.cx.layout.align_of(ty).map_err(|e| self.unsupported(e))?.max(1) as u32;
         let n = Operand::Const(Const::int(self.pint(), size as i64, self.dm()));
-        let kind = InstKind::Alloca { size: n, align };
-        if self.cur == Body::ENTRY {
-            return Ok(self.emit_value(kind));
-        }
-        let (_, v) = self.body.append(Body::ENTRY, kind, self.func_loc);
-        v.map(Operand::Value).ok_or_else(|| self.unsupported("a stack slot without a value"))
+        self.entry_slot(InstKind::Alloca { size: n, align })
+    }
+
+    /// Places the stack slot `kind` first in the entry block, without a
+    /// line (it is not a statement: gcov counts no line for it), so that a
+    /// call in a loop does not allocate anew on every iteration.
+    fn entry_slot(&mut self, kind: InstKind) -> Res<Operand> {
+        let inst = self.body.create_inst(kind, Loc::UNKNOWN);
+        self.body.blocks[Body::ENTRY].insts.insert(0, inst);
+        self.body.insts[inst].result.map(Operand::Value).ok_or_else(|| self.unsupported("a stack slot without a value"))
     }
 
     fn operand_type(&self, o: &Operand) -> Type {
@@ -1360,13 +1362,7 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         }
         let size = overflow.max(unit);
         let n = Operand::Const(Const::int(self.pint(), size as i64, self.dm()));
-        let kind = InstKind::Alloca { size: n, align: 16 };
-        let area = if self.cur == Body::ENTRY {
-            self.emit_value(kind)
-        } else {
-            let (_, v) = self.body.append(Body::ENTRY, kind, self.func_loc);
-            v.map(Operand::Value).ok_or_else(|| self.unsupported("a stack slot without a value"))?
-        };
+        let area = self.entry_slot(InstKind::Alloca { size: n, align: 16 })?;
         for (off, part) in placed {
             let at = self.ptr_add_const(area, off as i64);
             match part {
