@@ -120,3 +120,24 @@ fixtures! {
     huge_static_objects => "huge_static.c",
     setjmp_longjmp => "setjmp.c",
 }
+
+/// `walkdown run --show-output` prints what the program prints, verbatim,
+/// before the report; without the flag, nothing of it.
+#[test]
+fn run_shows_the_program_output() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/real_c/byval.c");
+    let run = |show: bool| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_walkdown"));
+        cmd.arg("run").arg(&src).args(["--inputs", "0"]);
+        if show {
+            cmd.arg("--show-output");
+        }
+        let out = cmd.output().expect("run walkdown");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let shown = run(true);
+    assert!(shown.starts_with("100 4 42\noutcome: exit 0\n"), "{shown}");
+    let plain = run(false);
+    assert!(plain.starts_with("outcome: exit 0\n"), "{plain}");
+}
