@@ -1017,6 +1017,15 @@ impl<'p, 'a> Run<'p, 'a> {
                 }
                 Ok(())
             }
+            // The shadow follows no non-local jump: a run that takes one
+            // ends here, and is judged by the interpreter's replay.
+            FuncKind::Model(Model::Setjmp) => {
+                if let Some(r) = result {
+                    self.set(r, 0, None);
+                }
+                Ok(())
+            }
+            FuncKind::Model(Model::Longjmp) => Err(unsupported("longjmp".into())),
             FuncKind::Unknown => {
                 if let Some(ty) = ret {
                     let (bits, shadow) = self.next_input(ty, ty.is_int() && ty != Type::I1);

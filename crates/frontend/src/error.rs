@@ -50,8 +50,8 @@ pub enum FrontendError {
         /// What it printed.
         stderr: String,
     },
-    /// The bitcode could not be read.
-    #[error("cannot read the bitcode: {0}")]
+    /// clang's output (textual IR) could not be read.
+    #[error("cannot read the IR clang produced: {0}")]
     Bitcode(String),
     /// The program uses something walkdown does not model.
     #[error("{file}:{line}: unsupported: {construct}")]

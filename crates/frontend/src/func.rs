@@ -4,6 +4,7 @@
 
 use crate::consts::{const_address, sign_extend};
 use crate::error::FrontendError;
+use crate::layout::{container, odd_int_bits};
 use crate::module::{name_text, ModuleCx, Sym};
 use llvm_ir::instruction::{self as li, Instruction as LI};
 use llvm_ir::predicates::{FPPredicate, IntPredicate};
@@ -22,6 +23,23 @@ enum Lowered {
     One(Operand),
     /// The `{ result, overflow }` pair of a `*.with.overflow` intrinsic.
     Pair(Operand, Operand),
+    /// A first-class struct, array or vector value (a struct of 9 to 16
+    /// bytes returned in registers, `{ i64, i64 }`, `{ double, double }`,
+    /// `<2 x float>`): its scalar leaves, index into `FuncLowerer::aggs`.
+    Agg(usize),
+}
+
+/// One scalar of an aggregate value.
+#[derive(Clone, Debug)]
+struct Leaf {
+    /// Its index path (`extractvalue`'s indices).
+    path: Vec<u32>,
+    /// Its byte offset in the aggregate's memory layout.
+    off: u64,
+    /// Its LLVM type (a first-class scalar).
+    ty: TypeRef,
+    /// Its value, once known.
+    val: Option<Operand>,
 }
 
 type Res<T> = Result<T, FrontendError>;
@@ -43,6 +61,9 @@ pub fn lower_function<'m>(cx: &mut ModuleCx<'m>, f: &'m Function) -> Res<()> {
         cur_name: None,
         loc: func_loc,
         func_loc,
+        aggs: Vec::new(),
+        ret_ptr: None,
+        va: None,
     };
     fl.run()?;
     let body = fl.body;
@@ -61,6 +82,37 @@ struct FuncLowerer<'a, 'm> {
     cur_name: Option<&'m Name>,
     loc: Loc,
     func_loc: Loc,
+    /// The leaves of the aggregate values ([`Lowered::Agg`]).
+    aggs: Vec<Vec<Leaf>>,
+    /// Where a function returning an aggregate stores it: the hidden
+    /// pointer parameter the lowering adds in front of its parameters.
+    ret_ptr: Option<Operand>,
+    /// In a variadic function: the pointer to its variable arguments'
+    /// memory, and the general-purpose and floating-point registers its
+    /// named parameters take (where `va_start` begins).
+    va: Option<(Operand, u64, u64)>,
+}
+
+/// x86-64 System V: six general-purpose argument registers of 8 bytes,
+/// then eight vector registers of 16 bytes, in the register save area.
+const VA_GP_REGS: u64 = 6;
+const VA_FP_REGS: u64 = 8;
+const VA_REG_SAVE: u64 = 8 * VA_GP_REGS + 16 * VA_FP_REGS;
+
+/// Whether a parameter is passed in memory (a struct passed by value).
+fn is_byval(attrs: &[llvm_ir::function::ParameterAttribute]) -> Option<&TypeRef> {
+    attrs.iter().find_map(|a| match a {
+        llvm_ir::function::ParameterAttribute::ByVal(t) => Some(t),
+        _ => None,
+    })
+}
+
+/// Whether values of `ty` are aggregates the lowering splits into scalars.
+pub(crate) fn is_aggregate(ty: &LType) -> bool {
+    matches!(
+        ty,
+        LType::StructType { .. } | LType::NamedStructType { .. } | LType::ArrayType { .. } | LType::VectorType { .. }
+    )
 }
 
 impl<'a, 'm> FuncLowerer<'a, 'm> {
@@ -94,10 +146,48 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         if f.basic_blocks.is_empty() {
             return Err(self.unsupported(format!("function @{} without blocks", f.name)));
         }
+        if is_aggregate(&f.return_type) {
+            // A returned aggregate goes through memory the caller provides
+            // (see `ModuleCx::declare_symbols`).
+            let v = self.body.add_param(Body::ENTRY, Type::Ptr);
+            self.ret_ptr = Some(Operand::Value(v));
+        }
+        let mut byval = Vec::new();
         for p in &f.parameters {
             let ty = self.scalar(&p.ty)?;
             let v = self.body.add_param(Body::ENTRY, ty);
             self.locals.insert(&p.name, Lowered::One(Operand::Value(v)));
+            if let Some(t) = is_byval(&p.attributes) {
+                byval.push((&p.name, t, v));
+            }
+        }
+        if f.is_var_arg {
+            let area = self.body.add_param(Body::ENTRY, Type::Ptr);
+            let (mut gp, mut fp) = (0, 0);
+            for p in &f.parameters {
+                if is_byval(&p.attributes).is_some() {
+                    continue;
+                }
+                match self.scalar(&p.ty)? {
+                    Type::F32 | Type::F64 => fp += 1,
+                    _ => gp += 1,
+                }
+            }
+            self.va = Some((Operand::Value(area), gp, fp));
+        }
+        // A struct passed by value (`byval`) arrives as a pointer to the
+        // caller's object; the ABI gives the callee its own copy, so the
+        // callee's writes must not reach the caller's object. The copy is
+        // made on entry, before any instruction of the body.
+        self.cur = Body::ENTRY;
+        self.loc = self.func_loc;
+        for (name, t, v) in byval {
+            let size = self.cx.layout.size_of(t).map_err(|e| self.unsupported(e))?;
+            let align = self.cx.layout.align_of(t).map_err(|e| self.unsupported(e))?.max(1) as u32;
+            let n = Operand::Const(Const::int(self.pint(), size as i64, self.dm()));
+            let copy = self.emit_value(InstKind::Alloca { size: n, align });
+            self.libc_call("memcpy", vec![Type::Ptr, Type::Ptr, self.pint()], Some(Type::Ptr), vec![copy, Operand::Value(v), n])?;
+            self.locals.insert(name, Lowered::One(copy));
         }
         for bb in &f.basic_blocks {
             let b = self.blocks[&bb.name];
@@ -151,7 +241,7 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
     fn operand(&mut self, op: &LOp) -> Res<Operand> {
         match self.lowered(op)? {
             Lowered::One(o) => Ok(o),
-            Lowered::Pair(..) => Err(self.unsupported("an aggregate value used as a scalar")),
+            Lowered::Pair(..) | Lowered::Agg(_) => Err(self.unsupported("an aggregate value used as a scalar")),
         }
     }
 
@@ -161,6 +251,7 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                 Some(l) => Ok(*l),
                 None => Err(self.unsupported(format!("use of %{} before its definition", name_text(name)))),
             },
+            LOp::ConstantOperand(c) if is_aggregate(&self.cx.module.types.type_of(c)) => self.constant_agg(c),
             LOp::ConstantOperand(c) => self.constant(c).map(Lowered::One),
             LOp::MetadataOperand => Err(self.unsupported("a metadata operand")),
         }
@@ -168,7 +259,7 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
 
     fn constant(&mut self, c: &ConstantRef) -> Res<Operand> {
         match c.as_ref() {
-            Constant::Int { bits, value } => match Type::int(*bits) {
+            Constant::Int { bits, value } => match container(*bits) {
                 Some(ty) => Ok(Operand::Const(Const { ty, bits: truncate(*value, *bits) })),
                 None => Err(self.unsupported(format!("{bits}-bit integer constant"))),
             },
@@ -212,12 +303,288 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                 let from = self.operand_type(&arg);
                 Ok(self.emit_value(InstKind::Cast { op: CastOp::IntToPtr, from, to: Type::Ptr, arg }))
             }
+            // Integer constant expressions clang could not fold, such as
+            // `&a[3][1] == &b[0][2]` (`icmp` of two global addresses) and
+            // what is built on them: computed by instructions, so the
+            // addresses are the ones objects have in the run.
+            Constant::ICmp(i) => {
+                let ty = self.scalar(&self.cx.module.types.type_of(&i.operand0))?;
+                let (mut lhs, mut rhs) = (self.constant(&i.operand0)?, self.constant(&i.operand1)?);
+                let pred = int_pred(i.predicate);
+                let odd = odd_int_bits(&self.cx.module.types.type_of(&i.operand0));
+                if let (Some(n), CmpPred::Slt | CmpPred::Sle | CmpPred::Sgt | CmpPred::Sge) = (odd, pred) {
+                    lhs = self.sext_odd(ty, lhs, n);
+                    rhs = self.sext_odd(ty, rhs, n);
+                }
+                Ok(self.emit_value(InstKind::Cmp { pred, ty, lhs, rhs }))
+            }
+            Constant::ZExt(x) => self.constant_cast(CastOp::ZExt, &x.operand, &x.to_type),
+            Constant::SExt(x) => self.constant_cast(CastOp::SExt, &x.operand, &x.to_type),
+            Constant::Trunc(x) => self.constant_cast(CastOp::Trunc, &x.operand, &x.to_type),
+            Constant::Add(x) => self.constant_bin(BinOp::Add, &x.operand0, &x.operand1),
+            Constant::Sub(x) => self.constant_bin(BinOp::Sub, &x.operand0, &x.operand1),
+            Constant::Mul(x) => self.constant_bin(BinOp::Mul, &x.operand0, &x.operand1),
+            Constant::And(x) => self.constant_bin(BinOp::And, &x.operand0, &x.operand1),
+            Constant::Or(x) => self.constant_bin(BinOp::Or, &x.operand0, &x.operand1),
+            Constant::Xor(x) => self.constant_bin(BinOp::Xor, &x.operand0, &x.operand1),
+            Constant::Shl(x) => self.constant_bin(BinOp::Shl, &x.operand0, &x.operand1),
+            Constant::LShr(x) => self.constant_bin(BinOp::LShr, &x.operand0, &x.operand1),
+            Constant::AShr(x) => self.constant_bin(BinOp::AShr, &x.operand0, &x.operand1),
+            Constant::Select(x) => {
+                let ty = self.scalar(&self.cx.module.types.type_of(&x.true_value))?;
+                let cond = self.constant(&x.condition)?;
+                let if_true = self.constant(&x.true_value)?;
+                let if_false = self.constant(&x.false_value)?;
+                Ok(self.emit_value(InstKind::Select { ty, cond, if_true, if_false }))
+            }
             other => Err(self.unsupported(format!("constant expression {other}"))),
         }
     }
 
+    /// A cast constant expression, computed by an instruction.
+    fn constant_cast(&mut self, op: CastOp, a: &ConstantRef, to_ty: &TypeRef) -> Res<Operand> {
+        let from_ty = self.cx.module.types.type_of(a);
+        let (from, to) = (self.scalar(&from_ty)?, self.scalar(to_ty)?);
+        let arg = self.constant(a)?;
+        let (from_odd, to_odd) = (odd_int_bits(&from_ty), odd_int_bits(to_ty));
+        if from_odd.is_some() || to_odd.is_some() {
+            return self.cast_odd(op, arg, from, to, from_odd, to_odd);
+        }
+        Ok(if from == to { arg } else { self.emit_value(InstKind::Cast { op, from, to, arg }) })
+    }
+
+    /// A binary constant expression (no division: clang folds those or
+    /// they divide by zero), computed by an instruction.
+    fn constant_bin(&mut self, op: BinOp, a: &ConstantRef, b: &ConstantRef) -> Res<Operand> {
+        let lty = self.cx.module.types.type_of(a);
+        let ty = self.scalar(&lty)?;
+        let (mut lhs, rhs) = (self.constant(a)?, self.constant(b)?);
+        let odd = odd_int_bits(&lty);
+        if let (Some(n), BinOp::AShr) = (odd, op) {
+            lhs = self.sext_odd(ty, lhs, n);
+        }
+        let mut v = self.emit_value(InstKind::Bin { op, ty, lhs, rhs });
+        if let (Some(n), BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Shl | BinOp::AShr) = (odd, op) {
+            v = self.mask_odd(ty, v, n);
+        }
+        Ok(v)
+    }
+
+    /// The scalar leaves of aggregate type `ty` (values unknown), at byte
+    /// offsets from `base`.
+    fn leaves(&self, ty: &TypeRef, base: u64, path: &mut Vec<u32>, out: &mut Vec<Leaf>) -> Res<()> {
+        let resolved = self.cx.layout.resolve(ty).map_err(|e| self.unsupported(e))?;
+        match resolved.as_ref() {
+            LType::StructType { element_types, is_packed } => {
+                let (_, offs) = self.cx.layout.struct_layout(element_types, *is_packed).map_err(|e| self.unsupported(e))?;
+                for (i, (t, o)) in element_types.iter().zip(offs).enumerate() {
+                    path.push(i as u32);
+                    self.leaves(t, base + o, path, out)?;
+                    path.pop();
+                }
+            }
+            LType::ArrayType { element_type, num_elements } | LType::VectorType { element_type, num_elements, .. } => {
+                let stride = self.cx.layout.size_of(element_type).map_err(|e| self.unsupported(e))?;
+                if *num_elements > 64 {
+                    return Err(self.unsupported(format!("an aggregate value of type {resolved}")));
+                }
+                for i in 0..*num_elements {
+                    path.push(i as u32);
+                    self.leaves(element_type, base + stride * i as u64, path, out)?;
+                    path.pop();
+                }
+            }
+            _ => {
+                self.scalar(&resolved)?;
+                out.push(Leaf { path: path.clone(), off: base, ty: resolved.clone(), val: None });
+            }
+        }
+        Ok(())
+    }
+
+    /// The type `op` points to, if it is an aggregate.
+    fn aggregate_pointee(&self, op: &LOp) -> Option<TypeRef> {
+        match self.type_of_op(op).as_ref() {
+            LType::PointerType { pointee_type, .. } if is_aggregate(pointee_type) => Some(pointee_type.clone()),
+            _ => None,
+        }
+    }
+
+    fn new_agg(&mut self, leaves: Vec<Leaf>) -> Lowered {
+        self.aggs.push(leaves);
+        Lowered::Agg(self.aggs.len() - 1)
+    }
+
+    /// The leaves of an aggregate operand.
+    fn agg_operand(&mut self, op: &LOp) -> Res<Vec<Leaf>> {
+        match self.lowered(op)? {
+            Lowered::Agg(i) => Ok(self.aggs[i].clone()),
+            _ => Err(self.unsupported("a scalar used as an aggregate value")),
+        }
+    }
+
+    /// An aggregate constant (`undef`, `zeroinitializer`, a literal struct
+    /// or vector).
+    fn constant_agg(&mut self, c: &ConstantRef) -> Res<Lowered> {
+        let ty = self.cx.module.types.type_of(c);
+        let mut leaves = Vec::new();
+        self.leaves(&ty, 0, &mut Vec::new(), &mut leaves)?;
+        for leaf in &mut leaves {
+            let mut k = c.clone();
+            for &i in &leaf.path {
+                k = match k.as_ref() {
+                    Constant::Struct { values, .. } => values.get(i as usize).cloned(),
+                    Constant::Array { elements, .. } => elements.get(i as usize).cloned(),
+                    Constant::Vector(elements) => elements.get(i as usize).cloned(),
+                    _ => None,
+                }
+                .unwrap_or(k);
+            }
+            let v = match k.as_ref() {
+                Constant::Undef(_) | Constant::Poison(_) | Constant::AggregateZero(_) => {
+                    let t = self.scalar(&leaf.ty)?;
+                    Operand::Const(Const { ty: t, bits: 0 })
+                }
+                _ if is_aggregate(&self.cx.module.types.type_of(&k)) => {
+                    return Err(self.unsupported(format!("aggregate constant {c}")))
+                }
+                _ => self.constant(&k)?,
+            };
+            leaf.val = Some(v);
+        }
+        Ok(self.new_agg(leaves))
+    }
+
+    /// Loads every leaf of an aggregate from `ptr`.
+    fn load_agg(&mut self, ty: &TypeRef, ptr: Operand) -> Res<Lowered> {
+        let mut leaves = Vec::new();
+        self.leaves(ty, 0, &mut Vec::new(), &mut leaves)?;
+        for leaf in &mut leaves {
+            let at = self.ptr_add_const(ptr, leaf.off as i64);
+            let v = match odd_int_bits(&leaf.ty) {
+                Some(n) => self.load_odd(at, n),
+                None => {
+                    let t = self.scalar(&leaf.ty)?;
+                    self.emit_value(InstKind::Load { ty: t, ptr: at })
+                }
+            };
+            leaf.val = Some(v);
+        }
+        Ok(self.new_agg(leaves))
+    }
+
+    /// Stores every leaf of an aggregate to `ptr`.
+    fn store_agg(&mut self, leaves: &[Leaf], ptr: Operand) -> Res<()> {
+        for leaf in leaves {
+            let Some(v) = leaf.val else { return Err(self.unsupported("an incomplete aggregate value")) };
+            let at = self.ptr_add_const(ptr, leaf.off as i64);
+            match odd_int_bits(&leaf.ty) {
+                Some(n) => self.store_odd(at, v, n),
+                None => {
+                    let t = self.scalar(&leaf.ty)?;
+                    self.emit(InstKind::Store { ty: t, ptr: at, value: v });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A stack slot for an aggregate a call returns (see
+    /// [`Self::entry_slot`]).
+    fn agg_slot(&mut self, ty: &TypeRef) -> Res<Operand> {
+        let size = self.cx.layout.size_of(ty).map_err(|e| self.unsupported(e))?;
+        let align = self.cx.layout.align_of(ty).map_err(|e| self.unsupported(e))?.max(1) as u32;
+        let n = Operand::Const(Const::int(self.pint(), size as i64, self.dm()));
+        self.entry_slot(InstKind::Alloca { size: n, align })
+    }
+
+    /// Places the stack slot `kind` first in the entry block, without a
+    /// line (it is not a statement: gcov counts no line for it), so that a
+    /// call in a loop does not allocate anew on every iteration.
+    fn entry_slot(&mut self, kind: InstKind) -> Res<Operand> {
+        let inst = self.body.create_inst(kind, Loc::UNKNOWN);
+        self.body.blocks[Body::ENTRY].insts.insert(0, inst);
+        self.body.insts[inst].result.map(Operand::Value).ok_or_else(|| self.unsupported("a stack slot without a value"))
+    }
+
     fn operand_type(&self, o: &Operand) -> Type {
         self.body.operand_type(o)
+    }
+
+    /// The width of `op`'s type if it is an integer width the IR does not
+    /// have (its value then sits zero-extended in a wider IR integer).
+    fn odd(&self, op: &LOp) -> Option<u32> {
+        odd_int_bits(&self.type_of_op(op))
+    }
+
+    /// `o`, an `n`-bit value in the container `ty`, with the bits above
+    /// `n` cleared (restoring the zero-extended form after an operation
+    /// that may carry into them).
+    fn mask_odd(&mut self, ty: Type, o: Operand, n: u32) -> Operand {
+        let m = Operand::Const(Const { ty, bits: truncate(u64::MAX, n) });
+        self.emit_value(InstKind::Bin { op: BinOp::And, ty, lhs: o, rhs: m })
+    }
+
+    /// `o`, an `n`-bit value in the container `ty`, sign-extended from its
+    /// bit `n - 1` over the whole container (for signed operations).
+    fn sext_odd(&mut self, ty: Type, o: Operand, n: u32) -> Operand {
+        let sh = Operand::Const(Const { ty, bits: u64::from(ty.bits(self.dm()) - n) });
+        let up = self.emit_value(InstKind::Bin { op: BinOp::Shl, ty, lhs: o, rhs: sh });
+        self.emit_value(InstKind::Bin { op: BinOp::AShr, ty, lhs: up, rhs: sh })
+    }
+
+    /// The pieces (byte offset, IR type) a load or store of `bytes` bytes
+    /// is made of: the widest power-of-two widths first, as the bytes of
+    /// an `i24`/`i48`/`i56` are those of its store size (3, 6, 7 bytes).
+    fn pieces(bytes: u64) -> Vec<(u64, Type)> {
+        let mut v = Vec::new();
+        let mut off = 0;
+        for (w, t) in [(8, Type::I64), (4, Type::I32), (2, Type::I16), (1, Type::I8)] {
+            if bytes - off >= w {
+                v.push((off, t));
+                off += w;
+            }
+        }
+        v
+    }
+
+    /// Loads an `n`-bit integer of odd width from `ptr` into its container.
+    fn load_odd(&mut self, ptr: Operand, n: u32) -> Operand {
+        let ty = container(n).unwrap_or(Type::I64);
+        let mut acc: Option<Operand> = None;
+        for (off, pt) in Self::pieces(u64::from(n.div_ceil(8))) {
+            let at = self.ptr_add_const(ptr, off as i64);
+            let piece = self.emit_value(InstKind::Load { ty: pt, ptr: at });
+            let wide = self.int_cast(piece, ty, false);
+            let shifted = if off == 0 {
+                wide
+            } else {
+                let sh = Operand::Const(Const { ty, bits: 8 * off });
+                self.emit_value(InstKind::Bin { op: BinOp::Shl, ty, lhs: wide, rhs: sh })
+            };
+            acc = Some(match acc {
+                None => shifted,
+                Some(a) => self.emit_value(InstKind::Bin { op: BinOp::Or, ty, lhs: a, rhs: shifted }),
+            });
+        }
+        let v = acc.unwrap_or(Operand::Const(Const { ty, bits: 0 }));
+        if n % 8 == 0 { v } else { self.mask_odd(ty, v, n) }
+    }
+
+    /// Stores the `n`-bit integer `value` (in its container) to `ptr`.
+    fn store_odd(&mut self, ptr: Operand, value: Operand, n: u32) {
+        let ty = self.operand_type(&value);
+        for (off, pt) in Self::pieces(u64::from(n.div_ceil(8))) {
+            let shifted = if off == 0 {
+                value
+            } else {
+                let sh = Operand::Const(Const { ty, bits: 8 * off });
+                self.emit_value(InstKind::Bin { op: BinOp::LShr, ty, lhs: value, rhs: sh })
+            };
+            let piece = self.int_cast(shifted, pt, false);
+            let at = self.ptr_add_const(ptr, off as i64);
+            self.emit(InstKind::Store { ty: pt, ptr: at, value: piece });
+        }
     }
 
     fn ptr_add_const(&mut self, base: Operand, off: i64) -> Operand {
@@ -278,8 +645,13 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             }
             LI::ICmp(i) => {
                 let ty = self.scalar(&self.type_of_op(&i.operand0))?;
-                let (lhs, rhs) = (self.operand(&i.operand0)?, self.operand(&i.operand1)?);
-                let v = self.emit_value(InstKind::Cmp { pred: int_pred(i.predicate), ty, lhs, rhs });
+                let (mut lhs, mut rhs) = (self.operand(&i.operand0)?, self.operand(&i.operand1)?);
+                let pred = int_pred(i.predicate);
+                if let (Some(n), CmpPred::Slt | CmpPred::Sle | CmpPred::Sgt | CmpPred::Sge) = (self.odd(&i.operand0), pred) {
+                    lhs = self.sext_odd(ty, lhs, n);
+                    rhs = self.sext_odd(ty, rhs, n);
+                }
+                let v = self.emit_value(InstKind::Cmp { pred, ty, lhs, rhs });
                 self.define(&i.dest, v);
                 Ok(())
             }
@@ -325,13 +697,32 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                 Ok(())
             }
             LI::Alloca(i) => self.alloca(i),
+            LI::Load(i) if self.aggregate_pointee(&i.address).is_some() => {
+                let ty = self.aggregate_pointee(&i.address).ok_or_else(|| self.unsupported("an aggregate load"))?;
+                let ptr = self.operand(&i.address)?;
+                let agg = self.load_agg(&ty, ptr)?;
+                self.locals.insert(&i.dest, agg);
+                Ok(())
+            }
+            LI::Store(i) if is_aggregate(&self.type_of_op(&i.value)) => {
+                let leaves = self.agg_operand(&i.value)?;
+                let ptr = self.operand(&i.address)?;
+                self.store_agg(&leaves, ptr)
+            }
             LI::Load(i) => {
                 let ty = match self.type_of_op(&i.address).as_ref() {
                     LType::PointerType { pointee_type, .. } => self.scalar(pointee_type)?,
                     other => return Err(self.unsupported(format!("load through {other}"))),
                 };
                 let ptr = self.operand(&i.address)?;
-                let v = self.emit_value(InstKind::Load { ty, ptr });
+                let odd = match self.type_of_op(&i.address).as_ref() {
+                    LType::PointerType { pointee_type, .. } => odd_int_bits(pointee_type),
+                    _ => None,
+                };
+                let v = match odd {
+                    Some(n) => self.load_odd(ptr, n),
+                    None => self.emit_value(InstKind::Load { ty, ptr }),
+                };
                 self.define(&i.dest, v);
                 Ok(())
             }
@@ -339,7 +730,12 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                 let ty = self.scalar(&self.type_of_op(&i.value))?;
                 let ptr = self.operand(&i.address)?;
                 let value = self.operand(&i.value)?;
-                self.emit(InstKind::Store { ty, ptr, value });
+                match self.odd(&i.value) {
+                    Some(n) => self.store_odd(ptr, value, n),
+                    None => {
+                        self.emit(InstKind::Store { ty, ptr, value });
+                    }
+                }
                 Ok(())
             }
             LI::GetElementPtr(i) => self.gep(i),
@@ -350,9 +746,49 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                 let v = match (agg, i.indices.as_slice()) {
                     (Lowered::Pair(a, _), [0]) => a,
                     (Lowered::Pair(_, b), [1]) => b,
+                    (Lowered::Agg(k), path) => {
+                        let sub: Vec<Leaf> = self.aggs[k].iter().filter(|l| l.path.starts_with(path)).cloned().collect();
+                        match sub.as_slice() {
+                            [one] if one.path.len() == path.len() => match one.val {
+                                Some(v) => v,
+                                None => return Err(self.unsupported("extractvalue of an undefined part")),
+                            },
+                            [first, ..] => {
+                                let base = first.off;
+                                let sub = sub
+                                    .iter()
+                                    .map(|l| Leaf { path: l.path[path.len()..].to_vec(), off: l.off - base, ..l.clone() })
+                                    .collect();
+                                let agg = self.new_agg(sub);
+                                self.locals.insert(&i.dest, agg);
+                                return Ok(());
+                            }
+                            [] => return Err(self.unsupported("extractvalue of a missing part")),
+                        }
+                    }
                     _ => return Err(self.unsupported("extractvalue from an aggregate value")),
                 };
                 self.define(&i.dest, v);
+                Ok(())
+            }
+            LI::InsertValue(i) => {
+                let mut leaves = self.agg_operand(&i.aggregate)?;
+                let path = i.indices.as_slice();
+                if is_aggregate(&self.type_of_op(&i.element)) {
+                    let parts = self.agg_operand(&i.element)?;
+                    for leaf in leaves.iter_mut().filter(|l| l.path.starts_with(path)) {
+                        let rest = &leaf.path[path.len()..];
+                        leaf.val = parts.iter().find(|p| p.path == rest).and_then(|p| p.val);
+                    }
+                } else {
+                    let v = self.operand(&i.element)?;
+                    match leaves.iter_mut().find(|l| l.path == path) {
+                        Some(leaf) => leaf.val = Some(v),
+                        None => return Err(self.unsupported("insertvalue into a missing part")),
+                    }
+                }
+                let agg = self.new_agg(leaves);
+                self.locals.insert(&i.dest, agg);
                 Ok(())
             }
             other => {
@@ -365,8 +801,15 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
 
     fn bin(&mut self, op: BinOp, a: &LOp, b: &LOp, dest: &'m Name) -> Res<()> {
         let ty = self.scalar(&self.type_of_op(a))?;
-        let (lhs, rhs) = (self.operand(a)?, self.operand(b)?);
-        let v = self.emit_value(InstKind::Bin { op, ty, lhs, rhs });
+        let (mut lhs, rhs) = (self.operand(a)?, self.operand(b)?);
+        let odd = self.odd(a);
+        if let (Some(n), BinOp::AShr) = (odd, op) {
+            lhs = self.sext_odd(ty, lhs, n);
+        }
+        let mut v = self.emit_value(InstKind::Bin { op, ty, lhs, rhs });
+        if let (Some(n), BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Shl | BinOp::AShr) = (odd, op) {
+            v = self.mask_odd(ty, v, n);
+        }
         self.define(dest, v);
         Ok(())
     }
@@ -377,7 +820,8 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
     fn div(&mut self, op: BinOp, a: &LOp, b: &LOp, dest: &'m Name) -> Res<()> {
         let ty = self.scalar(&self.type_of_op(a))?;
         let (lhs, rhs) = (self.operand(a)?, self.operand(b)?);
-        let bits = ty.bits(self.dm());
+        let odd = self.odd(a);
+        let bits = odd.unwrap_or_else(|| ty.bits(self.dm()));
         let zero = Operand::Const(Const { ty, bits: 0 });
         if !matches!(rhs, Operand::Const(c) if c.bits != 0) {
             let nonzero = self.emit_value(InstKind::Cmp { pred: CmpPred::Ne, ty, lhs: rhs, rhs: zero });
@@ -392,7 +836,15 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             let ok = self.emit_value(InstKind::Bin { op: BinOp::Or, ty: Type::I1, lhs: is_min, rhs: not_m1 });
             self.emit(InstKind::Check { kind: CheckKind::Overflow, cond: ok });
         }
-        let v = self.emit_value(InstKind::Bin { op, ty, lhs, rhs });
+        let signed = matches!(op, BinOp::SDiv | BinOp::SRem);
+        let v = match odd {
+            Some(n) if signed => {
+                let (l, r) = (self.sext_odd(ty, lhs, n), self.sext_odd(ty, rhs, n));
+                let q = self.emit_value(InstKind::Bin { op, ty, lhs: l, rhs: r });
+                self.mask_odd(ty, q, n)
+            }
+            _ => self.emit_value(InstKind::Bin { op, ty, lhs, rhs }),
+        };
         self.define(dest, v);
         Ok(())
     }
@@ -401,6 +853,12 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         let from = self.scalar(&self.type_of_op(a))?;
         let to = self.scalar(to_ty)?;
         let arg = self.operand(a)?;
+        let (from_odd, to_odd) = (self.odd(a), odd_int_bits(to_ty));
+        if from_odd.is_some() || to_odd.is_some() {
+            let v = self.cast_odd(op, arg, from, to, from_odd, to_odd)?;
+            self.define(dest, v);
+            return Ok(());
+        }
         let v = if from == to {
             arg // pointer-to-pointer bitcasts
         } else {
@@ -408,6 +866,38 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         };
         self.define(dest, v);
         Ok(())
+    }
+
+    /// A cast from or to an integer of odd width (`from_odd`, `to_odd`):
+    /// the value is sign-extended in its container first when the cast
+    /// reads it as signed, converted between the containers, and masked
+    /// to the target width.
+    fn cast_odd(&mut self, op: CastOp, arg: Operand, from: Type, to: Type, from_odd: Option<u32>, to_odd: Option<u32>) -> Res<Operand> {
+        let mut x = arg;
+        if let (Some(n), CastOp::SExt | CastOp::SiToFp) = (from_odd, op) {
+            x = self.sext_odd(from, x, n);
+        }
+        let (fb, tb) = (from.bits(self.dm()), to.bits(self.dm()));
+        let cop = match op {
+            CastOp::Trunc | CastOp::ZExt | CastOp::SExt => match fb.cmp(&tb) {
+                std::cmp::Ordering::Equal => None,
+                std::cmp::Ordering::Less if op == CastOp::SExt => Some(CastOp::SExt),
+                std::cmp::Ordering::Less => Some(CastOp::ZExt),
+                std::cmp::Ordering::Greater => Some(CastOp::Trunc),
+            },
+            CastOp::PtrToInt | CastOp::IntToPtr | CastOp::SiToFp | CastOp::UiToFp => Some(op),
+            other => {
+                let n = from_odd.or(to_odd).unwrap_or(0);
+                return Err(self.unsupported(format!("{other} of a {n}-bit integer")));
+            }
+        };
+        if let Some(cop) = cop {
+            x = self.emit_value(InstKind::Cast { op: cop, from, to, arg: x });
+        }
+        if let Some(m) = to_odd {
+            x = self.mask_odd(to, x, m);
+        }
+        Ok(x)
     }
 
     fn alloca(&mut self, i: &'m li::Alloca) -> Res<()> {
@@ -457,6 +947,9 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                     }
                     other => return Err(self.unsupported(format!("getelementptr into {other}"))),
                 }
+            }
+            if let Some(n) = self.odd(idx) {
+                return Err(self.unsupported(format!("a {n}-bit getelementptr index")));
             }
             match self.operand(idx)? {
                 Operand::Const(c) => {
@@ -509,9 +1002,54 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                 return Err(self.unsupported(format!("call of @{name}: {why}")));
             }
         }
-        let mut args = Vec::with_capacity(c.arguments.len());
-        for (a, _) in &c.arguments {
-            args.push(self.operand(a)?);
+        let mut args = Vec::with_capacity(c.arguments.len() + 1);
+        // An aggregate result comes back through a slot of the caller's,
+        // passed in front of the arguments (see `ModuleCx::declare_symbols`).
+        let agg_ret = match self.type_of_op(callee).as_ref() {
+            LType::PointerType { pointee_type, .. } => match pointee_type.as_ref() {
+                LType::FuncType { result_type, .. } if is_aggregate(result_type) => Some(result_type.clone()),
+                _ => None,
+            },
+            _ => None,
+        };
+        let slot = match &agg_ret {
+            Some(t) => {
+                let slot = self.agg_slot(t)?;
+                args.push(slot);
+                Some(slot)
+            }
+            None => None,
+        };
+        let callee_type = self.type_of_op(callee);
+        let variadic_type = matches!(callee_type.as_ref(), LType::PointerType { pointee_type, .. }
+            if matches!(pointee_type.as_ref(), LType::FuncType { is_var_arg: true, .. }));
+        let packs = match direct_name.as_deref() {
+            Some(n) => self.cx.defines_variadic(n),
+            None if variadic_type && self.cx.defines_any_variadic() => {
+                return Err(self.unsupported(
+                    "an indirect call of a variadic function in a program that defines variadic functions",
+                ))
+            }
+            None => false,
+        };
+        if packs {
+            let named = match callee_type.as_ref() {
+                LType::PointerType { pointee_type, .. } => match pointee_type.as_ref() {
+                    LType::FuncType { param_types, .. } => param_types.len(),
+                    _ => 0,
+                },
+                _ => 0,
+            };
+            let named = named.min(c.arguments.len());
+            for (a, _) in &c.arguments[..named] {
+                args.push(self.operand(a)?);
+            }
+            let area = self.pack_varargs(&c.arguments[..named], &c.arguments[named..])?;
+            args.push(area);
+        } else {
+            for (a, _) in &c.arguments {
+                args.push(self.operand(a)?);
+            }
         }
         let callee_kind = match direct_name.as_deref().and_then(|n| self.cx.syms.get(n).copied()) {
             Some(Sym::Func(f)) => Callee::Direct(f),
@@ -530,15 +1068,21 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                     }
                 }
                 let ret = fd.ret;
-                let call_ret = self.call_result_type(callee)?;
+                let call_ret = if agg_ret.is_some() { None } else { self.call_result_type(callee)? };
                 if ret != call_ret {
                     return Err(self.unsupported(format!("call of @{name} through a cast to another return type")));
                 }
                 ret
             }
+            Callee::Indirect(_) if agg_ret.is_some() => None,
             Callee::Indirect(_) => self.call_result_type(callee)?,
         };
         let v = self.emit(InstKind::Call { callee: callee_kind, args, ret });
+        if let (Some(t), Some(slot), Some(dest)) = (&agg_ret, slot, &c.dest) {
+            let agg = self.load_agg(t, slot)?;
+            self.locals.insert(dest, agg);
+            return Ok(());
+        }
         if let (Some(dest), Some(v)) = (&c.dest, v) {
             self.define(dest, Operand::Value(v));
         }
@@ -622,10 +1166,27 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         let family = name.split('.').next().unwrap_or("");
         let mut args = Vec::new();
         match family {
-            "dbg" | "lifetime" | "experimental" | "donothing" | "var" | "assume" | "stackrestore" => return Ok(()),
+            "dbg" | "lifetime" | "experimental" | "donothing" | "var" | "assume" | "stackrestore" | "va_end" => return Ok(()),
+            "va_start" => return self.va_start(c),
+            "va_copy" => {
+                let (dst, src) = match c.arguments.as_slice() {
+                    [(d, _), (s, _)] => (self.operand(d)?, self.operand(s)?),
+                    _ => return Err(self.unsupported("llvm.va_copy without two arguments")),
+                };
+                let size = match self.dm() {
+                    walkdown_ir::DataModel::LP64 => 24,
+                    walkdown_ir::DataModel::ILP32 => 4,
+                };
+                let n = Operand::Const(Const::int(self.pint(), size, self.dm()));
+                self.libc_call("memcpy", vec![Type::Ptr, Type::Ptr, self.pint()], Some(Type::Ptr), vec![dst, src, n])?;
+                return Ok(());
+            }
             _ => {}
         }
         for (a, _) in &c.arguments {
+            if let Some(n) = self.odd(a) {
+                return Err(self.unsupported(format!("intrinsic @llvm.{name} on a {n}-bit integer")));
+            }
             args.push(self.operand(a)?);
         }
         let dest = c.dest.as_ref();
@@ -712,6 +1273,111 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         Ok(())
     }
 
+    /// `va_start(ap)`: on x86-64 the `va_list` record (`gp_offset`,
+    /// `fp_offset`, `overflow_arg_area`, `reg_save_area`) pointing past the
+    /// registers the named parameters take; on i386 the pointer to the
+    /// first variable argument. clang's own `va_arg` code then reads the
+    /// arguments the caller laid out.
+    fn va_start(&mut self, c: &'m li::Call) -> Res<()> {
+        let Some((area, gp, fp)) = self.va else {
+            return Err(self.unsupported("va_start in a function that is not variadic"));
+        };
+        let ap = match c.arguments.first() {
+            Some((a, _)) => self.operand(a)?,
+            None => return Err(self.unsupported("llvm.va_start without an argument")),
+        };
+        match self.dm() {
+            walkdown_ir::DataModel::LP64 => {
+                let i32c = |v: u64| Operand::Const(Const { ty: Type::I32, bits: v });
+                self.emit(InstKind::Store { ty: Type::I32, ptr: ap, value: i32c(8 * gp.min(VA_GP_REGS)) });
+                let at = self.ptr_add_const(ap, 4);
+                self.emit(InstKind::Store { ty: Type::I32, ptr: at, value: i32c(8 * VA_GP_REGS + 16 * fp.min(VA_FP_REGS)) });
+                let overflow = self.ptr_add_const(area, VA_REG_SAVE as i64);
+                let at = self.ptr_add_const(ap, 8);
+                self.emit(InstKind::Store { ty: Type::Ptr, ptr: at, value: overflow });
+                let at = self.ptr_add_const(ap, 16);
+                self.emit(InstKind::Store { ty: Type::Ptr, ptr: at, value: area });
+            }
+            walkdown_ir::DataModel::ILP32 => {
+                self.emit(InstKind::Store { ty: Type::Ptr, ptr: ap, value: area });
+            }
+        }
+        Ok(())
+    }
+
+    /// Lays out the variable arguments of a call of a variadic function the
+    /// program defines, as the ABI passes them, in a stack slot of the
+    /// caller's; returns the pointer the callee takes as its last
+    /// parameter. x86-64: the register save area (integers and pointers in
+    /// the 8-byte general-purpose slots after those the named parameters
+    /// take, doubles in the 16-byte vector slots), then the overflow area
+    /// (8-byte slots, structs passed by value rounded up to 8 bytes); i386:
+    /// every argument in order, in 4-byte units.
+    fn pack_varargs(&mut self, named: &[(LOp, Vec<llvm_ir::function::ParameterAttribute>)], rest: &[(LOp, Vec<llvm_ir::function::ParameterAttribute>)]) -> Res<Operand> {
+        let lp64 = self.dm() == walkdown_ir::DataModel::LP64;
+        let (mut gp, mut fp) = (0u64, 0u64);
+        for (a, attrs) in named {
+            if is_byval(attrs).is_some() {
+                continue;
+            }
+            match self.scalar(&self.type_of_op(a))? {
+                Type::F32 | Type::F64 => fp += 1,
+                _ => gp += 1,
+            }
+        }
+        // Where each argument goes: (offset, what).
+        enum Part {
+            Scalar(Operand, Type),
+            Copy(Operand, u64),
+        }
+        let mut placed = Vec::new();
+        let mut overflow = if lp64 { VA_REG_SAVE } else { 0 };
+        let unit = if lp64 { 8 } else { 4 };
+        for (a, attrs) in rest {
+            if let Some(t) = is_byval(attrs) {
+                let size = self.cx.layout.size_of(t).map_err(|e| self.unsupported(e))?;
+                let p = self.operand(a)?;
+                placed.push((overflow, Part::Copy(p, size)));
+                overflow += size.div_ceil(unit) * unit;
+                continue;
+            }
+            if let Some(n) = self.odd(a) {
+                return Err(self.unsupported(format!("a {n}-bit variable argument")));
+            }
+            let ty = self.scalar(&self.type_of_op(a))?;
+            let v = self.operand(a)?;
+            let is_fp = matches!(ty, Type::F32 | Type::F64);
+            let off = if lp64 && !is_fp && gp < VA_GP_REGS {
+                gp += 1;
+                8 * (gp - 1)
+            } else if lp64 && is_fp && fp < VA_FP_REGS {
+                fp += 1;
+                8 * VA_GP_REGS + 16 * (fp - 1)
+            } else {
+                let at = overflow;
+                overflow += ty.store_size(self.dm()).div_ceil(unit) * unit;
+                at
+            };
+            placed.push((off, Part::Scalar(v, ty)));
+        }
+        let size = overflow.max(unit);
+        let n = Operand::Const(Const::int(self.pint(), size as i64, self.dm()));
+        let area = self.entry_slot(InstKind::Alloca { size: n, align: 16 })?;
+        for (off, part) in placed {
+            let at = self.ptr_add_const(area, off as i64);
+            match part {
+                Part::Scalar(value, ty) => {
+                    self.emit(InstKind::Store { ty, ptr: at, value });
+                }
+                Part::Copy(src, size) => {
+                    let n = Operand::Const(Const::int(self.pint(), size as i64, self.dm()));
+                    self.libc_call("memcpy", vec![Type::Ptr, Type::Ptr, self.pint()], Some(Type::Ptr), vec![at, src, n])?;
+                }
+            }
+        }
+        Ok(area)
+    }
+
     /// `fshl(a, b, s)`: the high half of `a:b << (s mod w)`; `fshr`: the
     /// low half of `a:b >> (s mod w)`.
     fn funnel_shift(&mut self, left: bool, a: Operand, b: Operand, s: Operand) -> Operand {
@@ -781,9 +1447,14 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
 
     fn lower_term(&mut self, t: &'m LT) -> Res<()> {
         let term = match t {
-            LT::Ret(r) => match &r.return_operand {
-                None => Terminator::Return(None),
-                Some(o) => Terminator::Return(Some(self.operand(o)?)),
+            LT::Ret(r) => match (&r.return_operand, self.ret_ptr) {
+                (None, _) => Terminator::Return(None),
+                (Some(o), Some(ptr)) => {
+                    let leaves = self.agg_operand(o)?;
+                    self.store_agg(&leaves, ptr)?;
+                    Terminator::Return(None)
+                }
+                (Some(o), None) => Terminator::Return(Some(self.operand(o)?)),
             },
             LT::Br(b) => {
                 let call = self.block_call(&b.dest)?;

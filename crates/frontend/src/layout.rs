@@ -17,11 +17,14 @@ impl<'m> Layout<'m> {
     /// The IR type of an LLVM first-class scalar type.
     pub fn scalar(&self, ty: &LType) -> Result<Type, LayoutError> {
         match ty {
-            LType::IntegerType { bits } => Type::int(*bits).ok_or_else(|| format!("{bits}-bit integers")),
+            LType::IntegerType { bits } => container(*bits).ok_or_else(|| {
+                format!("{bits}-bit integers (wider than 64 bits: __int128, or a run of bit-fields longer than 64 bits in a packed struct)")
+            }),
             LType::PointerType { .. } => Ok(Type::Ptr),
             LType::FPType(FPType::Single) => Ok(Type::F32),
             LType::FPType(FPType::Double) => Ok(Type::F64),
-            LType::FPType(other) => Err(format!("floating-point type {other:?} (long double?)")),
+            LType::FPType(FPType::X86_FP80) => Err("long double (x86 80-bit extended precision, which walkdown does not model)".into()),
+            LType::FPType(other) => Err(format!("floating-point type {other:?}")),
             other => Err(format!("values of type {other}")),
         }
     }
@@ -138,6 +141,32 @@ impl<'m> Layout<'m> {
             LType::NamedStructType { name } => self.named(name),
             _ => Ok(ty.clone()),
         }
+    }
+}
+
+/// The IR type that holds an LLVM `iN`: `iN` itself for the IR's widths;
+/// for other widths up to 64 (clang's coerced struct parameters such as
+/// `i48`, bit-field storage units such as `i24`) the next wider IR integer,
+/// in which the value is kept zero-extended (the lowering masks and
+/// sign-extends where the operation needs it; see `func.rs`).
+pub fn container(bits: u32) -> Option<Type> {
+    match bits {
+        0 => None,
+        1 => Some(Type::I1),
+        2..=8 => Some(Type::I8),
+        9..=16 => Some(Type::I16),
+        17..=32 => Some(Type::I32),
+        33..=64 => Some(Type::I64),
+        _ => None,
+    }
+}
+
+/// The width of an LLVM integer type that is not one of the IR's own
+/// widths (1, 8, 16, 32, 64), if `ty` is one.
+pub fn odd_int_bits(ty: &LType) -> Option<u32> {
+    match ty {
+        LType::IntegerType { bits } if !matches!(bits, 1 | 8 | 16 | 32 | 64) && *bits < 64 => Some(*bits),
+        _ => None,
     }
 }
 

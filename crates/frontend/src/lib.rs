@@ -3,8 +3,8 @@
 //! This is the only crate that links LLVM. [`compile_c`] runs `clang-14 -O0
 //! -g -Xclang -disable-O0-optnone` and `opt-14 -passes=mem2reg` on a copy of
 //! the source whose preprocessor line markers are blanked (so every location
-//! is a physical line of the file, as gcov reports it), reads the bitcode
-//! with the `llvm-ir` crate and lowers it with [`lower_module`]. Anything the
+//! is a physical line of the file, as gcov reports it), reads the textual
+//! IR with the `llvm-ir` crate and lowers it with [`lower_module`]. Anything the
 //! IR cannot express is an [`FrontendError::Unsupported`] naming the
 //! construct and its source line.
 
@@ -17,4 +17,4 @@ mod toolchain;
 
 pub use error::FrontendError;
 pub use module::lower_module;
-pub use toolchain::{compile_c, compile_to_bitcode, FrontendSettings};
+pub use toolchain::{compile_c, compile_to_ir, FrontendSettings};

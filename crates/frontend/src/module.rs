@@ -27,11 +27,25 @@ pub struct ModuleCx<'m> {
     pub bad_signatures: HashMap<String, String>,
     files: HashMap<String, FileId>,
     main_file_basename: String,
+    /// The true element counts of globals whose outermost type is an array
+    /// of 2^32 elements or more (see [`huge_global_arrays`]).
+    huge_arrays: HashMap<String, u64>,
 }
 
 /// Lowers `module`, compiled for data model `dm` from the file called
 /// `source_name` (which becomes file 0 of the program).
 pub fn lower_module(module: &Module, dm: DataModel, source_name: &str) -> Result<Program, FrontendError> {
+    lower_module_sized(module, dm, source_name, HashMap::new())
+}
+
+/// [`lower_module`], with the element counts of huge global arrays that the
+/// bitcode reader cut (see [`huge_global_arrays`]).
+pub(crate) fn lower_module_sized(
+    module: &Module,
+    dm: DataModel,
+    source_name: &str,
+    huge_arrays: HashMap<String, u64>,
+) -> Result<Program, FrontendError> {
     let mut program = Program::new(dm);
     program.files.push(source_name.to_string());
     let main_file_basename = std::path::Path::new(source_name)
@@ -46,6 +60,7 @@ pub fn lower_module(module: &Module, dm: DataModel, source_name: &str) -> Result
         bad_signatures: HashMap::new(),
         files: HashMap::new(),
         main_file_basename,
+        huge_arrays,
     };
     cx.declare_symbols()?;
     for gv in &module.global_vars {
@@ -103,7 +118,16 @@ impl<'m> ModuleCx<'m> {
             let llvm_ir::Type::PointerType { pointee_type, .. } = gv.ty.as_ref() else {
                 return Err(self.unsupported(format!("global @{name} of non-pointer type"), loc));
             };
-            let size = self.layout.size_of(pointee_type).map_err(|e| self.unsupported(format!("global @{name}: {e}"), loc))?;
+            let mut size = self.layout.size_of(pointee_type).map_err(|e| self.unsupported(format!("global @{name}: {e}"), loc))?;
+            if let (Some(&n), llvm_ir::Type::ArrayType { element_type, num_elements }) =
+                (self.huge_arrays.get(&name), pointee_type.as_ref())
+            {
+                if n as usize as u64 != n || (n as u32) as usize != *num_elements {
+                    return Err(self.unsupported(format!("global @{name}: an array of {n} elements"), loc));
+                }
+                let elem = self.layout.size_of(element_type).map_err(|e| self.unsupported(format!("global @{name}: {e}"), loc))?;
+                size = n.checked_mul(elem).ok_or_else(|| self.unsupported(format!("global @{name}: an array of {n} elements"), loc))?;
+            }
             let abi = self.layout.align_of(pointee_type).map_err(|e| self.unsupported(format!("global @{name}: {e}"), loc))?;
             let align = (gv.alignment as u64).max(abi).max(1) as u32;
             let id = self.program.globals.push(GlobalData {
@@ -120,13 +144,30 @@ impl<'m> ModuleCx<'m> {
         for f in &m.functions {
             let loc = self.loc(&f.debugloc);
             let params: Result<Vec<Type>, String> = f.parameters.iter().map(|p| self.layout.scalar(&p.ty)).collect();
-            let params = params.map_err(|e| self.unsupported(format!("parameter of @{}: {e}", f.name), loc))?;
-            let ret = self.ret_type(&f.return_type).map_err(|e| self.unsupported(format!("return type of @{}: {e}", f.name), loc))?;
+            let mut params = params.map_err(|e| self.unsupported(format!("parameter of @{}: {e}", f.name), loc))?;
+            // A struct returned in registers (`{ i64, i64 }`, `{ double,
+            // double }`, `<2 x float>`) is an aggregate value, which the IR
+            // does not have: the function stores it through a pointer its
+            // callers pass in front of the arguments (as the i386 ABI
+            // returns every struct) and returns nothing.
+            let ret = if crate::func::is_aggregate(&f.return_type) {
+                params.insert(0, Type::Ptr);
+                None
+            } else {
+                self.ret_type(&f.return_type).map_err(|e| self.unsupported(format!("return type of @{}: {e}", f.name), loc))?
+            };
+            // A variadic function the program defines gets its variable
+            // arguments in memory its callers lay out as the ABI's
+            // register save and overflow areas, through one more pointer
+            // parameter (see `FuncLowerer::pack_varargs`).
+            if f.is_var_arg {
+                params.push(Type::Ptr);
+            }
             let id = self.program.funcs.push(FuncData {
                 name: f.name.clone(),
                 params,
                 ret,
-                variadic: f.is_var_arg,
+                variadic: false,
                 loc,
                 body: None,
                 builtin: None,
@@ -160,6 +201,16 @@ impl<'m> ModuleCx<'m> {
         }
     }
 
+    /// Whether the module defines a variadic function called `name`.
+    pub fn defines_variadic(&self, name: &str) -> bool {
+        self.module.functions.iter().any(|f| f.name == name && f.is_var_arg)
+    }
+
+    /// Whether the module defines any variadic function.
+    pub fn defines_any_variadic(&self) -> bool {
+        self.module.functions.iter().any(|f| f.is_var_arg)
+    }
+
     /// Whether the module defines a function called `name`.
     pub fn defines(&self, name: &str) -> bool {
         self.module.functions.iter().any(|f| f.name == name)
@@ -171,11 +222,12 @@ impl<'m> ModuleCx<'m> {
         let Some(init) = &gv.initializer else { return Ok(()) };
         let loc = self.program.globals[id].loc;
         let size = self.program.globals[id].size;
-        let mut bytes = vec![0u8; size as usize];
+        let mut buf = crate::consts::InitBuf { bytes: Vec::new(), size };
         let mut relocs = Vec::new();
         let llvm_ir::Type::PointerType { pointee_type, .. } = gv.ty.as_ref() else { return Ok(()) };
-        crate::consts::write_initializer(self, init, pointee_type, &mut bytes, 0, &mut relocs)
+        crate::consts::write_initializer(self, init, pointee_type, &mut buf, 0, &mut relocs)
             .map_err(|e| self.unsupported(format!("initializer of @{name}: {e}"), loc))?;
+        let mut bytes = buf.bytes;
         while bytes.last() == Some(&0) {
             bytes.pop();
         }
@@ -184,6 +236,67 @@ impl<'m> ModuleCx<'m> {
         g.relocs = relocs;
         Ok(())
     }
+}
+
+/// The element counts of the globals of textual IR `text` whose outermost
+/// type is an array of 2^32 elements or more, by name.
+///
+/// The `llvm-ir` crate reads array lengths through LLVM's C API, whose
+/// `LLVMGetArrayLength` returns 32 bits: `static char big[(1L << 32) + 16]`
+/// would read as 16 bytes, and every in-bounds access past them would be
+/// out of bounds. The textual IR has the true count. An array of that size
+/// anywhere else (nested in another type, on the stack) cannot be
+/// recovered: that is an error naming it. (Instructions that only name the
+/// type, such as the `getelementptr` of an element of the global, need no
+/// count: C indexes an array with a first index of 0.)
+pub fn huge_global_arrays(text: &str) -> Result<HashMap<String, u64>, String> {
+    const LIMIT: u64 = 1 << 32;
+    let mut found = HashMap::new();
+    for line in text.lines() {
+        let mut counts = Vec::new();
+        let mut rest = line;
+        while let Some(i) = rest.find('[') {
+            rest = &rest[i + 1..];
+            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+            if digits > 0 && rest[digits..].starts_with(" x ") {
+                if let Ok(n) = rest[..digits].parse::<u64>() {
+                    if n >= LIMIT {
+                        counts.push(n);
+                    }
+                }
+            }
+        }
+        if counts.is_empty() {
+            continue;
+        }
+        // Instructions name the type again (`getelementptr [N x i8], ...
+        // @big, i64 0, i64 k`); what matters is where a type is defined:
+        // globals, named types and stack slots.
+        let t = line.trim_start();
+        let defines = t.starts_with('@') || (t.starts_with('%') && t.contains(" = type ")) || t.contains(" = alloca ");
+        if !defines {
+            continue;
+        }
+        // `@name = <linkage and flags> global|constant [N x T] ...`: only
+        // the first array of the declaration, its outermost type.
+        let outermost = line.strip_prefix('@').and_then(|l| {
+            let (name, decl) = l.split_once(" = ")?;
+            let at = [" global [", " constant ["].iter().filter_map(|k| decl.find(k).map(|i| i + k.len())).min()?;
+            let digits = decl[at..].bytes().take_while(u8::is_ascii_digit).count();
+            let n = decl[at..at + digits].parse::<u64>().ok()?;
+            Some((name.trim_matches('"').to_string(), n))
+        });
+        match outermost {
+            Some((name, n)) if counts.first() == Some(&n) && counts.len() == 1 => {
+                found.insert(name, n);
+            }
+            _ => {
+                let short: String = line.trim().chars().take(100).collect();
+                return Err(format!("an array of 2^32 elements or more inside another type or on the stack (`{short}`)"));
+            }
+        }
+    }
+    Ok(found)
 }
 
 /// The text of an LLVM name (`%3` → "3").

@@ -32,10 +32,16 @@ impl Default for FrontendSettings {
 /// Compiles `source` (a `.c` or `.i` file) to a verified IR program.
 pub fn compile_c(source: &Path, settings: &FrontendSettings) -> Result<Program, FrontendError> {
     let dir = tempfile::tempdir().map_err(|e| FrontendError::Io { path: std::env::temp_dir(), source: e })?;
-    let bc = compile_to_bitcode(source, settings, dir.path())?;
-    let module = llvm_ir::Module::from_bc_path(&bc).map_err(FrontendError::Bitcode)?;
+    let ll = compile_to_ir(source, settings, dir.path())?;
+    let module = llvm_ir::Module::from_ir_path(&ll).map_err(FrontendError::Bitcode)?;
     let display_name = source.to_string_lossy().into_owned();
-    let mut program = crate::module::lower_module(&module, settings.data_model, &display_name)?;
+    let text = std::fs::read_to_string(&ll).map_err(|e| FrontendError::Io { path: ll.clone(), source: e })?;
+    let huge = crate::module::huge_global_arrays(&text).map_err(|construct| FrontendError::Unsupported {
+        construct,
+        file: display_name.clone(),
+        line: 0,
+    })?;
+    let mut program = crate::module::lower_module_sized(&module, settings.data_model, &display_name, huge)?;
     if let Ok(text) = std::fs::read(source) {
         unlocate_closing_brace_jumps(&mut program, &text);
     }
@@ -68,9 +74,10 @@ pub(crate) fn unlocate_closing_brace_jumps(program: &mut Program, text: &[u8]) {
     }
 }
 
-/// Compiles `source` into `work_dir` and returns the path of the bitcode
-/// after mem2reg.
-pub fn compile_to_bitcode(source: &Path, settings: &FrontendSettings, work_dir: &Path) -> Result<PathBuf, FrontendError> {
+/// Compiles `source` into `work_dir` and returns the path of the textual
+/// IR after mem2reg (textual because it has what the bitcode reader loses:
+/// see [`huge_global_arrays`](crate::module::huge_global_arrays)).
+pub fn compile_to_ir(source: &Path, settings: &FrontendSettings, work_dir: &Path) -> Result<PathBuf, FrontendError> {
     if !source.extension().is_some_and(|e| e == "c" || e == "i") {
         return Err(FrontendError::NotCSource { path: source.into() });
     }
@@ -89,7 +96,7 @@ pub fn compile_to_bitcode(source: &Path, settings: &FrontendSettings, work_dir: 
     let copy = work_dir.join(&file_name);
     std::fs::write(&copy, blank_line_markers(&text)).map_err(|e| FrontendError::Io { path: copy.clone(), source: e })?;
     let raw = work_dir.join("raw.bc");
-    let bc = work_dir.join("prog.bc");
+    let bc = work_dir.join("prog.ll");
     let arch = match settings.data_model {
         DataModel::LP64 => "-m64",
         DataModel::ILP32 => "-m32",
@@ -99,13 +106,18 @@ pub fn compile_to_bitcode(source: &Path, settings: &FrontendSettings, work_dir: 
         .current_dir(work_dir)
         .args(["-c", "-emit-llvm", "-g", "-O0", "-Xclang", "-disable-O0-optnone", "-w"])
         .args(["-std=gnu11", "-fno-builtin", "-ffp-contract=off", arch])
+        // Bit-fields through storage units of legal widths where the layout
+        // allows it: otherwise clang reads a run of bit-fields as one
+        // integer of up to the run's size (`i96` for 96 bits of fields in
+        // ILP32), wider than the IR's integers.
+        .args(["-Xclang", "-ffine-grained-bitfield-accesses"])
         .args(&settings.extra_flags)
         .arg(&file_name)
         .arg("-o")
         .arg(&raw);
     run(clang, &settings.clang, source)?;
     let mut opt = Command::new(&settings.opt);
-    opt.arg("-passes=mem2reg").arg(&raw).arg("-o").arg(&bc);
+    opt.arg("-passes=mem2reg").arg("-S").arg(&raw).arg("-o").arg(&bc);
     run(opt, &settings.opt, source)?;
     Ok(bc)
 }

@@ -5,8 +5,12 @@
 use crate::api::Outcome;
 use crate::code::{CallSite, CallTarget, FuncKind, Model, Opnd, NONE};
 use crate::eval::mask;
-use crate::exec::{Flow, Frame, Machine};
+use crate::exec::{Flow, Frame, JmpPoint, Machine};
 use walkdown_ir::{CheckKind, Type};
+
+/// Marks a `jmp_buf` that `setjmp` filled (the high half of its first 8
+/// bytes; the low half numbers the point).
+const JMP_MAGIC: u64 = 0x5e71_3b0f;
 
 impl Machine<'_, '_> {
     /// The `i`th argument of a call site.
@@ -113,6 +117,9 @@ impl Machine<'_, '_> {
             }
             FuncKind::Builtin(b) => {
                 let b = *b;
+                if b == walkdown_ir::Builtin::Print {
+                    self.capture_print(&callee.name, regs, site, base);
+                }
                 self.call_builtin(regs, b, callee.params.first().copied(), site, pc, base)
             }
             FuncKind::Model(m) => match *m {
@@ -143,6 +150,8 @@ impl Machine<'_, '_> {
                     }
                     Flow::Next
                 }
+                Model::Setjmp => self.setjmp(regs, site, pc, base, frame),
+                Model::Longjmp => self.longjmp(regs, site, pc, base),
             },
             FuncKind::Unknown => {
                 self.note_unknown(fno);
@@ -153,6 +162,74 @@ impl Machine<'_, '_> {
                 Flow::Next
             }
         }
+    }
+
+    /// `setjmp(env)`: remembers this activation and call, writes the
+    /// point's number and [`JMP_MAGIC`] into the first 8 bytes of `env`
+    /// (every `jmp_buf` is larger), returns 0.
+    fn setjmp(&mut self, regs: &mut [u64], site: &CallSite, pc: usize, base: usize, frame: usize) -> Flow {
+        let Some(env) = self.arg(regs, site, base, 0) else {
+            return Flow::Stop(self.unsupported(pc, "setjmp without an argument".into()));
+        };
+        let point = JmpPoint {
+            depth: self.frames.len(),
+            base,
+            frame,
+            pc,
+            dst: site.dst,
+            ret_mask: site.ret.map_or(0, |t| mask(t.bits(self.p.dm))),
+        };
+        let token = (JMP_MAGIC << 32) | self.jmp_points.len() as u64;
+        if let Err(f) = self.mem.store(env, 8, token) {
+            return Flow::Stop(self.error(pc, f.kind));
+        }
+        self.jmp_points.push(point);
+        self.set_result(regs, site, base, 0);
+        Flow::Next
+    }
+
+    /// `longjmp(env, val)`: back to the `setjmp` call `env` records, in the
+    /// activation that made it (which must not have returned), with the
+    /// frames and stack slots of the functions in between released; the
+    /// call returns `val`, or 1 for 0. Local variables keep the values they
+    /// have now (C leaves the non-volatile ones changed since `setjmp`
+    /// indeterminate).
+    fn longjmp(&mut self, regs: &mut [u64], site: &CallSite, pc: usize, base: usize) -> Flow {
+        let (Some(env), Some(val)) = (self.arg(regs, site, base, 0), self.arg(regs, site, base, 1)) else {
+            return Flow::Stop(self.unsupported(pc, "longjmp without two arguments".into()));
+        };
+        let token = match self.mem.load(env, 8) {
+            Ok(t) => t,
+            Err(f) => return Flow::Stop(self.error(pc, f.kind)),
+        };
+        let point = match self.jmp_points.get((token & 0xffff_ffff) as usize) {
+            Some(p) if token >> 32 == JMP_MAGIC => *p,
+            _ => return Flow::Stop(self.unsupported(pc, "longjmp with a jmp_buf no setjmp filled".into())),
+        };
+        // The activation is live when the frame records of its callers
+        // are still there and the record of its own call (if it called
+        // further) names its frame.
+        let live = self.frames.len() >= point.depth
+            && self
+                .frames
+                .get(point.depth)
+                .map_or(base == point.base, |f| f.base as usize == point.base && f.frame as usize == point.frame);
+        if !live {
+            return Flow::Stop(self.unsupported(pc, "longjmp to a function that has returned".into()));
+        }
+        while self.frames.len() > point.depth {
+            let Some(f) = self.frames.pop() else { break };
+            while self.allocas.len() > f.alloca_mark as usize {
+                if let Some(i) = self.allocas.pop() {
+                    self.mem.release(i);
+                }
+            }
+        }
+        let v = u64::from((val as u32).max(1));
+        if point.dst != NONE {
+            regs[point.base + point.dst as usize] = v & point.ret_mask;
+        }
+        Flow::Resume { pc: point.pc + 1, base: point.base, frame: point.frame }
     }
 
     /// Writes a call's result, truncated to the type the caller expects.

@@ -354,6 +354,13 @@ pub enum Model {
         /// How tests print it.
         signed: bool,
     },
+    /// `setjmp`, `_setjmp`, `sigsetjmp`, `__sigsetjmp`: records the calling
+    /// activation and the call in the `jmp_buf`, returns 0.
+    Setjmp,
+    /// `longjmp`, `_longjmp`, `siglongjmp`: unwinds to the activation a
+    /// `setjmp` recorded in the `jmp_buf`, whose call then returns the
+    /// value (1 for 0).
+    Longjmp,
 }
 
 /// How a function runs.

@@ -44,8 +44,32 @@ pub(crate) enum Flow {
         /// Its frame size.
         frame: usize,
     },
+    /// Go on at `pc` in the frame at `base` (a `longjmp`, whose caller
+    /// frames are already popped).
+    Resume {
+        /// Where.
+        pc: usize,
+        /// Its frame base.
+        base: usize,
+        /// Its frame size.
+        frame: usize,
+    },
     /// The run ends.
     Stop(Outcome),
+}
+
+/// Where a `setjmp` call can be returned to.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct JmpPoint {
+    /// Call frames of the callers of the activation that called `setjmp`.
+    pub(crate) depth: usize,
+    /// That activation's frame.
+    pub(crate) base: usize,
+    pub(crate) frame: usize,
+    /// The `setjmp` call.
+    pub(crate) pc: usize,
+    pub(crate) dst: u32,
+    pub(crate) ret_mask: u64,
 }
 
 /// The state of one run.
@@ -67,6 +91,10 @@ pub(crate) struct Machine<'p, 't> {
     unknown: Vec<u32>,
     pub(crate) limits: ExecLimits,
     steps: u64,
+    /// What the program printed to stdout, when the run keeps it.
+    pub(crate) output: Option<Vec<u8>>,
+    /// The `setjmp` calls made so far; a `jmp_buf` holds an index.
+    pub(crate) jmp_points: Vec<JmpPoint>,
 }
 
 impl<'p, 't> Machine<'p, 't> {
@@ -99,12 +127,28 @@ impl<'p, 't> Machine<'p, 't> {
             unknown: Vec::new(),
             limits,
             steps: 0,
+            output: None,
+            jmp_points: Vec::new(),
         }
     }
 
+    /// [`Machine::run`], also returning the captured output.
+    pub(crate) fn run_keeping_output(self, record_lines: bool) -> (RunResult, Vec<u8>) {
+        let mut out = Vec::new();
+        let r = self.run_inner(record_lines, &mut out);
+        (r, out)
+    }
+
     /// Runs `main` to the end and collects the results.
-    pub(crate) fn run(mut self, record_lines: bool) -> RunResult {
+    pub(crate) fn run(self, record_lines: bool) -> RunResult {
+        self.run_inner(record_lines, &mut Vec::new())
+    }
+
+    fn run_inner(mut self, record_lines: bool, out: &mut Vec<u8>) -> RunResult {
         let outcome = self.start(record_lines);
+        if let Some(o) = self.output.take() {
+            *out = o;
+        }
         let p = self.p;
         let mut covered = Vec::new();
         for (w, &bits) in self.covered.iter().enumerate() {
@@ -576,6 +620,11 @@ impl<'p, 't> Machine<'p, 't> {
             match self.call(regs, &site, pc, base, frame) {
                 Flow::Next => pc += 1,
                 Flow::Enter {
+                    pc: entry,
+                    base: b,
+                    frame: f,
+                }
+                | Flow::Resume {
                     pc: entry,
                     base: b,
                     frame: f,

@@ -54,6 +54,7 @@ pub mod code;
 pub mod eval;
 mod exec;
 pub mod memory;
+mod output;
 mod prepare;
 
 pub use api::{ConsumedInput, ExecLimits, InterpError, LineCount, Outcome, RunOptions, RunResult};
@@ -88,6 +89,15 @@ impl Interpreter {
             options.record_lines,
         )
         .run(options.record_lines)
+    }
+
+    /// Runs `main` on `test` and also returns what it printed to standard
+    /// output (see the `output` module for which functions and conversions
+    /// are followed). The run itself is the one [`Interpreter::run`] makes.
+    pub fn run_with_output(&self, test: &TestVector, options: &RunOptions) -> (RunResult, Vec<u8>) {
+        let mut m = exec::Machine::new(&self.prepared, &test.values, options.limits, options.record_lines);
+        m.output = Some(Vec::new());
+        m.run_keeping_output(options.record_lines)
     }
 
     /// Fills new stack slots and `malloc`/`realloc` blocks in later runs

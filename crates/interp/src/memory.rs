@@ -17,6 +17,13 @@
 //! - [`CheckKind::OutOfBounds`] otherwise (past the end, before the start,
 //!   between objects, into a function, or a write to a constant global).
 //!
+//! Objects of [`LAZY_MIN`] bytes or more (a program's 1 GiB static array)
+//! are allocated as zero pages the host maps on first touch, and remember
+//! which 4 KiB pages the run wrote: creating one costs nothing, and copying
+//! the prepared memory at the start of every run copies the written pages
+//! only, so a run that touches little of a huge object is fast. Bounds are
+//! those of the whole object, as for any other.
+//!
 //! Freed objects keep their address range but drop their bytes (the buffers
 //! are recycled for later allocations). When the most recent objects are
 //! freed (stack slots at every return, a `malloc`/`free` pair in a loop),
@@ -39,6 +46,10 @@ const READ: u8 = 1;
 const WRITE: u8 = 2;
 const RECYCLE_MAX_BUFFERS: usize = 64;
 const RECYCLE_MAX_BYTES: usize = 1 << 20;
+/// Objects at least this large are allocated lazily (see the module doc).
+pub const LAZY_MIN: u64 = 1 << 20;
+/// The granularity of the written-page record of lazy objects.
+const PAGE: usize = 4096;
 
 /// What an object is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,7 +68,7 @@ pub enum ObjectKind {
 }
 
 /// One object of the address space.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Object {
     /// Its first address.
     pub base: u64,
@@ -69,9 +80,63 @@ pub struct Object {
     pub live: bool,
     perm: u8,
     data: Vec<u8>,
+    /// For lazy objects: one bit per page that may hold a nonzero byte.
+    dirty: Option<Vec<u64>>,
+}
+
+impl Clone for Object {
+    /// A lazy object's copy starts as fresh zero pages and copies only the
+    /// pages written so far; other objects copy their bytes.
+    fn clone(&self) -> Self {
+        let data = match &self.dirty {
+            None => self.data.clone(),
+            Some(bits) => match zeroed(self.data.len()) {
+                Ok(mut d) => {
+                    for (w, &word) in bits.iter().enumerate() {
+                        let mut b = word;
+                        while b != 0 {
+                            let page = w * 64 + b.trailing_zeros() as usize;
+                            b &= b - 1;
+                            let start = page * PAGE;
+                            let end = (start + PAGE).min(d.len());
+                            d[start..end].copy_from_slice(&self.data[start..end]);
+                        }
+                    }
+                    d
+                }
+                // The host refused fresh zero pages: copy the bytes (what
+                // a clone did before lazy objects).
+                Err(_) => self.data.clone(),
+            },
+        };
+        Object {
+            base: self.base,
+            size: self.size,
+            kind: self.kind,
+            live: self.live,
+            perm: self.perm,
+            data,
+            dirty: self.dirty.clone(),
+        }
+    }
 }
 
 impl Object {
+    /// Records that bytes `[off, off + len)` may have been written.
+    #[inline(always)]
+    fn touch(&mut self, off: usize, len: usize) {
+        if let Some(bits) = &mut self.dirty {
+            if len == 0 {
+                return;
+            }
+            for page in off / PAGE..=(off + len - 1) / PAGE {
+                if let Some(w) = bits.get_mut(page / 64) {
+                    *w |= 1 << (page % 64);
+                }
+            }
+        }
+    }
+
     /// Its bytes (empty once freed).
     pub fn bytes(&self) -> &[u8] {
         &self.data
@@ -191,8 +256,15 @@ impl Memory {
             return Err(AllocError::AddressSpace);
         }
         let len = usize::try_from(size).map_err(|_| AllocError::AddressSpace)?;
+        let lazy = size >= LAZY_MIN && !matches!(kind, ObjectKind::Func(_));
         let data = if matches!(kind, ObjectKind::Func(_)) {
             Vec::new()
+        } else if lazy {
+            let mut v = zeroed(len)?;
+            if counted && self.fresh_fill != 0 {
+                fill_pattern(&mut v, self.fresh_fill, base);
+            }
+            v
         } else {
             let mut v = self.recycled.pop().unwrap_or_default();
             v.clear();
@@ -215,6 +287,10 @@ impl Memory {
         if counted {
             self.live_bytes += size;
         }
+        let mut dirty = lazy.then(|| vec![0u64; len.div_ceil(PAGE).div_ceil(64)]);
+        if let (Some(bits), true) = (&mut dirty, counted && self.fresh_fill != 0) {
+            bits.fill(u64::MAX);
+        }
         self.objects.push(Object {
             base,
             size,
@@ -222,6 +298,7 @@ impl Memory {
             live: true,
             perm,
             data,
+            dirty,
         });
         Ok((self.objects.len() - 1, base))
     }
@@ -238,6 +315,7 @@ impl Memory {
         }
         o.live = false;
         o.perm = 0;
+        o.dirty = None;
         if matches!(o.kind, ObjectKind::Stack | ObjectKind::Heap) {
             self.live_bytes = self.live_bytes.saturating_sub(o.size);
         }
@@ -356,6 +434,7 @@ impl Memory {
     #[inline(always)]
     pub fn store(&mut self, addr: u64, n: u64, v: u64) -> Result<(), MemFault> {
         let (i, off) = self.resolve(addr, n, WRITE)?;
+        self.objects[i].touch(off, n as usize);
         let d = &mut self.objects[i].data;
         let ok = match n {
             8 => d
@@ -401,6 +480,7 @@ impl Memory {
         }
         let (i, off) = self.resolve(addr, len, WRITE)?;
         let len = len as usize;
+        self.objects[i].touch(off, len);
         self.objects[i]
             .data
             .get_mut(off..off + len)
@@ -425,6 +505,7 @@ impl Memory {
         let (si, soff) = self.resolve(src, len, READ)?;
         let (di, doff) = self.resolve(dst, len, WRITE)?;
         let len = len as usize;
+        self.objects[di].touch(doff, len);
         if si == di {
             self.objects[di].data.copy_within(soff..soff + len, doff);
         } else {
@@ -449,6 +530,9 @@ impl Memory {
 
     /// Writes initial contents into object `idx` regardless of permissions.
     pub(crate) fn init_object(&mut self, idx: usize, offset: usize, bytes: &[u8]) -> bool {
+        if let Some(o) = self.objects.get_mut(idx) {
+            o.touch(offset, bytes.len());
+        }
         match self
             .objects
             .get_mut(idx)
@@ -487,6 +571,26 @@ impl Memory {
             (_, false) => Err(CheckKind::DoubleFree),
             _ => Err(CheckKind::InvalidFree),
         }
+    }
+}
+
+/// `len` zero bytes the host maps on first touch (`calloc`'s large
+/// allocations), or an error when it refuses them.
+fn zeroed(len: usize) -> Result<Vec<u8>, AllocError> {
+    if len == 0 {
+        return Ok(Vec::new());
+    }
+    let layout = std::alloc::Layout::array::<u8>(len).map_err(|_| AllocError::AddressSpace)?;
+    // SAFETY: `layout` has a nonzero size. A non-null result of
+    // `alloc_zeroed` is `len` initialized (zero) bytes allocated by the
+    // global allocator with the layout of `[u8; len]`, which is exactly
+    // what `Vec::from_raw_parts(ptr, len, len)` requires of its arguments.
+    unsafe {
+        let ptr = std::alloc::alloc_zeroed(layout);
+        if ptr.is_null() {
+            return Err(AllocError::OutOfMemory);
+        }
+        Ok(Vec::from_raw_parts(ptr, len, len))
     }
 }
 

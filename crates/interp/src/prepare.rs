@@ -33,6 +33,8 @@ pub(crate) fn model_of(name: &str) -> Option<Model> {
         _ if is_reach_error(name) => Model::ReachError,
         "__assert_fail" | "__assert" | "__assert_rtn" | "__assert_perror_fail" => Model::AssertFail,
         "__VERIFIER_assume" => Model::Assume,
+        "setjmp" | "_setjmp" | "sigsetjmp" | "__sigsetjmp" => Model::Setjmp,
+        "longjmp" | "_longjmp" | "siglongjmp" | "__longjmp_chk" => Model::Longjmp,
         _ => {
             let rest = name.strip_prefix("__VERIFIER_nondet_")?;
             let unsigned = rest.starts_with('u')

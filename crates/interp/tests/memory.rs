@@ -511,3 +511,49 @@ fn ilp32_pointer_arithmetic_wraps() {
         Some(CheckKind::OutOfBounds)
     );
 }
+
+/// The resident memory of this process, in bytes (Linux `VmRSS`).
+fn resident_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// A 1 GiB object is neither materialized when it is allocated nor when
+/// the memory is copied for a run (every run starts from a copy of the
+/// prepared memory): only the pages written are. Its bounds stay exact.
+#[test]
+fn huge_objects_cost_the_pages_they_use() {
+    use walkdown_interp::memory::{Memory, ObjectKind};
+    const GIB: u64 = 1 << 30;
+    let Some(before) = resident_bytes() else {
+        eprintln!("skipped: no /proc/self/status to read the resident memory from");
+        return;
+    };
+    let mut m = Memory::new(DataModel::LP64);
+    let (_, base) = m.alloc(GIB, 16, ObjectKind::Global(GlobalId::from_u32(0)), false).unwrap();
+    m.store(base + 12_345_678, 4, 0xdead_beef).unwrap();
+    m.store(base + GIB - 8, 8, 7).unwrap();
+    let copies: Vec<Memory> = (0..3).map(|_| m.clone()).collect();
+    for c in &copies {
+        let mut c = c.clone();
+        assert_eq!(c.load(base + 12_345_678, 4).unwrap(), 0xdead_beef);
+        assert_eq!(c.load(base + GIB - 8, 8).unwrap(), 7);
+        assert_eq!(c.load(base + GIB / 2, 8).unwrap(), 0);
+        assert_eq!(c.load(base + GIB - 4, 8).unwrap_err().kind, CheckKind::OutOfBounds);
+        assert_eq!(c.load(base + GIB, 1).unwrap_err().kind, CheckKind::OutOfBounds);
+        // A write to a copy is the copy's alone.
+        c.store(base + 100, 1, 9).unwrap();
+        assert_eq!(c.load(base + 100, 1).unwrap(), 9);
+        assert_eq!(m.load(base + 100, 1).unwrap(), 0);
+    }
+    let after = resident_bytes().unwrap_or(u64::MAX);
+    // Five 1 GiB objects exist (the original, three copies, one copy of a
+    // copy at a time); materialized they would take 4 GiB and more.
+    assert!(
+        after.saturating_sub(before) < 256 << 20,
+        "resident memory grew by {} MiB",
+        after.saturating_sub(before) >> 20
+    );
+}

@@ -31,6 +31,11 @@ pub struct RunArgs {
     /// Print every goal the run covered, not only the count.
     #[arg(long, short)]
     verbose: bool,
+    /// Print what the program writes to standard output (`printf` with
+    /// integer, character and string conversions, `puts`, `putchar`),
+    /// verbatim, before the report.
+    #[arg(long)]
+    show_output: bool,
 }
 
 /// Reads the test named by `--test` or `--inputs`.
@@ -143,7 +148,14 @@ pub fn run(args: &RunArgs) -> Result<i32> {
         limits: ExecLimits { max_steps: args.max_steps, max_call_depth: args.max_call_depth, ..ExecLimits::default() },
         record_lines: false,
     };
-    let result = interp.run(&vector, &options);
+    let result = if args.show_output {
+        let (result, output) = interp.run_with_output(&vector, &options);
+        use std::io::Write as _;
+        std::io::stdout().write_all(&output)?;
+        result
+    } else {
+        interp.run(&vector, &options)
+    };
     for warning in range_warnings(&program, &vector, &result.inputs) {
         eprintln!("walkdown: warning: {warning}");
     }
