@@ -259,10 +259,10 @@ mod tests {
         let txt = dir.path().join("prog.txt");
         std::fs::write(&txt, "int main(void) { return 0; }\n").unwrap();
         // A missing clang would be ToolMissing: these are refused before it.
-        assert!(matches!(compile_to_bitcode(&txt, &settings, dir.path()), Err(FrontendError::NotCSource { .. })));
+        assert!(matches!(compile_to_ir(&txt, &settings, dir.path()), Err(FrontendError::NotCSource { .. })));
         let bin = dir.path().join("prog.c");
         std::fs::write(&bin, b"\x7fELF\x02\x01\x01\x00\x00junk").unwrap();
-        match compile_to_bitcode(&bin, &settings, dir.path()) {
+        match compile_to_ir(&bin, &settings, dir.path()) {
             Err(e @ FrontendError::Binary { offset: 7, .. }) => assert!(!e.to_string().contains("ELF"), "{e}"),
             other => panic!("{other:?}"),
         }
