@@ -67,7 +67,10 @@ pub fn check(name: &str, p: &Program, count: usize, budget: Duration, max_steps:
         let rq = iq.run(&tv, &oq);
         covered.extend(rp.covered.iter().copied());
         let bad = if rp.outcome == Outcome::StepLimit {
-            rq.outcome == Outcome::AssumeFailed
+            // The instrumented run had more steps and may have gone on to
+            // the program's own failing assume: only an assume the
+            // original does not fail with as many steps is a bad fact.
+            rq.outcome == Outcome::AssumeFailed && ip.run(&tv, &oq).outcome != Outcome::AssumeFailed
         } else {
             rq.outcome != rp.outcome || rq.covered != rp.covered
         };
