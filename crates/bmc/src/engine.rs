@@ -171,7 +171,7 @@ pub(crate) fn encode_unwound(
     };
     let gaddr = |g| interp.global_address(g).unwrap_or(0);
     let faddr = |f| interp.func_address(f).unwrap_or(0);
-    match encode(&unwound.program, &unwound.body, &unwound.prov, goals, &gaddr, &faddr, vc_settings) {
+    match encode(&unwound.program, &unwound.body, &unwound.prov, goals, &gaddr, &faddr, vc_settings).map_err(BmcError::from) {
         Ok(vc) => Ok(Ok((unwound, vc))),
         Err(e @ BmcError::Unsupported { .. }) => Ok(Err(e)),
         Err(e) => Err(e),

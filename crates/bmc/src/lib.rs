@@ -27,13 +27,11 @@ pub mod deepening;
 pub mod engine;
 pub mod experiment;
 pub mod induction;
-pub mod inline;
-pub mod localize;
-pub mod origin;
 pub mod randprog;
 pub mod summary;
 pub mod unwind;
-pub mod vc;
+
+pub use walkdown_encode::{inline, localize, origin, vc};
 
 pub use cover::{CoverAlgorithm, CoverSettings, CoverStats};
 pub use deepening::{BmcEngine, DeepeningSettings};
@@ -72,6 +70,18 @@ pub enum BmcError {
     /// Building an expression failed (a bug in the encoding).
     #[error("expression: {0}")]
     Expr(String),
+}
+
+impl From<walkdown_encode::EncodeError> for BmcError {
+    fn from(e: walkdown_encode::EncodeError) -> BmcError {
+        use walkdown_encode::EncodeError as E;
+        match e {
+            E::Unsupported { construct, func, loc } => BmcError::Unsupported { construct, func, loc },
+            E::TooLarge { what, limit } => BmcError::TooLarge { what, limit },
+            E::NoEntry => BmcError::NoEntry,
+            E::Expr(s) => BmcError::Expr(s),
+        }
+    }
 }
 
 impl BmcError {

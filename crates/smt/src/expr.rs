@@ -312,7 +312,7 @@ pub enum ExprError {
     PoolFull,
 }
 
-type R = Result<ExprId, ExprError>;
+pub(crate) type R = Result<ExprId, ExprError>;
 
 struct SymbolInfo {
     name: String,

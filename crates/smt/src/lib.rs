@@ -30,6 +30,7 @@ mod hash;
 mod layers;
 mod solver;
 mod stack;
+mod subst;
 mod z3backend;
 
 pub use display::ExprDisplay;

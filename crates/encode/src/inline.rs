@@ -17,7 +17,7 @@
 //! the interpreter.
 
 use crate::origin::{BlockOrigin, Cut, CutReason, Provenance};
-use crate::BmcError;
+use crate::EncodeError;
 use walkdown_ir::entity::EntityRef;
 use walkdown_ir::verify::reverse_postorder;
 use walkdown_ir::{
@@ -51,8 +51,8 @@ pub fn is_reach_error(name: &str) -> bool {
 /// defined function inlined, and the provenance of the new `main`'s blocks
 /// and instructions. Other functions are kept unchanged (nothing calls them
 /// from the new `main`).
-pub fn inline_main(program: &Program, settings: &InlineSettings) -> Result<(Program, Provenance), BmcError> {
-    let main = program.entry().ok_or(BmcError::NoEntry)?;
+pub fn inline_main(program: &Program, settings: &InlineSettings) -> Result<(Program, Provenance), EncodeError> {
+    let main = program.entry().ok_or(EncodeError::NoEntry)?;
     inline_function(program, main, settings, &[])
 }
 
@@ -64,7 +64,7 @@ pub fn inline_function(
     f: FuncId,
     settings: &InlineSettings,
     keep: &[FuncId],
-) -> Result<(Program, Provenance), BmcError> {
+) -> Result<(Program, Provenance), EncodeError> {
     let mut inl = Inliner { program, settings, out: Body::default(), prov: Provenance::default(), stack: vec![f], taken: None, keep };
     inl.copy_function(f, None)?;
     let mut p = program.clone();
@@ -86,9 +86,9 @@ struct Inliner<'p> {
 }
 
 impl Inliner<'_> {
-    fn new_block(&mut self) -> Result<Block, BmcError> {
+    fn new_block(&mut self) -> Result<Block, EncodeError> {
         if self.out.blocks.len() >= self.settings.max_blocks {
-            return Err(BmcError::TooLarge { what: "blocks after inlining", limit: self.settings.max_blocks });
+            return Err(EncodeError::TooLarge { what: "blocks after inlining", limit: self.settings.max_blocks });
         }
         Ok(self.out.add_block())
     }
@@ -105,7 +105,7 @@ impl Inliner<'_> {
         ret: Option<walkdown_ir::Type>,
         caller: &str,
         loc: walkdown_ir::Loc,
-    ) -> Result<(), BmcError> {
+    ) -> Result<(), EncodeError> {
         let gdata = &self.program.funcs[g];
         // Extra arguments (an old-style or variadic call) are ignored, as the
         // interpreter ignores them.
@@ -114,14 +114,14 @@ impl Inliner<'_> {
             args.truncate(gdata.params.len());
         }
         if gdata.params.len() != args.len() {
-            return Err(BmcError::unsupported(
+            return Err(EncodeError::unsupported(
                 format!("call of @{} with {} arguments for {} parameters", gdata.name, args.len(), gdata.params.len()),
                 caller,
                 loc,
             ));
         }
         if ret.is_some() && gdata.ret.is_none() {
-            return Err(BmcError::unsupported(format!("use of the result of void @{}", gdata.name), caller, loc));
+            return Err(EncodeError::unsupported(format!("use of the result of void @{}", gdata.name), caller, loc));
         }
         let depth = self.stack.iter().filter(|&&s| s == g).count() as u32;
         if depth >= self.settings.recursion_bound {
@@ -187,7 +187,7 @@ impl Inliner<'_> {
 
     /// Copies the body of `f`; its returns jump to `ret_to` (or stay returns
     /// for `main`). Returns the copy of the entry block.
-    fn copy_function(&mut self, f: FuncId, ret_to: Option<Block>) -> Result<Block, BmcError> {
+    fn copy_function(&mut self, f: FuncId, ret_to: Option<Block>) -> Result<Block, EncodeError> {
         let program = self.program;
         let func = &program.funcs[f];
         let body = func.body.as_ref().expect("only defined functions are copied");

@@ -8,7 +8,7 @@
 //! Block and instruction ids are unchanged, so the provenance of the body
 //! still holds.
 
-use crate::BmcError;
+use crate::EncodeError;
 use std::collections::BTreeSet;
 use walkdown_ir::entity::EntityRef;
 use walkdown_ir::verify::reverse_postorder;
@@ -16,7 +16,7 @@ use walkdown_ir::{Block, Body, Operand, Terminator, Value};
 
 /// Rewrites `body` so no value is used outside its defining block except
 /// through block parameters.
-pub fn localize(body: &mut Body, func_name: &str) -> Result<(), BmcError> {
+pub fn localize(body: &mut Body, func_name: &str) -> Result<(), EncodeError> {
     let n = body.blocks.len();
     // Which block defines each value (one pass instead of a search per use).
     let mut def_of: Vec<Option<Block>> = vec![None; body.values.len()];
@@ -76,7 +76,7 @@ pub fn localize(body: &mut Body, func_name: &str) -> Result<(), BmcError> {
         }
     }
     if !live[Body::ENTRY.index()].is_empty() {
-        return Err(BmcError::unsupported("a value used before its definition", func_name, body.blocks[Body::ENTRY].term_loc));
+        return Err(EncodeError::unsupported("a value used before its definition", func_name, body.blocks[Body::ENTRY].term_loc));
     }
     // New parameters, then each block's uses renamed to them.
     let mut maps: Vec<Vec<(Value, Value)>> = vec![Vec::new(); n];

@@ -1,6 +1,6 @@
 //! The reachability verification condition (the paper's Section 4) of an
 //! acyclic, self-contained body (after [`crate::inline`],
-//! [`crate::localize`] and [`crate::unwind`]).
+//! [`crate::localize`] and the bounded engine's unwinding).
 //!
 //! The body is already in SSA form; it is made *passive* by giving every
 //! block parameter a symbol and turning each jump's arguments into
@@ -43,7 +43,7 @@
 
 use crate::inline::is_reach_error;
 use crate::origin::{BlockOrigin, Provenance};
-use crate::BmcError;
+use crate::EncodeError;
 use std::collections::VecDeque;
 use walkdown_semantics::Sym;
 use walkdown_ir::entity::EntityRef;
@@ -82,16 +82,26 @@ pub struct VcSettings {
     /// the constant true and the reachability variables alone say which
     /// blocks the execution passes). Both have the same models.
     pub backward_ok: bool,
-    /// The loop abstraction of [`crate::induction`]: at the first header
+    /// The loop abstraction of the bounded engine's induction step: at the first header
     /// copy of every loop entry ([`crate::origin::LoopEntry`]), the
     /// parameters the loop changes and (if the loop writes memory) memory
     /// take arbitrary values. Default off.
     pub havoc_loop_entries: bool,
+    /// Record each block's memory at its entry as an array term
+    /// ([`BlockVars::memory`]); the model checker reads a step's memory
+    /// after it there. Default off (the term costs nodes).
+    pub block_memory: bool,
 }
 
 impl Default for VcSettings {
     fn default() -> Self {
-        VcSettings { termination: Termination::Prefix, max_bulk_bytes: 4096, backward_ok: true, havoc_loop_entries: false }
+        VcSettings {
+            termination: Termination::Prefix,
+            max_bulk_bytes: 4096,
+            backward_ok: true,
+            havoc_loop_entries: false,
+            block_memory: false,
+        }
     }
 }
 
@@ -140,6 +150,22 @@ pub struct BlockVars {
     pub cut: bool,
     /// Its outgoing edges (indices into [`Vc::edges`]), in successor order.
     pub out_edges: Vec<usize>,
+    /// The terms of its parameters.
+    pub params: Vec<ExprId>,
+    /// Its memory at entry, with [`VcSettings::block_memory`].
+    pub memory: Option<ExprId>,
+}
+
+/// The state the entry block starts in, when it is not the program's
+/// initial state (the model checker encodes one block from an arbitrary
+/// state): terms of the caller's pool.
+#[derive(Clone, Debug, Default)]
+pub struct EntryState {
+    /// The entry block's parameters (instead of fresh symbols).
+    pub params: Option<Vec<ExprId>>,
+    /// The memory (an array term) instead of the initial memory (zero
+    /// everywhere, globals' initial bytes).
+    pub memory: Option<ExprId>,
 }
 
 /// One edge of the body.
@@ -265,7 +291,7 @@ pub fn encode(
     global_addr: &dyn Fn(GlobalId) -> u64,
     func_addr: &dyn Fn(FuncId) -> u64,
     settings: &VcSettings,
-) -> Result<Vc, BmcError> {
+) -> Result<Vc, EncodeError> {
     encode_with(program, body, prov, goals, global_addr, func_addr, settings, &Summaries::default())
 }
 
@@ -281,7 +307,25 @@ pub fn encode_with(
     func_addr: &dyn Fn(FuncId) -> u64,
     settings: &VcSettings,
     summaries: &Summaries,
-) -> Result<Vc, BmcError> {
+) -> Result<Vc, EncodeError> {
+    encode_in(ExprPool::new(), program, body, prov, goals, global_addr, func_addr, settings, summaries, &EntryState::default())
+}
+
+/// [`encode_with`] into `pool` (which the returned [`Vc`] owns; take it
+/// back from there), from the entry state `entry`.
+#[allow(clippy::too_many_arguments)]
+pub fn encode_in(
+    mut pool: ExprPool,
+    program: &Program,
+    body: &Body,
+    prov: &Provenance,
+    goals: &Goals,
+    global_addr: &dyn Fn(GlobalId) -> u64,
+    func_addr: &dyn Fn(FuncId) -> u64,
+    settings: &VcSettings,
+    summaries: &Summaries,
+    entry: &EntryState,
+) -> Result<Vc, EncodeError> {
     let dm = program.data_model;
     let pw = dm.pointer_bits();
     let main_name = program.entry().map(|f| program.funcs[f].name.clone()).unwrap_or_else(|| "main".into());
@@ -305,10 +349,9 @@ pub fn encode_with(
         }
     }
     if order.len() != n {
-        return Err(BmcError::unsupported("a cycle left after unwinding (or unreachable blocks)", &main_name, Loc::UNKNOWN));
+        return Err(EncodeError::unsupported("a cycle left after unwinding (or unreachable blocks)", &main_name, Loc::UNKNOWN));
     }
 
-    let mut pool = ExprPool::new();
     let mut e = Enc {
         mems: Vec::new(),
         reads: std::collections::HashMap::new(),
@@ -323,8 +366,11 @@ pub fn encode_with(
     };
     // Initial memory: zero everywhere (fresh stack and heap memory reads as
     // zero in the interpreter), globals' initial bytes and addresses.
-    let mut mem0 = e.x(|p| p.const_array(pw, 0));
-    for (g, gd) in program.globals.iter() {
+    let mut mem0 = match entry.memory {
+        Some(m) => m,
+        None => e.x(|p| p.const_array(pw, 0)),
+    };
+    for (g, gd) in program.globals.iter().filter(|_| entry.memory.is_none()) {
         let base = global_addr(g);
         let mut bytes = gd.init.clone();
         bytes.resize(gd.size.max(gd.init.len() as u64) as usize, 0);
@@ -384,6 +430,10 @@ pub fn encode_with(
         // Parameters: passive equalities on the incoming edges.
         for (j, &pv) in data.params.iter().enumerate() {
             let w = e.width(body.values[pv].ty);
+            if let (true, Some(given)) = (b == Body::ENTRY, entry.params.as_ref().and_then(|ps| ps.get(j))) {
+                vals[pv.index()] = Some(*given);
+                continue;
+            }
             if havoc.is_some_and(|h| !h.invariant.get(j).copied().unwrap_or(false)) {
                 let (_, s) = e.sym(&format!("h{}", pv.as_u32()), w);
                 vals[pv.index()] = Some(s);
@@ -422,6 +472,8 @@ pub fn encode_with(
             e.mems.push(MemNode::Base(t));
             mem = e.mems.len() - 1;
         }
+        let memory_in = settings.block_memory.then(|| e.array_of(mem));
+        let param_terms: Vec<ExprId> = data.params.iter().map(|p| vals[p.index()].expect("parameters are encoded first")).collect();
         let mut pass = e.pool.tt();
         let mut inputs = Vec::new();
         for &inst in &data.insts {
@@ -532,7 +584,7 @@ pub fn encode_with(
                 InstKind::Call { callee, args, ret } => {
                     let f = match callee {
                         Callee::Direct(f) => *f,
-                        Callee::Indirect(_) => return Err(BmcError::unsupported("indirect call", &main_name, loc)),
+                        Callee::Indirect(_) => return Err(EncodeError::unsupported("indirect call", &main_name, loc)),
                     };
                     let fd = &program.funcs[f];
                     let argv: Vec<ExprId> = args.iter().map(|a| opv(&mut e, &vals, a)).collect();
@@ -568,7 +620,7 @@ pub fn encode_with(
                         pass = e.x(|p| p.and2(pass, cb));
                         r
                     } else if fd.body.is_some() {
-                        return Err(BmcError::unsupported(format!("call of @{} left after inlining", fd.name), &main_name, loc));
+                        return Err(EncodeError::unsupported(format!("call of @{} left after inlining", fd.name), &main_name, loc));
                     } else if let Some(bi) = fd.builtin {
                         e.builtin(bi, &argv, ret_w, &mut mem, &mut pass, &mut events[b.index()], loc)?
                     } else if matches!(fd.name.as_str(), "__assert_fail" | "__assert" | "__assert_rtn" | "__assert_perror_fail") {
@@ -646,7 +698,7 @@ pub fn encode_with(
                 let v = match value {
                     Operand::Value(x) => vals[x.index()].unwrap(),
                     Operand::Const(c) => e.bv(c.bits, w),
-                    _ => return Err(BmcError::unsupported("switch on an address", &main_name, data.term_loc)),
+                    _ => return Err(EncodeError::unsupported("switch on an address", &main_name, data.term_loc)),
                 };
                 // The first matching case wins, as in the interpreter.
                 let mut none_before = e.pool.tt();
@@ -692,7 +744,18 @@ pub fn encode_with(
         // r_b for now is "control reaches b"; the definition with ok_b is
         // added after the backward pass.
         blocks[b.index()] =
-            Some(BlockVars { reach, reach_sym, ok: control, control, inputs, origin, cut, out_edges });
+            Some(BlockVars {
+                reach,
+                reach_sym,
+                ok: control,
+                control,
+                inputs,
+                origin,
+                cut,
+                out_edges,
+                params: param_terms,
+                memory: memory_in,
+            });
     }
 
     // Backward pass: ok_b, the paper's "a terminating execution starts here".
@@ -761,7 +824,7 @@ pub fn encode_with(
         let bv = blocks[b.index()].as_mut().unwrap();
         let control = bv.control;
         let okb = oks[b.index()];
-        let rdef = e.pool.and2(control, okb).map_err(|x| BmcError::Expr(x.to_string()))?;
+        let rdef = e.pool.and2(control, okb).map_err(|x| EncodeError::Expr(x.to_string()))?;
         let def = e.x(|p| p.eq(bv.reach, rdef));
         e.assertions.push(def);
         bv.ok = okb;
@@ -1016,7 +1079,7 @@ impl Enc<'_> {
         pass: &mut ExprId,
         events: &mut Vec<Event>,
         loc: Loc,
-    ) -> Result<Option<ExprId>, BmcError> {
+    ) -> Result<Option<ExprId>, EncodeError> {
         let pw = self.pw;
         let arg = |i: usize| args.get(i).copied();
         let ret0 = |e: &mut Self| ret_w.map(|w| e.bv(0, w));

@@ -46,7 +46,7 @@ pub struct Cut {
 }
 
 /// The first copy of a loop's header in one entry of the loop (iteration
-/// 0): where the loop abstraction of [`crate::induction`] starts the loop
+/// 0): where the loop abstraction of the bounded engine's induction step starts the loop
 /// in an arbitrary state.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LoopEntry {
@@ -70,7 +70,7 @@ pub struct Provenance {
     /// The cut points.
     pub cuts: Vec<Cut>,
     /// The first header copy of every loop entry (set by
-    /// [`crate::unwind`]).
+    /// the bounded engine's unwinding).
     pub loop_entries: Vec<LoopEntry>,
 }
 
