@@ -15,6 +15,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+use walkdown_cegar::{CegarEngine, CegarSettings};
 use walkdown_bmc::{BmcEngine, BmcSettings, CoverAlgorithm, DeepeningSettings};
 use walkdown_campaign::{
     Campaign, CampaignSettings, Claim, Engine, EngineFigures, KeptTest, PortfolioSettings, Property, Snapshot, TestSink,
@@ -36,7 +37,7 @@ pub struct GenArgs {
     /// Output directory: the suite goes to OUT/test-suite, the report to OUT/report.json.
     #[arg(long, default_value = "walkdown-out")]
     out: PathBuf,
-    /// Engines of the portfolio, comma-separated: concolic, bmc.
+    /// Engines of the portfolio, comma-separated: concolic, bmc, cegar.
     #[arg(long, default_value = "concolic,bmc", value_delimiter = ',')]
     engines: Vec<EngineArg>,
     /// Run one engine alone (the same as `--engines X`).
@@ -107,6 +108,8 @@ pub enum EngineArg {
     Concolic,
     /// Bounded infeasible-code detection: unwinding, one formula, solver cover.
     Bmc,
+    /// Predicate-abstraction model checking: abstract reachability graph, refinement from infeasible paths, tests from feasible ones, proofs when the graph is complete.
+    Cegar,
 }
 
 /// `--cover`.
@@ -198,7 +201,7 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
         }
     };
     if engines.is_empty() {
-        bail!("--engines needs at least one engine (concolic, bmc)");
+        bail!("--engines needs at least one engine (concolic, bmc, cegar)");
     }
     if args.shares.iter().any(|s| !(*s > 0.0 && s.is_finite())) || (!args.shares.is_empty() && args.shares.len() != engines.len()) {
         bail!("--shares needs one positive number per engine of --engines ({})", engines.len());
@@ -313,6 +316,12 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
                     walkdown_absint::instrument(&program, &facts)
                 });
                 members.push(Box::new(BmcEngine::new(DeepeningSettings { bmc, first, last, strengthened })));
+            }
+            EngineArg::Cegar => {
+                let mut settings = CegarSettings::default();
+                settings.solver.timeout_ms = Some(args.solver_timeout_ms);
+                described.push(format!("cegar (recursion inlined {} deep)", settings.model.recursion_bound));
+                members.push(Box::new(CegarEngine::new(settings)));
             }
         }
     }

@@ -1,0 +1,634 @@
+//! Lazy predicate abstraction over a [`Model`]: an abstract reachability
+//! graph (nodes are a location and the predicates known to hold or fail
+//! there, Cartesian abstraction computed by the solver over exact
+//! bit-vectors), coverage of a node by an earlier one at the same location
+//! with fewer facts, and a first-in first-out frontier.
+//!
+//! Every open goal is a target. When an abstract edge or a failing check
+//! of an open goal becomes possible, the concrete path to it is checked: a
+//! feasible path is a test (its inputs from the model, replayed by the
+//! caller), the goal stops being a target and the graph grows on; an
+//! infeasible one is refined away. Without interpolation (Debian's Z3 has
+//! none), predicates come from the infeasible path itself: the longest
+//! suffix that is infeasible from any state is found by bisection, the
+//! atoms of its steps' conditions over the state at their location become
+//! predicates there, and each is carried back along the path by weakest
+//! precondition (substituting the step's assignments) as long as it stays
+//! a formula over the state. Predicates are kept per location; after a
+//! refinement the graph is rebuilt with them. When the frontier is empty
+//! and no cut point (recursion deeper than the inlining bound) was
+//! reached, the graph covers every execution: a goal it never reached is
+//! unreachable.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use crate::model::{Model, Step};
+use walkdown_encode::vc::InputSite;
+use walkdown_ir::entity::EntityRef;
+use walkdown_ir::goals::GoalId;
+use walkdown_ir::{Block, Body};
+use walkdown_smt::{ExprId, Leaf, Node as Term, Solver, SymId};
+
+/// Settings of the checker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CheckerSettings {
+    /// Predicates one location may have; atoms past it are dropped (the
+    /// abstraction stays sound, refinement may fail). Default 64.
+    pub max_predicates_per_location: usize,
+    /// Nodes the graph may have before the checker gives up for this
+    /// round. Default 200,000.
+    pub max_nodes: usize,
+}
+
+impl Default for CheckerSettings {
+    fn default() -> Self {
+        CheckerSettings { max_predicates_per_location: 64, max_nodes: 200_000 }
+    }
+}
+
+/// What the checker needs from its surroundings: the budget, which goals
+/// are still open, and the replay of a found test.
+pub trait Driver {
+    /// Whether to go on (false: the budget is spent or the run stopped).
+    fn keep_going(&mut self) -> bool;
+    /// Whether `goal` is still open for anyone (covered goals are not).
+    fn is_open(&mut self, goal: GoalId) -> bool;
+    /// Replays a test with these inputs (in order); returns whether the
+    /// replay covered `goal`.
+    fn test(&mut self, inputs: &[(InputSite, u64)], goal: GoalId) -> bool;
+    /// Charges solver work and formula size.
+    fn charge(&mut self, solver_units: u64, terms: u64);
+}
+
+/// A goal's standing with the checker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Standing {
+    /// Aimed at.
+    Target,
+    /// A path to it was found (a test was submitted).
+    Reached,
+    /// Refinement could not remove a spurious path to it, or the solver
+    /// gave no answer: never claimed.
+    GivenUp,
+}
+
+/// How a run of the checker ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The graph is complete: the goals listed (open, aimed at, never
+    /// reached by the graph) are unreachable.
+    Complete {
+        /// The unreachable goals.
+        unreachable: Vec<GoalId>,
+    },
+    /// The graph is complete but reaches a cut point, so it proves nothing.
+    CompleteWithCuts,
+    /// The budget ended first.
+    Budget,
+    /// The graph grew past [`CheckerSettings::max_nodes`].
+    TooLarge,
+}
+
+/// The checker's figures.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CheckerFigures {
+    /// Refinements (spurious paths removed).
+    pub refinements: u64,
+    /// Refinements that found no new predicate.
+    pub failed_refinements: u64,
+    /// Predicates over all locations.
+    pub predicates: u64,
+    /// Nodes of the last graph.
+    pub nodes: u64,
+    /// Nodes covered by others in the last graph.
+    pub covered: u64,
+    /// Solver queries.
+    pub queries: u64,
+    /// Queries answered unknown.
+    pub unknown: u64,
+    /// Feasible paths (tests submitted).
+    pub tests: u64,
+    /// Tests whose replay did not cover the goal they were for.
+    pub divergences: u64,
+    /// Rounds (graphs built).
+    pub rounds: u64,
+}
+
+/// A node of the abstract reachability graph.
+#[derive(Clone, Debug)]
+pub struct ArgNode {
+    /// Its location.
+    pub loc: Block,
+    /// Predicates of the location known to hold (true) or fail (false),
+    /// sorted by predicate number.
+    pub facts: Vec<(u32, bool)>,
+    /// The node it was reached from and by which successor.
+    pub parent: Option<(usize, u32)>,
+    /// The node covering it, if any.
+    pub covered_by: Option<usize>,
+}
+
+/// The final target of a path: taking an edge, or failing a check.
+#[derive(Clone, Copy)]
+enum Final {
+    Edge(u32),
+    Error(usize),
+}
+
+/// The model checker.
+pub struct Checker<'m, S: Solver> {
+    m: &'m mut Model,
+    solver: S,
+    settings: CheckerSettings,
+    /// Per location: its predicates, over its state symbols.
+    preds: Vec<Vec<ExprId>>,
+    pred_set: Vec<HashSet<ExprId>>,
+    standing: HashMap<GoalId, Standing>,
+    /// Per (leaf, path position): the leaf renamed for that position.
+    copies: HashMap<(Leaf, usize), (ExprId, Option<SymId>)>,
+    /// The last graph.
+    pub nodes: Vec<ArgNode>,
+    /// Figures so far.
+    pub figures: CheckerFigures,
+}
+
+enum Answer {
+    Sat,
+    Unsat,
+    Unknown,
+}
+
+impl<'m, S: Solver> Checker<'m, S> {
+    /// A checker of `m` asking `solver`.
+    pub fn new(m: &'m mut Model, solver: S, settings: CheckerSettings) -> Self {
+        let n = m.body.blocks.len();
+        Checker {
+            m,
+            solver,
+            settings,
+            preds: vec![Vec::new(); n],
+            pred_set: vec![HashSet::new(); n],
+            standing: HashMap::new(),
+            copies: HashMap::new(),
+            nodes: Vec::new(),
+            figures: CheckerFigures::default(),
+        }
+    }
+
+    /// The predicates of every location (for reports and witnesses).
+    pub fn predicates(&self) -> &[Vec<ExprId>] {
+        &self.preds
+    }
+
+    /// The model.
+    pub fn model(&self) -> &Model {
+        self.m
+    }
+
+    fn ask(&mut self, conj: &[ExprId], driver: &mut dyn Driver) -> Answer {
+        self.figures.queries += 1;
+        let before = self.solver.work();
+        // One constraint: the solver layers' slicing assumes every
+        // constraint but the last is satisfiable, which holds for a path
+        // condition, not here.
+        let all = self.m.pool.and(conj).expect("Boolean");
+        let r = self.solver.is_sat(&self.m.pool, &[all]);
+        let terms: u64 = conj.len() as u64;
+        driver.charge(self.solver.work().saturating_sub(before), terms);
+        match r {
+            Ok(Some(true)) => Answer::Sat,
+            Ok(Some(false)) => Answer::Unsat,
+            _ => {
+                self.figures.unknown += 1;
+                Answer::Unknown
+            }
+        }
+    }
+
+    fn is_target(&mut self, goal: Option<GoalId>, driver: &mut dyn Driver) -> bool {
+        let Some(g) = goal else { return false };
+        match self.standing.get(&g) {
+            Some(Standing::Target) | None => {
+                if driver.is_open(g) {
+                    self.standing.insert(g, Standing::Target);
+                    true
+                } else {
+                    false
+                }
+            }
+            _ => false,
+        }
+    }
+
+    /// Builds graphs, refining, until one is complete or the budget ends.
+    /// `goals` are the goals the checker aims at (the others it neither
+    /// reports reached nor unreachable).
+    pub fn run(&mut self, goals: &[GoalId], driver: &mut dyn Driver) -> Outcome {
+        for &g in goals {
+            self.standing.entry(g).or_insert(Standing::Target);
+        }
+        loop {
+            self.figures.rounds += 1;
+            match self.build_graph(driver) {
+                Round::Refined => continue,
+                Round::Budget => return Outcome::Budget,
+                Round::TooLarge => return Outcome::TooLarge,
+                Round::Complete { seen, cut_reached } => {
+                    if cut_reached {
+                        return Outcome::CompleteWithCuts;
+                    }
+                    let unreachable = goals
+                        .iter()
+                        .copied()
+                        .filter(|g| !seen.contains(g))
+                        .filter(|g| self.standing.get(g) == Some(&Standing::Target))
+                        .filter(|g| driver.is_open(*g))
+                        .collect();
+                    return Outcome::Complete { unreachable };
+                }
+            }
+        }
+    }
+
+    fn build_graph(&mut self, driver: &mut dyn Driver) -> Round {
+        self.nodes.clear();
+        self.figures.covered = 0;
+        let n = self.m.body.blocks.len();
+        let mut at_loc: Vec<Vec<usize>> = vec![Vec::new(); n];
+        self.nodes.push(ArgNode { loc: Body::ENTRY, facts: Vec::new(), parent: None, covered_by: None });
+        at_loc[Body::ENTRY.index()].push(0);
+        let mut frontier = VecDeque::from([0usize]);
+        let mut seen: HashSet<GoalId> = HashSet::new();
+        let mut cut_reached = false;
+        while let Some(id) = frontier.pop_front() {
+            if !driver.keep_going() {
+                return Round::Budget;
+            }
+            if self.nodes.len() > self.settings.max_nodes {
+                return Round::TooLarge;
+            }
+            self.figures.nodes = self.nodes.len() as u64;
+            let loc = self.nodes[id].loc;
+            if self.m.cuts[loc.index()].is_some() {
+                cut_reached = true;
+                continue;
+            }
+            let pre = self.facts_term(loc, &self.nodes[id].facts.clone());
+            // Checks of the block that may fail.
+            for ei in 0..self.m.errors[loc.index()].len() {
+                let goal = self.m.errors[loc.index()][ei].goal;
+                if !self.is_target(Some(goal), driver) {
+                    continue;
+                }
+                let fails = self.m.errors[loc.index()][ei].fails;
+                match self.ask(&[pre, fails], driver) {
+                    Answer::Unsat => continue,
+                    Answer::Unknown => {
+                        seen.insert(goal);
+                        continue;
+                    }
+                    Answer::Sat => {}
+                }
+                seen.insert(goal);
+                match self.check_path(id, Final::Error(ei), goal, driver) {
+                    PathResult::Reached | PathResult::GivenUp => {}
+                    PathResult::Refined => return Round::Refined,
+                }
+            }
+            // Successors.
+            for si in 0..self.m.steps[loc.index()].len() {
+                let (guard, to, goal) = {
+                    let s = &self.m.steps[loc.index()][si];
+                    (s.guard, s.to, s.goal)
+                };
+                let f = [pre, guard];
+                match self.ask(&f, driver) {
+                    Answer::Unsat => continue,
+                    Answer::Sat | Answer::Unknown => {}
+                }
+                if let Some(g) = goal {
+                    seen.insert(g);
+                }
+                if self.is_target(goal, driver) {
+                    match self.check_path(id, Final::Edge(si as u32), goal.expect("a target has a goal"), driver) {
+                        PathResult::Reached | PathResult::GivenUp => {}
+                        PathResult::Refined => return Round::Refined,
+                    }
+                }
+                let facts = self.post_facts(loc, si, pre, driver);
+                // Covered by an earlier node at the location with fewer facts?
+                let cover = at_loc[to.index()]
+                    .iter()
+                    .copied()
+                    .find(|&o| self.nodes[o].covered_by.is_none() && self.nodes[o].facts.iter().all(|f| facts.binary_search(f).is_ok()));
+                let child = self.nodes.len();
+                self.nodes.push(ArgNode { loc: to, facts, parent: Some((id, si as u32)), covered_by: cover });
+                if cover.is_some() {
+                    self.figures.covered += 1;
+                } else {
+                    at_loc[to.index()].push(child);
+                    frontier.push_back(child);
+                }
+            }
+        }
+        self.figures.nodes = self.nodes.len() as u64;
+        Round::Complete { seen, cut_reached }
+    }
+
+    /// The conjunction of a node's facts.
+    fn facts_term(&mut self, loc: Block, facts: &[(u32, bool)]) -> ExprId {
+        let mut lits = Vec::with_capacity(facts.len());
+        for &(p, holds) in facts {
+            let q = self.preds[loc.index()][p as usize];
+            lits.push(if holds { q } else { self.m.pool.not(q).expect("a predicate is Boolean") });
+        }
+        self.m.pool.and(&lits).expect("facts are Boolean")
+    }
+
+    /// The facts at the target of step `si` of `loc` from a node whose facts
+    /// are `pre` (Cartesian abstraction: each predicate decided alone).
+    fn post_facts(&mut self, loc: Block, si: usize, pre: ExprId, driver: &mut dyn Driver) -> Vec<(u32, bool)> {
+        let (to, guard, post_params, post_mem) = {
+            let s: &Step = &self.m.steps[loc.index()][si];
+            (s.to, s.guard, s.post_params.clone(), s.post_mem)
+        };
+        let map = self.m.state_map(to, &post_params, Some(post_mem));
+        let mut memo = HashMap::new();
+        let mut out = Vec::new();
+        for (k, &q) in self.preds[to.index()].clone().iter().enumerate() {
+            let qp = self.m.pool.substitute(q, &map, &mut memo).expect("substitution keeps sorts");
+            if let Some(b) = self.m.pool.as_bool_const(qp) {
+                out.push((k as u32, b));
+                continue;
+            }
+            let nq = self.m.pool.not(qp).expect("Boolean");
+            if let Answer::Unsat = self.ask(&[pre, guard, nq], driver) {
+                out.push((k as u32, true));
+                continue;
+            }
+            if let Answer::Unsat = self.ask(&[pre, guard, qp], driver) {
+                out.push((k as u32, false));
+            }
+        }
+        out
+    }
+
+    /// The steps from the root to node `id`, in order.
+    fn path_to(&self, id: usize) -> Vec<(Block, u32)> {
+        let mut path = Vec::new();
+        let mut cur = id;
+        while let Some((p, si)) = self.nodes[cur].parent {
+            path.push((self.nodes[p].loc, si));
+            cur = p;
+        }
+        path.reverse();
+        path
+    }
+
+    /// `leaf` renamed for path position `pos` (position 0 keeps it).
+    fn copy_of(&mut self, leaf: Leaf, pos: usize) -> (ExprId, Option<SymId>) {
+        if let Some(&c) = self.copies.get(&(leaf, pos)) {
+            return c;
+        }
+        let pool = &mut self.m.pool;
+        let c = match leaf {
+            Leaf::Sym(s) => {
+                let (w, name) = (pool.symbol_width(s), format!("{}@{pos}", pool.symbol_name(s)));
+                let (ns, e) = pool.new_symbol(&name, w).expect("width is valid");
+                (e, Some(ns))
+            }
+            Leaf::Array(a) => {
+                let (w, name) = (pool.array_index_width(a), format!("{}@{pos}", pool.array_name(a)));
+                (pool.new_array(&name, w).expect("width is valid").1, None)
+            }
+        };
+        self.copies.insert((leaf, pos), c);
+        c
+    }
+
+    /// The conditions of a path (each step's guard, then the final
+    /// condition), from position `from` with the state there free (its
+    /// location's symbols) or, for `from == 0`, the initial state; and the
+    /// input symbols read, in order.
+    fn path_formula(&mut self, path: &[(Block, u32)], fin: Final, from: usize) -> (Vec<ExprId>, Vec<(InputSite, SymId)>) {
+        let mut conds = Vec::new();
+        let mut inputs = Vec::new();
+        let start = if from < path.len() { path[from].0 } else { self.final_loc(path) };
+        let mut params: Vec<ExprId> = self.m.states[start.index()].params.clone();
+        let mut mem: Option<ExprId> = self.m.states[start.index()].mem;
+        let total = path.len() + 1;
+        for pos in from..total {
+            let loc = if pos < path.len() { path[pos].0 } else { self.final_loc(path) };
+            let mut map = self.m.state_map(loc, &params, mem);
+            let (cond, locals, sites, post) = if pos < path.len() {
+                let s = &self.m.steps[loc.index()][path[pos].1 as usize];
+                (s.guard, s.locals.clone(), s.inputs.clone(), Some((s.post_params.clone(), s.post_mem, s.to)))
+            } else {
+                match fin {
+                    Final::Edge(_) => break,
+                    Final::Error(ei) => {
+                        let e = &self.m.errors[loc.index()][ei];
+                        (e.fails, e.locals.clone(), e.inputs.clone(), None)
+                    }
+                }
+            };
+            for l in locals {
+                let (c, _) = self.copy_of(l, pos);
+                map.insert(l, c);
+            }
+            let mut memo = HashMap::new();
+            conds.push(self.m.pool.substitute(cond, &map, &mut memo).expect("substitution keeps sorts"));
+            for site in sites {
+                let (_, s) = self.copy_of(Leaf::Sym(site.sym), pos);
+                inputs.push((site, s.expect("an input is a symbol")));
+            }
+            if let Some((pp, pm, _)) = post {
+                params = pp.iter().map(|&t| self.m.pool.substitute(t, &map, &mut memo).expect("sorts")).collect();
+                mem = Some(self.m.pool.substitute(pm, &map, &mut memo).expect("sorts"));
+            }
+        }
+        (conds, inputs)
+    }
+
+    fn final_loc(&self, path: &[(Block, u32)]) -> Block {
+        match path.last() {
+            Some(&(b, si)) => self.m.steps[b.index()][si as usize].to,
+            None => Body::ENTRY,
+        }
+    }
+
+    /// Checks the concrete path to node `id` and then `fin`: a test when
+    /// feasible, new predicates when not.
+    fn check_path(&mut self, id: usize, fin: Final, goal: GoalId, driver: &mut dyn Driver) -> PathResult {
+        let mut path = self.path_to(id);
+        if let Final::Edge(si) = fin {
+            path.push((self.nodes[id].loc, si));
+        }
+        let (conds, inputs) = self.path_formula(&path, fin, 0);
+        self.figures.queries += 1;
+        let before = self.solver.work();
+        let all = self.m.pool.and(&conds).expect("Boolean");
+        let answer = self.solver.check(&self.m.pool, &walkdown_smt::Query::new(&[all]));
+        driver.charge(self.solver.work().saturating_sub(before), conds.len() as u64);
+        match answer {
+            Ok(walkdown_smt::Answer::Sat(model)) => {
+                let values: Vec<(InputSite, u64)> =
+                    inputs.iter().map(|(site, s)| (*site, model.sym(*s).unwrap_or(0) as u64)).collect();
+                self.figures.tests += 1;
+                if std::env::var_os("WALKDOWN_CEGAR_DEBUG").is_some() {
+                    eprintln!("cegar: path of {} steps to {goal:?}: {:?}; inputs {:?}", path.len(), path, inputs.iter().map(|(_, s)| model.sym(*s)).collect::<Vec<_>>());
+                }
+                if !driver.test(&values, goal) {
+                    self.figures.divergences += 1;
+                }
+                self.standing.insert(goal, Standing::Reached);
+                PathResult::Reached
+            }
+            Ok(walkdown_smt::Answer::Unsat) => {
+                if self.refine(&path, fin, driver) {
+                    self.figures.refinements += 1;
+                    PathResult::Refined
+                } else {
+                    self.figures.failed_refinements += 1;
+                    self.standing.insert(goal, Standing::GivenUp);
+                    PathResult::GivenUp
+                }
+            }
+            _ => {
+                self.figures.unknown += 1;
+                self.standing.insert(goal, Standing::GivenUp);
+                PathResult::GivenUp
+            }
+        }
+    }
+
+    /// Adds predicates that rule out the infeasible `path`; false when
+    /// none is new.
+    fn refine(&mut self, path: &[(Block, u32)], fin: Final, driver: &mut dyn Driver) -> bool {
+        let last = match fin {
+            Final::Edge(_) => path.len() - 1,
+            Final::Error(_) => path.len(),
+        };
+        // The longest suffix infeasible from any state: suffix(k) only
+        // gets weaker as k grows, so bisect for the largest k.
+        let (mut lo, mut hi) = (0usize, last);
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            let (conds, _) = self.path_formula(path, fin, mid);
+            match self.ask(&conds, driver) {
+                Answer::Unsat => lo = mid,
+                _ => hi = mid - 1,
+            }
+        }
+        let k = lo;
+        let before = self.figures.predicates;
+        for j in k..=last {
+            let (loc, cond) = if j < path.len() {
+                let (b, si) = path[j];
+                (b, self.m.steps[b.index()][si as usize].guard)
+            } else {
+                let Final::Error(ei) = fin else { unreachable!() };
+                let b = self.final_loc(path);
+                (b, self.m.errors[b.index()][ei].fails)
+            };
+            for atom in self.atoms(loc, cond) {
+                self.add_with_preconditions(path, j, atom, k.max(1));
+            }
+        }
+        self.figures.predicates > before
+    }
+
+    /// Adds `atom` (over the state at path position `j`) at its location and
+    /// its weakest preconditions at the earlier positions down to `stop`.
+    fn add_with_preconditions(&mut self, path: &[(Block, u32)], j: usize, atom: ExprId, stop: usize) {
+        let loc_at = |c: &Self, i: usize| if i < path.len() { path[i].0 } else { c.final_loc(path) };
+        let mut a = atom;
+        let mut i = j;
+        loop {
+            let loc = loc_at(self, i);
+            if loc == Body::ENTRY {
+                return;
+            }
+            self.add_predicate(loc, a);
+            if i <= stop || i == 0 {
+                return;
+            }
+            let (pb, psi) = path[i - 1];
+            let (to, pp, pm) = {
+                let s = &self.m.steps[pb.index()][psi as usize];
+                (s.to, s.post_params.clone(), s.post_mem)
+            };
+            let map = self.m.state_map(to, &pp, Some(pm));
+            let w = self.m.pool.substitute(a, &map, &mut HashMap::new()).expect("sorts");
+            if self.m.pool.as_bool_const(w).is_some() || !self.over_state(pb, w) {
+                return;
+            }
+            a = w;
+            i -= 1;
+        }
+    }
+
+    fn add_predicate(&mut self, loc: Block, p: ExprId) {
+        let l = loc.index();
+        if self.preds[l].len() >= self.settings.max_predicates_per_location || self.pred_set[l].contains(&p) {
+            return;
+        }
+        // A predicate and its negation are one predicate.
+        if let Ok(np) = self.m.pool.not(p) {
+            if self.pred_set[l].contains(&np) {
+                return;
+            }
+        }
+        self.pred_set[l].insert(p);
+        self.preds[l].push(p);
+        self.figures.predicates += 1;
+    }
+
+    /// Whether `t` mentions only the state symbols of `loc`.
+    fn over_state(&self, loc: Block, t: ExprId) -> bool {
+        let state = self.m.state_leaves(loc);
+        self.m.pool.symbols_of(t).iter().all(|l| state.contains(l))
+    }
+
+    /// The comparisons in `cond` over the state of `loc` alone.
+    fn atoms(&self, loc: Block, cond: ExprId) -> Vec<ExprId> {
+        let pool = &self.m.pool;
+        let mut out = Vec::new();
+        let mut seen = HashSet::new();
+        let mut stack = vec![cond];
+        while let Some(x) = stack.pop() {
+            if !seen.insert(x) || pool.symbols_of(x).is_empty() {
+                continue;
+            }
+            let node = pool.get(x);
+            let is_atom = match node {
+                Term::Cmp(..) => true,
+                Term::Eq(a, _) => !matches!(pool.sort(*a), walkdown_smt::Sort::Bool),
+                _ => false,
+            };
+            if is_atom && self.over_state(loc, x) {
+                out.push(x);
+                continue;
+            }
+            if is_atom || matches!(node, Term::Select { .. } | Term::Store { .. }) {
+                continue;
+            }
+            stack.extend(node.children());
+        }
+        out.sort();
+        out
+    }
+}
+
+enum Round {
+    Refined,
+    Budget,
+    TooLarge,
+    Complete { seen: HashSet<GoalId>, cut_reached: bool },
+}
+
+enum PathResult {
+    Reached,
+    Refined,
+    GivenUp,
+}

@@ -1,0 +1,207 @@
+//! The model checker as a campaign engine: builds the [`Model`] of the
+//! program, runs the [`Checker`] with every open goal it can encode as a
+//! target, submits each feasible path's inputs to the campaign's ledger
+//! (the interpreter replays them there), and claims the goals a complete
+//! graph never reaches as unreachable, with the number of predicates it
+//! took.
+
+use std::cell::RefCell;
+
+use crate::checker::{Checker, CheckerFigures, CheckerSettings, Driver, Outcome};
+use crate::model::{Model, ModelSettings};
+use walkdown_campaign::{work, Claim, Engine, EngineCtx, EngineEnd, EngineError, GoalClosure, OpenReason};
+use walkdown_encode::vc::InputSite;
+use walkdown_ir::goals::{ErrorSite, GoalId, GoalKind};
+use walkdown_ir::testvec::{InputValue, TestVector};
+use walkdown_smt::{SolverSettings, SolverStack};
+
+/// Settings of the engine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CegarSettings {
+    /// How the program is transformed.
+    pub model: ModelSettings,
+    /// The checker's limits.
+    pub checker: CheckerSettings,
+    /// The solver stack; each query is also limited by the campaign's
+    /// per-query limit on a shared worker. Default: every layer, 10 s.
+    pub solver: SolverSettings,
+}
+
+impl Default for CegarSettings {
+    fn default() -> Self {
+        CegarSettings { model: ModelSettings::default(), checker: CheckerSettings::default(), solver: SolverSettings::default() }
+    }
+}
+
+/// Whether the engine aims at (and may claim) goals of this kind: branch
+/// outcomes and failing checks (memory and `free` errors are not encoded).
+pub fn aimed(kind: &GoalKind) -> bool {
+    match kind {
+        GoalKind::Edge { .. } => true,
+        GoalKind::Error { site, .. } => matches!(site, ErrorSite::Check(_)),
+    }
+}
+
+/// The model checker engine.
+#[derive(Debug, Default)]
+pub struct CegarEngine {
+    /// Its settings.
+    pub settings: CegarSettings,
+    /// What the checker did (after [`Engine::run`]).
+    pub figures: CheckerFigures,
+    /// Blocks of the transformed `main`.
+    pub blocks: usize,
+    /// How the last run ended, in words.
+    pub end: String,
+}
+
+impl CegarEngine {
+    /// An engine with these settings.
+    pub fn new(settings: CegarSettings) -> CegarEngine {
+        CegarEngine { settings, ..CegarEngine::default() }
+    }
+
+    fn publish(&self, ctx: &EngineCtx<'_, '_>, status: &str) {
+        let f = &self.figures;
+        ctx.publish(
+            status,
+            vec![
+                ("blocks", self.blocks as f64),
+                ("rounds", f.rounds as f64),
+                ("refinements", f.refinements as f64),
+                ("failed_refinements", f.failed_refinements as f64),
+                ("predicates", f.predicates as f64),
+                ("nodes", f.nodes as f64),
+                ("covered_nodes", f.covered as f64),
+                ("queries", f.queries as f64),
+                ("unknown", f.unknown as f64),
+                ("tests", f.tests as f64),
+                ("divergences", f.divergences as f64),
+            ],
+        );
+    }
+}
+
+struct CtxDriver<'a, 'k, 'p> {
+    ctx: &'a EngineCtx<'k, 'p>,
+    closures: RefCell<(u64, Vec<GoalClosure>)>,
+    dm: walkdown_ir::DataModel,
+}
+
+impl Driver for CtxDriver<'_, '_, '_> {
+    fn keep_going(&mut self) -> bool {
+        self.ctx.checkpoint()
+    }
+
+    fn is_open(&mut self, goal: GoalId) -> bool {
+        let mut c = self.closures.borrow_mut();
+        let epoch = self.ctx.epoch();
+        if c.0 != epoch {
+            *c = (epoch, self.ctx.closures());
+        }
+        c.1.get(goal.index()).is_some_and(|g| *g == GoalClosure::Open)
+    }
+
+    fn test(&mut self, inputs: &[(InputSite, u64)], goal: GoalId) -> bool {
+        let values = inputs.iter().map(|(s, bits)| InputValue::from_bits(s.ty, s.signed, *bits, self.dm)).collect();
+        let replay = self.ctx.submit(&TestVector { values }).replay;
+        replay.covered.binary_search(&goal).is_ok()
+    }
+
+    fn charge(&mut self, solver_units: u64, terms: u64) {
+        self.ctx.charge(1 + work::solver(solver_units) + work::asserted(terms));
+    }
+}
+
+use walkdown_ir::entity::EntityRef;
+
+impl Engine for CegarEngine {
+    fn name(&self) -> &'static str {
+        "cegar"
+    }
+
+    fn run(&mut self, ctx: &EngineCtx<'_, '_>) -> Result<EngineEnd, EngineError> {
+        let campaign = ctx.campaign();
+        let program = campaign.program();
+        let goals = campaign.goals();
+        let interp = campaign.interpreter();
+        for (id, g) in goals.goals.iter() {
+            if !aimed(&g.kind) {
+                ctx.note_open(id, OpenReason::NotAttempted("cegar does not encode memory and free errors".into()));
+            }
+        }
+        self.publish(ctx, "running: building the model");
+        let gaddr = |g| interp.global_address(g).unwrap_or(0);
+        let faddr = |f| interp.func_address(f).unwrap_or(0);
+        let mut model = match Model::build(program, goals, &gaddr, &faddr, &self.settings.model) {
+            Ok(m) => m,
+            Err(e) => {
+                for (id, g) in goals.goals.iter() {
+                    if aimed(&g.kind) {
+                        ctx.note_open(id, OpenReason::Unsupported(e.to_string()));
+                    }
+                }
+                self.end = format!("cannot encode the program: {e}");
+                self.publish(ctx, &self.end.clone());
+                return Ok(EngineEnd::new(self.end.clone()));
+            }
+        };
+        self.blocks = model.body.blocks.len();
+        ctx.charge(work::formula(model.pool.len() as u64));
+        let mut solver_settings = self.settings.solver.clone();
+        if ctx.shared() {
+            let cap = ctx.query_limit().as_millis().clamp(1, u128::from(u32::MAX)) as u32;
+            solver_settings.timeout_ms = Some(solver_settings.timeout_ms.map_or(cap, |t| t.min(cap)));
+            solver_settings.work_limit = ctx.query_work_limit();
+        }
+        let mut solver = SolverStack::build(&solver_settings);
+        walkdown_smt::Solver::set_deadline(&mut solver, Some(ctx.deadline()));
+        let aimed_goals: Vec<GoalId> = goals.goals.iter().filter(|(_, g)| aimed(&g.kind)).map(|(id, _)| id).collect();
+        let mut driver = CtxDriver { ctx, closures: RefCell::new((u64::MAX, Vec::new())), dm: program.data_model };
+        self.publish(ctx, "running");
+        let (outcome, figures) = {
+            let mut checker = Checker::new(&mut model, solver, self.settings.checker);
+            let outcome = checker.run(&aimed_goals, &mut driver);
+            (outcome, checker.figures)
+        };
+        self.figures = figures;
+        let end = match outcome {
+            Outcome::Complete { unreachable } => {
+                let method = format!("cegar: predicate abstraction, {} predicates", figures.predicates);
+                for g in &unreachable {
+                    ctx.claim(*g, Claim::Unreachable { method: method.clone() });
+                }
+                format!("complete: {} goals proved unreachable", unreachable.len())
+            }
+            Outcome::CompleteWithCuts => {
+                let why = "the graph reaches recursion deeper than the inlining bound; no proof";
+                for &g in &aimed_goals {
+                    if driver.is_open(g) {
+                        ctx.note_open(g, OpenReason::NotAttempted(why.into()));
+                    }
+                }
+                format!("complete but {why}")
+            }
+            Outcome::Budget => {
+                for &g in &aimed_goals {
+                    if driver.is_open(g) {
+                        ctx.note_open(g, OpenReason::Budget);
+                    }
+                }
+                "budget".to_string()
+            }
+            Outcome::TooLarge => {
+                let why = format!("the abstract reachability graph grew past {} nodes", self.settings.checker.max_nodes);
+                for &g in &aimed_goals {
+                    if driver.is_open(g) {
+                        ctx.note_open(g, OpenReason::Unsupported(why.clone()));
+                    }
+                }
+                why
+            }
+        };
+        self.end = end.clone();
+        self.publish(ctx, &end);
+        Ok(EngineEnd::new(end))
+    }
+}

@@ -1,0 +1,39 @@
+//! Predicate-abstraction model checking (the model checker of Daca, Gupta
+//! and Henzinger's *Abstraction-driven concolic testing*): lazy abstraction
+//! over the inlined, self-contained `main` ([`model`]), an abstract
+//! reachability graph with every open goal as a target, tests from
+//! feasible abstract paths and refinement from infeasible ones without
+//! interpolation ([`checker`]), and the campaign engine that submits the
+//! tests and claims what a complete graph never reaches ([`engine`]).
+
+#![deny(missing_docs)]
+
+pub mod checker;
+pub mod engine;
+pub mod model;
+
+pub use checker::{Checker, CheckerFigures, CheckerSettings, Driver, Outcome};
+pub use engine::{aimed, CegarEngine, CegarSettings};
+pub use model::{Model, ModelSettings};
+
+/// Why the model checker cannot handle a program.
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
+pub enum CegarError {
+    /// A construct the transformation or encoding does not support.
+    #[error("unsupported: {construct} at line {line}")]
+    Unsupported {
+        /// What it is.
+        construct: String,
+        /// Its source line.
+        line: u32,
+    },
+    /// The program has no defined `main`.
+    #[error("the program has no defined `main` function")]
+    NoEntry,
+    /// The shared encoder refused the program.
+    #[error(transparent)]
+    Encode(#[from] walkdown_encode::EncodeError),
+    /// Building an expression failed (a bug).
+    #[error("expression: {0}")]
+    Expr(#[from] walkdown_smt::ExprError),
+}
