@@ -33,7 +33,7 @@ use walkdown_smt::{ExprId, Leaf, Node as Term, Solver, SymId};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CheckerSettings {
     /// Predicates one location may have; atoms past it are dropped (the
-    /// abstraction stays sound, refinement may fail). Default 64.
+    /// abstraction stays sound, refinement may fail). Default 256.
     pub max_predicates_per_location: usize,
     /// Nodes the graph may have before the checker gives up for this
     /// round. Default 200,000.
@@ -42,7 +42,7 @@ pub struct CheckerSettings {
 
 impl Default for CheckerSettings {
     fn default() -> Self {
-        CheckerSettings { max_predicates_per_location: 64, max_nodes: 200_000 }
+        CheckerSettings { max_predicates_per_location: 256, max_nodes: 200_000 }
     }
 }
 
@@ -126,6 +126,20 @@ pub struct ArgNode {
     pub parent: Option<(usize, u32)>,
     /// The node covering it, if any.
     pub covered_by: Option<usize>,
+    /// Taken back by a refinement.
+    pub removed: bool,
+    /// Its successors were computed.
+    pub expanded: bool,
+    /// Its successors.
+    pub children: Vec<usize>,
+    /// The error goals whose check may fail here.
+    pub errors_seen: Vec<GoalId>,
+}
+
+impl ArgNode {
+    fn new(loc: Block, facts: Vec<(u32, bool)>, parent: Option<(usize, u32)>) -> ArgNode {
+        ArgNode { loc, facts, parent, covered_by: None, removed: false, expanded: false, children: Vec::new(), errors_seen: Vec::new() }
+    }
 }
 
 /// The final target of a path: taking an edge, or failing a check.
@@ -146,8 +160,17 @@ pub struct Checker<'m, S: Solver> {
     standing: HashMap<GoalId, Standing>,
     /// Per (leaf, path position): the leaf renamed for that position.
     copies: HashMap<(Leaf, usize), (ExprId, Option<SymId>)>,
-    /// The last graph.
+    /// The graph (removed nodes stay, marked).
     pub nodes: Vec<ArgNode>,
+    /// Per location: its live, uncovered nodes.
+    at_loc: Vec<Vec<usize>>,
+    frontier: VecDeque<usize>,
+    /// Nodes not removed.
+    live: usize,
+    /// Edge goals whose step the solver could not decide.
+    unknown_edges: HashSet<GoalId>,
+    /// Locations that got predicates in the current refinement.
+    touched: HashSet<Block>,
     /// Figures so far.
     pub figures: CheckerFigures,
 }
@@ -171,6 +194,11 @@ impl<'m, S: Solver> Checker<'m, S> {
             standing: HashMap::new(),
             copies: HashMap::new(),
             nodes: Vec::new(),
+            at_loc: Vec::new(),
+            frontier: VecDeque::new(),
+            live: 0,
+            unknown_edges: HashSet::new(),
+            touched: HashSet::new(),
             figures: CheckerFigures::default(),
         }
     }
@@ -205,6 +233,42 @@ impl<'m, S: Solver> Checker<'m, S> {
         }
     }
 
+    /// Asks `context ∧ focus` where `context` is known satisfiable, so the
+    /// solver layers may slice it.
+    fn ask_focused(&mut self, context: &[ExprId], focus: ExprId, driver: &mut dyn Driver) -> Answer {
+        self.figures.queries += 1;
+        let before = self.solver.work();
+        let mut q = Vec::with_capacity(context.len() + 1);
+        q.extend_from_slice(context);
+        q.push(focus);
+        let r = self.solver.is_sat(&self.m.pool, &q);
+        driver.charge(self.solver.work().saturating_sub(before), q.len() as u64);
+        match r {
+            Ok(Some(true)) => Answer::Sat,
+            Ok(Some(false)) => Answer::Unsat,
+            _ => {
+                self.figures.unknown += 1;
+                Answer::Unknown
+            }
+        }
+    }
+
+    fn ask_model(&mut self, conj: &[ExprId], driver: &mut dyn Driver) -> ModelAnswer {
+        self.figures.queries += 1;
+        let before = self.solver.work();
+        let all = self.m.pool.and(conj).expect("Boolean");
+        let r = self.solver.check(&self.m.pool, &walkdown_smt::Query::new(&[all]));
+        driver.charge(self.solver.work().saturating_sub(before), conj.len() as u64);
+        match r {
+            Ok(walkdown_smt::Answer::Sat(m)) => ModelAnswer::Sat(m),
+            Ok(walkdown_smt::Answer::Unsat) => ModelAnswer::Unsat,
+            _ => {
+                self.figures.unknown += 1;
+                ModelAnswer::Unknown
+            }
+        }
+    }
+
     fn is_target(&mut self, goal: Option<GoalId>, driver: &mut dyn Driver) -> bool {
         let Some(g) = goal else { return false };
         match self.standing.get(&g) {
@@ -220,119 +284,238 @@ impl<'m, S: Solver> Checker<'m, S> {
         }
     }
 
-    /// Builds graphs, refining, until one is complete or the budget ends.
+    /// Grows the graph, refining, until it is complete or the budget ends.
     /// `goals` are the goals the checker aims at (the others it neither
     /// reports reached nor unreachable).
     pub fn run(&mut self, goals: &[GoalId], driver: &mut dyn Driver) -> Outcome {
         for &g in goals {
             self.standing.entry(g).or_insert(Standing::Target);
         }
-        loop {
-            self.figures.rounds += 1;
-            match self.build_graph(driver) {
-                Round::Refined => continue,
-                Round::Budget => return Outcome::Budget,
-                Round::TooLarge => return Outcome::TooLarge,
-                Round::Complete { seen, cut_reached } => {
-                    if cut_reached {
-                        return Outcome::CompleteWithCuts;
-                    }
-                    let unreachable = goals
-                        .iter()
-                        .copied()
-                        .filter(|g| !seen.contains(g))
-                        .filter(|g| self.standing.get(g) == Some(&Standing::Target))
-                        .filter(|g| driver.is_open(*g))
-                        .collect();
-                    return Outcome::Complete { unreachable };
+        let n = self.m.body.blocks.len();
+        self.nodes.clear();
+        self.at_loc = vec![Vec::new(); n];
+        self.frontier.clear();
+        self.push_node(ArgNode::new(Body::ENTRY, Vec::new(), None));
+        self.figures.rounds = 1;
+        while let Some(id) = self.frontier.pop_front() {
+            if !driver.keep_going() {
+                return Outcome::Budget;
+            }
+            let n = &self.nodes[id];
+            if n.removed || n.covered_by.is_some() || n.expanded {
+                continue;
+            }
+            if self.live > self.settings.max_nodes {
+                return Outcome::TooLarge;
+            }
+            if let Some(locs) = self.expand(id, driver) {
+                self.prune(&locs, id);
+                self.figures.rounds += 1;
+            }
+        }
+        // Complete: what the live graph reaches.
+        let mut seen: HashSet<GoalId> = HashSet::new();
+        let mut cut_reached = false;
+        self.figures.nodes = 0;
+        self.figures.covered = 0;
+        for node in self.nodes.iter().filter(|n| !n.removed) {
+            self.figures.nodes += 1;
+            if node.covered_by.is_some() {
+                self.figures.covered += 1;
+                continue;
+            }
+            seen.extend(node.errors_seen.iter().copied());
+            if self.m.cuts[node.loc.index()].is_some() {
+                cut_reached = true;
+            }
+        }
+        for node in self.nodes.iter().filter(|n| !n.removed) {
+            if let Some((p, si)) = node.parent {
+                if let Some(g) = self.m.steps[self.nodes[p].loc.index()][si as usize].goal {
+                    seen.insert(g);
                 }
+            }
+        }
+        seen.extend(self.unknown_edges.iter().copied());
+        if cut_reached {
+            return Outcome::CompleteWithCuts;
+        }
+        let unreachable = goals
+            .iter()
+            .copied()
+            .filter(|g| !seen.contains(g))
+            .filter(|g| self.standing.get(g) == Some(&Standing::Target))
+            .filter(|g| driver.is_open(*g))
+            .collect();
+        Outcome::Complete { unreachable }
+    }
+
+    fn push_node(&mut self, node: ArgNode) -> usize {
+        let id = self.nodes.len();
+        let loc = node.loc.index();
+        let covered = node.covered_by.is_some();
+        self.nodes.push(node);
+        self.live += 1;
+        if !covered {
+            self.at_loc[loc].push(id);
+            self.frontier.push_back(id);
+        }
+        id
+    }
+
+    /// Expands node `id`: its failing checks and successors. Returns the
+    /// locations that got new predicates when a spurious path was found
+    /// (the expansion is then undone).
+    fn expand(&mut self, id: usize, driver: &mut dyn Driver) -> Option<HashSet<Block>> {
+        let loc = self.nodes[id].loc;
+        self.nodes[id].expanded = true;
+        if self.m.cuts[loc.index()].is_some() {
+            return None;
+        }
+        let facts = self.nodes[id].facts.clone();
+        let pre = self.facts_term(loc, &facts);
+        for ei in 0..self.m.errors[loc.index()].len() {
+            let goal = self.m.errors[loc.index()][ei].goal;
+            let target = self.is_target(Some(goal), driver);
+            if !target && !self.standing.contains_key(&goal) {
+                continue;
+            }
+            let fails = self.m.errors[loc.index()][ei].fails;
+            match self.ask(&[pre, fails], driver) {
+                Answer::Unsat => continue,
+                Answer::Unknown => {
+                    self.nodes[id].errors_seen.push(goal);
+                    continue;
+                }
+                Answer::Sat => {}
+            }
+            self.nodes[id].errors_seen.push(goal);
+            if target {
+                if let PathResult::Refined(locs) = self.check_path(id, Final::Error(ei), goal, driver) {
+                    return Some(self.undo_expansion(id, locs));
+                }
+            }
+        }
+        for si in 0..self.m.steps[loc.index()].len() {
+            let (guard, to, goal) = {
+                let s = &self.m.steps[loc.index()][si];
+                (s.guard, s.to, s.goal)
+            };
+            let model = match self.ask_model(&[pre, guard], driver) {
+                ModelAnswer::Unsat => continue,
+                ModelAnswer::Unknown => {
+                    if let Some(g) = goal {
+                        self.unknown_edges.insert(g);
+                    }
+                    None
+                }
+                ModelAnswer::Sat(m) => Some(m),
+            };
+            if self.is_target(goal, driver) {
+                if let PathResult::Refined(locs) = self.check_path(id, Final::Edge(si as u32), goal.expect("a target has a goal"), driver) {
+                    return Some(self.undo_expansion(id, locs));
+                }
+            }
+            let facts = self.post_facts(loc, si, pre, model.as_ref(), driver);
+            // Covered by a node at the location with fewer facts?
+            let cover = self.at_loc[to.index()].iter().copied().find(|&o| {
+                let n = &self.nodes[o];
+                !n.removed && n.covered_by.is_none() && n.facts.iter().all(|f| facts.binary_search(f).is_ok())
+            });
+            let mut child = ArgNode::new(to, facts, Some((id, si as u32)));
+            child.covered_by = cover;
+            let c = self.push_node(child);
+            self.nodes[id].children.push(c);
+        }
+        None
+    }
+
+    /// Takes back a partial expansion of `id` and queues it again.
+    fn undo_expansion(&mut self, id: usize, locs: HashSet<Block>) -> HashSet<Block> {
+        let children = std::mem::take(&mut self.nodes[id].children);
+        let mut doomed = Vec::new();
+        for c in children {
+            self.collect_subtree(c, &mut doomed);
+        }
+        self.remove_all(&doomed);
+        let n = &mut self.nodes[id];
+        n.expanded = false;
+        n.errors_seen.clear();
+        self.frontier.push_front(id);
+        locs
+    }
+
+    fn collect_subtree(&self, root: usize, out: &mut Vec<usize>) {
+        let mut stack = vec![root];
+        while let Some(x) = stack.pop() {
+            if self.nodes[x].removed {
+                continue;
+            }
+            out.push(x);
+            stack.extend(self.nodes[x].children.iter().copied());
+        }
+    }
+
+    /// Removes nodes; the nodes they covered are uncovered and queued.
+    fn remove_all(&mut self, doomed: &[usize]) {
+        let mut gone = HashSet::new();
+        for &d in doomed {
+            if !self.nodes[d].removed {
+                self.nodes[d].removed = true;
+                self.live -= 1;
+                gone.insert(d);
+            }
+        }
+        if gone.is_empty() {
+            return;
+        }
+        for list in self.at_loc.iter_mut() {
+            list.retain(|x| !gone.contains(x));
+        }
+        for i in 0..self.nodes.len() {
+            let n = &self.nodes[i];
+            if !n.removed && n.covered_by.is_some_and(|c| gone.contains(&c)) {
+                self.nodes[i].covered_by = None;
+                let loc = self.nodes[i].loc.index();
+                self.at_loc[loc].push(i);
+                self.frontier.push_back(i);
             }
         }
     }
 
-    fn build_graph(&mut self, driver: &mut dyn Driver) -> Round {
-        self.nodes.clear();
-        self.figures.covered = 0;
-        let n = self.m.body.blocks.len();
-        let mut at_loc: Vec<Vec<usize>> = vec![Vec::new(); n];
-        self.nodes.push(ArgNode { loc: Body::ENTRY, facts: Vec::new(), parent: None, covered_by: None });
-        at_loc[Body::ENTRY.index()].push(0);
-        let mut frontier = VecDeque::from([0usize]);
-        let mut seen: HashSet<GoalId> = HashSet::new();
-        let mut cut_reached = false;
-        while let Some(id) = frontier.pop_front() {
-            if !driver.keep_going() {
-                return Round::Budget;
-            }
-            if self.nodes.len() > self.settings.max_nodes {
-                return Round::TooLarge;
-            }
-            self.figures.nodes = self.nodes.len() as u64;
-            let loc = self.nodes[id].loc;
-            if self.m.cuts[loc.index()].is_some() {
-                cut_reached = true;
-                continue;
-            }
-            let pre = self.facts_term(loc, &self.nodes[id].facts.clone());
-            // Checks of the block that may fail.
-            for ei in 0..self.m.errors[loc.index()].len() {
-                let goal = self.m.errors[loc.index()][ei].goal;
-                if !self.is_target(Some(goal), driver) {
-                    continue;
-                }
-                let fails = self.m.errors[loc.index()][ei].fails;
-                match self.ask(&[pre, fails], driver) {
-                    Answer::Unsat => continue,
-                    Answer::Unknown => {
-                        seen.insert(goal);
-                        continue;
-                    }
-                    Answer::Sat => {}
-                }
-                seen.insert(goal);
-                match self.check_path(id, Final::Error(ei), goal, driver) {
-                    PathResult::Reached | PathResult::GivenUp => {}
-                    PathResult::Refined => return Round::Refined,
-                }
-            }
-            // Successors.
-            for si in 0..self.m.steps[loc.index()].len() {
-                let (guard, to, goal) = {
-                    let s = &self.m.steps[loc.index()][si];
-                    (s.guard, s.to, s.goal)
-                };
-                let f = [pre, guard];
-                match self.ask(&f, driver) {
-                    Answer::Unsat => continue,
-                    Answer::Sat | Answer::Unknown => {}
-                }
-                if let Some(g) = goal {
-                    seen.insert(g);
-                }
-                if self.is_target(goal, driver) {
-                    match self.check_path(id, Final::Edge(si as u32), goal.expect("a target has a goal"), driver) {
-                        PathResult::Reached | PathResult::GivenUp => {}
-                        PathResult::Refined => return Round::Refined,
-                    }
-                }
-                let facts = self.post_facts(loc, si, pre, driver);
-                // Covered by an earlier node at the location with fewer facts?
-                let cover = at_loc[to.index()]
-                    .iter()
-                    .copied()
-                    .find(|&o| self.nodes[o].covered_by.is_none() && self.nodes[o].facts.iter().all(|f| facts.binary_search(f).is_ok()));
-                let child = self.nodes.len();
-                self.nodes.push(ArgNode { loc: to, facts, parent: Some((id, si as u32)), covered_by: cover });
-                if cover.is_some() {
-                    self.figures.covered += 1;
-                } else {
-                    at_loc[to.index()].push(child);
-                    frontier.push_back(child);
-                }
+    /// After new predicates at `locs`: every node at those locations has
+    /// incomplete facts, so it goes with its subtree, and its parent (if
+    /// it stays) is expanded again. `keep` is the node being expanded
+    /// (already queued again).
+    fn prune(&mut self, locs: &HashSet<Block>, keep: usize) {
+        let stale: Vec<usize> =
+            (0..self.nodes.len()).filter(|&i| !self.nodes[i].removed && i != keep && locs.contains(&self.nodes[i].loc)).collect();
+        let mut doomed = Vec::new();
+        for &s in &stale {
+            self.collect_subtree(s, &mut doomed);
+        }
+        let doomed_set: HashSet<usize> = doomed.iter().copied().collect();
+        let mut parents: Vec<usize> = stale
+            .iter()
+            .filter_map(|&s| self.nodes[s].parent.map(|(p, _)| p))
+            .filter(|p| !doomed_set.contains(p))
+            .collect();
+        parents.sort();
+        parents.dedup();
+        for &p in &parents {
+            for c in std::mem::take(&mut self.nodes[p].children) {
+                self.collect_subtree(c, &mut doomed);
             }
         }
-        self.figures.nodes = self.nodes.len() as u64;
-        Round::Complete { seen, cut_reached }
+        self.remove_all(&doomed);
+        for p in parents {
+            let n = &mut self.nodes[p];
+            n.expanded = false;
+            n.errors_seen.clear();
+            if n.covered_by.is_none() {
+                self.frontier.push_back(p);
+            }
+        }
     }
 
     /// The conjunction of a node's facts.
@@ -347,7 +530,10 @@ impl<'m, S: Solver> Checker<'m, S> {
 
     /// The facts at the target of step `si` of `loc` from a node whose facts
     /// are `pre` (Cartesian abstraction: each predicate decided alone).
-    fn post_facts(&mut self, loc: Block, si: usize, pre: ExprId, driver: &mut dyn Driver) -> Vec<(u32, bool)> {
+    /// `model` (of `pre` and the step) tells which of the two questions
+    /// per predicate can be skipped: a predicate it satisfies cannot be
+    /// known false.
+    fn post_facts(&mut self, loc: Block, si: usize, pre: ExprId, model: Option<&walkdown_smt::Model>, driver: &mut dyn Driver) -> Vec<(u32, bool)> {
         let (to, guard, post_params, post_mem) = {
             let s: &Step = &self.m.steps[loc.index()][si];
             (s.to, s.guard, s.post_params.clone(), s.post_mem)
@@ -355,19 +541,34 @@ impl<'m, S: Solver> Checker<'m, S> {
         let map = self.m.state_map(to, &post_params, Some(post_mem));
         let mut memo = HashMap::new();
         let mut out = Vec::new();
+        // The node's facts and the step are satisfiable together (the
+        // caller checked), so the solver may slice each question down to
+        // the conjuncts that share symbols with the predicate.
+        let mut context = Vec::new();
+        for t in [pre, guard] {
+            match self.m.pool.get(t) {
+                Term::And(xs) => context.extend(xs.iter().copied()),
+                _ => context.push(t),
+            }
+        }
         for (k, &q) in self.preds[to.index()].clone().iter().enumerate() {
             let qp = self.m.pool.substitute(q, &map, &mut memo).expect("substitution keeps sorts");
             if let Some(b) = self.m.pool.as_bool_const(qp) {
                 out.push((k as u32, b));
                 continue;
             }
-            let nq = self.m.pool.not(qp).expect("Boolean");
-            if let Answer::Unsat = self.ask(&[pre, guard, nq], driver) {
-                out.push((k as u32, true));
-                continue;
+            let holds_in_model = model.map(|m| self.m.pool.eval(qp, m).as_bool());
+            if holds_in_model != Some(Some(false)) {
+                let nq = self.m.pool.not(qp).expect("Boolean");
+                if let Answer::Unsat = self.ask_focused(&context, nq, driver) {
+                    out.push((k as u32, true));
+                    continue;
+                }
             }
-            if let Answer::Unsat = self.ask(&[pre, guard, qp], driver) {
-                out.push((k as u32, false));
+            if holds_in_model != Some(Some(true)) {
+                if let Answer::Unsat = self.ask_focused(&context, qp, driver) {
+                    out.push((k as u32, false));
+                }
             }
         }
         out
@@ -485,10 +686,19 @@ impl<'m, S: Solver> Checker<'m, S> {
                 PathResult::Reached
             }
             Ok(walkdown_smt::Answer::Unsat) => {
-                if self.refine(&path, fin, driver) {
+                let locs = self.refine(&path, fin, driver);
+                if !locs.is_empty() {
                     self.figures.refinements += 1;
-                    PathResult::Refined
+                    PathResult::Refined(locs)
                 } else {
+                    if std::env::var_os("WALKDOWN_CEGAR_DEBUG").is_some() {
+                        eprintln!("cegar: refinement failed for {goal:?} on a path of {} steps: {:?}", path.len(), path);
+                        for (l, ps) in self.preds.iter().enumerate() {
+                            for &p in ps {
+                                eprintln!("  b{l}: {}", self.m.pool.display(p));
+                            }
+                        }
+                    }
                     self.figures.failed_refinements += 1;
                     self.standing.insert(goal, Standing::GivenUp);
                     PathResult::GivenUp
@@ -502,9 +712,10 @@ impl<'m, S: Solver> Checker<'m, S> {
         }
     }
 
-    /// Adds predicates that rule out the infeasible `path`; false when
-    /// none is new.
-    fn refine(&mut self, path: &[(Block, u32)], fin: Final, driver: &mut dyn Driver) -> bool {
+    /// Adds predicates that rule out the infeasible `path`; returns the
+    /// locations that got new ones (none: refinement failed).
+    fn refine(&mut self, path: &[(Block, u32)], fin: Final, driver: &mut dyn Driver) -> HashSet<Block> {
+        self.touched.clear();
         let last = match fin {
             Final::Edge(_) => path.len() - 1,
             Final::Error(_) => path.len(),
@@ -522,6 +733,19 @@ impl<'m, S: Solver> Checker<'m, S> {
         }
         let k = lo;
         let before = self.figures.predicates;
+        // Weakest preconditions back to the suffix's start first; when that
+        // adds nothing (the facts at the start are lost earlier on the
+        // path), back to the path's start.
+        for stop in [k.max(1), 1] {
+            self.add_suffix_atoms(path, fin, k, last, stop);
+            if self.figures.predicates > before {
+                break;
+            }
+        }
+        std::mem::take(&mut self.touched)
+    }
+
+    fn add_suffix_atoms(&mut self, path: &[(Block, u32)], fin: Final, k: usize, last: usize, stop: usize) {
         for j in k..=last {
             let (loc, cond) = if j < path.len() {
                 let (b, si) = path[j];
@@ -532,10 +756,9 @@ impl<'m, S: Solver> Checker<'m, S> {
                 (b, self.m.errors[b.index()][ei].fails)
             };
             for atom in self.atoms(loc, cond) {
-                self.add_with_preconditions(path, j, atom, k.max(1));
+                self.add_with_preconditions(path, j, atom, stop);
             }
         }
-        self.figures.predicates > before
     }
 
     /// Adds `atom` (over the state at path position `j`) at its location and
@@ -581,6 +804,7 @@ impl<'m, S: Solver> Checker<'m, S> {
         }
         self.pred_set[l].insert(p);
         self.preds[l].push(p);
+        self.touched.insert(loc);
         self.figures.predicates += 1;
     }
 
@@ -620,15 +844,14 @@ impl<'m, S: Solver> Checker<'m, S> {
     }
 }
 
-enum Round {
-    Refined,
-    Budget,
-    TooLarge,
-    Complete { seen: HashSet<GoalId>, cut_reached: bool },
-}
-
 enum PathResult {
     Reached,
-    Refined,
+    Refined(HashSet<Block>),
     GivenUp,
+}
+
+enum ModelAnswer {
+    Sat(walkdown_smt::Model),
+    Unsat,
+    Unknown,
 }
