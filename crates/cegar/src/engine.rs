@@ -205,3 +205,31 @@ impl Engine for CegarEngine {
         Ok(EngineEnd::new(end))
     }
 }
+
+/// Runs the model checker alone on `program` for at most `time` (one
+/// worker) and returns the campaign's final state and the engine; the
+/// kept tests are in the snapshot. For tests and experiments.
+pub fn run_cegar(
+    program: &walkdown_ir::Program,
+    goals: &walkdown_ir::goals::Goals,
+    settings: CegarSettings,
+    time: std::time::Duration,
+    stop: &std::sync::atomic::AtomicBool,
+) -> Result<(walkdown_campaign::Snapshot, CegarEngine), EngineError> {
+    use walkdown_campaign::{Campaign, CampaignSettings, KeptTest, PortfolioSettings, TestSink};
+    struct Discard;
+    impl TestSink for Discard {
+        fn test(&mut self, _: &KeptTest) -> Result<(), String> {
+            Ok(())
+        }
+    }
+    let campaign_settings = CampaignSettings { time, ..CampaignSettings::default() };
+    let campaign = Campaign::new(program, goals, campaign_settings, Box::new(Discard), stop).map_err(|e| EngineError(e.to_string()))?;
+    let mut engine = CegarEngine::new(settings);
+    {
+        let engines: Vec<Box<dyn Engine + '_>> = vec![Box::new(&mut engine)];
+        let portfolio = PortfolioSettings { jobs: 1, ..PortfolioSettings::default() };
+        walkdown_campaign::run_portfolio(&campaign, engines, &[], &portfolio, &mut |_| {});
+    }
+    Ok((campaign.snapshot(), engine))
+}

@@ -13,7 +13,7 @@ pub mod engine;
 pub mod model;
 
 pub use checker::{Checker, CheckerFigures, CheckerSettings, Driver, Outcome};
-pub use engine::{aimed, CegarEngine, CegarSettings};
+pub use engine::{aimed, run_cegar, CegarEngine, CegarSettings};
 pub use model::{Model, ModelSettings};
 
 /// Why the model checker cannot handle a program.

@@ -151,8 +151,19 @@ impl Model {
             cuts,
             approximations: 0,
         };
+        // Blocks no path from the entry reaches (after a call that never
+        // returns, say) have no steps: the graph never gets there.
+        let mut reachable = vec![false; n];
+        for b in walkdown_ir::verify::reverse_postorder(&model.body) {
+            reachable[b.index()] = true;
+        }
         for i in 0..n {
             let b = Block::new(i);
+            if !reachable[i] {
+                model.steps.push(Vec::new());
+                model.errors.push(Vec::new());
+                continue;
+            }
             let nsucc = model.body.blocks[b].term.successors().count();
             let mut steps = Vec::with_capacity(nsucc);
             for s in 0..nsucc {
@@ -306,7 +317,7 @@ fn single_block(body: &Body, prov: &Provenance, b: Block, succ: Option<u32>) -> 
     }
     let map_op = |vmap: &HashMap<Value, Value>, o: &Operand| -> Operand {
         match o {
-            Operand::Value(v) => Operand::Value(*vmap.get(v).expect("a self-contained block defines what it uses")),
+            Operand::Value(v) => Operand::Value(*vmap.get(v).expect("a reachable self-contained block defines what it uses")),
             other => other.clone(),
         }
     };
