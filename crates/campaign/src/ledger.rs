@@ -201,6 +201,7 @@ pub struct Campaign<'p> {
     interrupted: &'p AtomicBool,
     epoch: AtomicU64,
     inner: Mutex<Inner<'p>>,
+    guidance: crate::guidance::GuidanceBoard,
 }
 
 impl<'p> Campaign<'p> {
@@ -237,6 +238,7 @@ impl<'p> Campaign<'p> {
                 sink_error: None,
                 stop: None,
             }),
+            guidance: Default::default(),
         })
     }
 
@@ -244,6 +246,17 @@ impl<'p> Campaign<'p> {
         // A panicking engine thread must not take the others down with it:
         // the ledger's state is updated in single steps, so it stays usable.
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The hints engines shared (see [`crate::Guidance`]).
+    pub fn guidance(&self) -> std::sync::Arc<crate::Guidance> {
+        self.guidance.get()
+    }
+
+    /// Replaces the hints: `useless_edges` are branch-edge goals from which
+    /// `engine` found no execution reaching a goal open now.
+    pub fn share_guidance(&self, engine: &'static str, useless_edges: HashSet<GoalId>) {
+        self.guidance.set(engine, useless_edges)
     }
 
     /// The program.

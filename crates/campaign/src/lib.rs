@@ -16,11 +16,13 @@
 
 #![deny(missing_docs)]
 
+mod guidance;
 mod ledger;
 pub mod portfolio;
 mod verdict;
 pub mod work;
 
+pub use guidance::Guidance;
 pub use ledger::{
     Campaign, CampaignSettings, EngineFigures, ErrorFound, GoalClosure, GoalState, KeptTest, Property, Snapshot, StopCause, Submission,
     TestSink,

@@ -293,6 +293,11 @@ impl<'c, 'p> EngineCtx<'c, 'p> {
         self.campaign.claim(self.name, goal, claim)
     }
 
+    /// See [`Campaign::share_guidance`].
+    pub fn share_guidance(&self, useless_edges: std::collections::HashSet<GoalId>) {
+        self.campaign.share_guidance(self.name, useless_edges)
+    }
+
     /// See [`Campaign::note_open`].
     pub fn note_open(&self, goal: GoalId, reason: OpenReason) {
         self.campaign.note_open(self.name, goal, reason)

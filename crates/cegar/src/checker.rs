@@ -38,11 +38,14 @@ pub struct CheckerSettings {
     /// Nodes the graph may have before the checker gives up for this
     /// round. Default 200,000.
     pub max_nodes: usize,
+    /// Expansions between two updates of the edges shared as useless with
+    /// other engines (and one when the graph is complete). Default 500.
+    pub share_every: u64,
 }
 
 impl Default for CheckerSettings {
     fn default() -> Self {
-        CheckerSettings { max_predicates_per_location: 256, max_nodes: 200_000 }
+        CheckerSettings { max_predicates_per_location: 256, max_nodes: 200_000, share_every: 500 }
     }
 }
 
@@ -58,6 +61,9 @@ pub trait Driver {
     fn test(&mut self, inputs: &[(InputSite, u64)], goal: GoalId) -> bool;
     /// Charges solver work and formula size.
     fn charge(&mut self, solver_units: u64, terms: u64);
+    /// Shares the branch-edge goals from which the graph shows no way to a
+    /// goal open now (see [`Checker::useless_edges`]).
+    fn share_useless_edges(&mut self, _edges: HashSet<GoalId>) {}
 }
 
 /// A goal's standing with the checker.
@@ -112,6 +118,8 @@ pub struct CheckerFigures {
     pub divergences: u64,
     /// Rounds (graphs built).
     pub rounds: u64,
+    /// Branch edges last shared as leading to no open goal.
+    pub useless_edges: u64,
 }
 
 /// A node of the abstract reachability graph.
@@ -171,6 +179,8 @@ pub struct Checker<'m, S: Solver> {
     unknown_edges: HashSet<GoalId>,
     /// Locations that got predicates in the current refinement.
     touched: HashSet<Block>,
+    /// Nodes expanded so far.
+    expansions: u64,
     /// Figures so far.
     pub figures: CheckerFigures,
 }
@@ -199,6 +209,7 @@ impl<'m, S: Solver> Checker<'m, S> {
             live: 0,
             unknown_edges: HashSet::new(),
             touched: HashSet::new(),
+            expansions: 0,
             figures: CheckerFigures::default(),
         }
     }
@@ -312,7 +323,12 @@ impl<'m, S: Solver> Checker<'m, S> {
                 self.prune(&locs, id);
                 self.figures.rounds += 1;
             }
+            self.expansions += 1;
+            if self.expansions % self.settings.share_every == 0 {
+                self.share(driver);
+            }
         }
+        self.share(driver);
         // Complete: what the live graph reaches.
         let mut seen: HashSet<GoalId> = HashSet::new();
         let mut cut_reached = false;
@@ -348,6 +364,115 @@ impl<'m, S: Solver> Checker<'m, S> {
             .filter(|g| driver.is_open(*g))
             .collect();
         Outcome::Complete { unreachable }
+    }
+
+    fn share(&mut self, driver: &mut dyn Driver) {
+        if self.m.cuts.iter().any(Option::is_some) {
+            // Executions past a cut run code the graph does not have.
+            return;
+        }
+        let useless = self.useless_edges(driver);
+        self.figures.useless_edges = useless.len() as u64;
+        driver.share_useless_edges(useless);
+    }
+
+    /// The branch-edge goals, already closed, from which the graph (less
+    /// its covered nodes, whose ways are their coverers') reaches no open
+    /// goal: every node at a copy of the branch either has no successor by
+    /// the edge or one from which only closed goals are reachable. A copy
+    /// of the branch that a frontier node can still reach in the control
+    /// flow makes its edges useful (states there may not be in the graph
+    /// yet), and a frontier node may reach anything.
+    pub fn useless_edges(&mut self, driver: &mut dyn Driver) -> HashSet<GoalId> {
+        let nb = self.m.body.blocks.len();
+        let live = |n: &ArgNode| !n.removed;
+        let frontier = |n: &ArgNode| !n.removed && n.covered_by.is_none() && !n.expanded;
+        // Locations control can reach from a frontier node.
+        let mut open_loc = vec![false; nb];
+        let mut work: Vec<Block> = self.nodes.iter().filter(|n| frontier(n)).map(|n| n.loc).collect();
+        while let Some(b) = work.pop() {
+            if std::mem::replace(&mut open_loc[b.index()], true) {
+                continue;
+            }
+            work.extend(self.m.steps[b.index()].iter().map(|s| s.to));
+        }
+        let rep = |c: usize, nodes: &[ArgNode]| nodes[c].covered_by.unwrap_or(c);
+        // Nodes from which an open goal may be reached.
+        let n = self.nodes.len();
+        let mut may = vec![false; n];
+        let mut parents_of: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut marked = Vec::new();
+        for x in 0..n {
+            let node = &self.nodes[x];
+            if !live(node) || node.covered_by.is_some() {
+                continue;
+            }
+            let mut hit = frontier(node);
+            let loc = node.loc.index();
+            for &g in &self.m.site_goals[loc] {
+                let encoded = self.m.errors[loc].iter().any(|e| e.goal == g);
+                if (!encoded || node.errors_seen.contains(&g)) && driver.is_open(g) {
+                    hit = true;
+                }
+            }
+            for &c in &node.children {
+                if self.nodes[c].removed {
+                    continue;
+                }
+                let (_, si) = self.nodes[c].parent.expect("a child has a parent");
+                if self.m.steps[loc][si as usize].goal.is_some_and(|g| driver.is_open(g)) {
+                    hit = true;
+                }
+                parents_of[rep(c, &self.nodes)].push(x);
+            }
+            if hit {
+                may[x] = true;
+                marked.push(x);
+            }
+        }
+        while let Some(y) = marked.pop() {
+            for &p in &parents_of[y] {
+                if !may[p] {
+                    may[p] = true;
+                    marked.push(p);
+                }
+            }
+        }
+        let mut useful: HashSet<GoalId> = HashSet::new();
+        let mut all: HashSet<GoalId> = HashSet::new();
+        for b in 0..nb {
+            for s in &self.m.steps[b] {
+                if let Some(g) = s.goal {
+                    all.insert(g);
+                    if open_loc[b] {
+                        useful.insert(g);
+                    }
+                }
+            }
+        }
+        for x in 0..n {
+            let node = &self.nodes[x];
+            if !live(node) || node.covered_by.is_some() {
+                continue;
+            }
+            let loc = node.loc.index();
+            if frontier(node) {
+                useful.extend(self.m.steps[loc].iter().filter_map(|s| s.goal));
+                continue;
+            }
+            for &c in &node.children {
+                if self.nodes[c].removed {
+                    continue;
+                }
+                let (_, si) = self.nodes[c].parent.expect("a child has a parent");
+                if let Some(g) = self.m.steps[loc][si as usize].goal {
+                    if may[rep(c, &self.nodes)] {
+                        useful.insert(g);
+                    }
+                }
+            }
+        }
+        all.into_iter().filter(|g| !useful.contains(g) && !driver.is_open(*g)).collect()
     }
 
     fn push_node(&mut self, node: ArgNode) -> usize {

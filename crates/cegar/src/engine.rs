@@ -77,6 +77,7 @@ impl CegarEngine {
                 ("unknown", f.unknown as f64),
                 ("tests", f.tests as f64),
                 ("divergences", f.divergences as f64),
+                ("useless_edges", f.useless_edges as f64),
             ],
         );
     }
@@ -110,6 +111,10 @@ impl Driver for CtxDriver<'_, '_, '_> {
 
     fn charge(&mut self, solver_units: u64, terms: u64) {
         self.ctx.charge(1 + work::solver(solver_units) + work::asserted(terms));
+    }
+
+    fn share_useless_edges(&mut self, edges: std::collections::HashSet<GoalId>) {
+        self.ctx.share_guidance(edges);
     }
 }
 

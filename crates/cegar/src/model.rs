@@ -100,6 +100,9 @@ pub struct Model {
     pub steps: Vec<Vec<Step>>,
     /// Per block: its checks that may fail.
     pub errors: Vec<Vec<ErrorStep>>,
+    /// Per block: every error-site goal of its instructions (encoded or
+    /// not: memory errors are goals the checker does not aim at).
+    pub site_goals: Vec<Vec<GoalId>>,
     /// Per block: the cut it is (recursion deeper than the bound).
     pub cuts: Vec<Option<Cut>>,
     /// Where the encoding over-approximates (still sound for proofs).
@@ -140,6 +143,11 @@ impl Model {
             states.push(State { params, mem });
         }
         let cuts: Vec<Option<Cut>> = (0..n).map(|i| prov.cut(Block::new(i)).copied()).collect();
+        let site_goals: Vec<Vec<GoalId>> = body
+            .blocks
+            .iter()
+            .map(|(_, d)| d.insts.iter().filter_map(|&i| (*prov.insts.get(i)).and_then(|(f, oi)| goals.error_site(f, oi))).collect())
+            .collect();
         let vc_settings = VcSettings { termination: Termination::Prefix, block_memory: true, ..VcSettings::default() };
         let mut model = Model {
             pool,
@@ -149,6 +157,7 @@ impl Model {
             steps: Vec::with_capacity(n),
             errors: Vec::with_capacity(n),
             cuts,
+            site_goals,
             approximations: 0,
         };
         // Blocks no path from the entry reaches (after a call that never

@@ -135,6 +135,9 @@ pub struct Stats {
     pub duplicates: u64,
     /// Candidates dropped because too many were waiting.
     pub dropped: u64,
+    /// Candidates not solved for because a model checker's graph shows
+    /// their branch edge leads to no open goal (the monitor's pruning).
+    pub monitor_pruned: u64,
     /// Expressions in the pool.
     pub expressions: usize,
     /// Goals covered by a test although proved unreachable (a soundness
@@ -548,6 +551,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
             ("divergences", s.divergences as f64),
             ("waiting", s.waiting as f64),
             ("dropped", s.dropped as f64),
+            ("monitor_pruned", s.monitor_pruned as f64),
             ("expressions", s.expressions as f64),
             ("solver_s", s.solver_time.as_secs_f64()),
             ("trace_s", s.trace_time.as_secs_f64()),
@@ -567,19 +571,30 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
             self.distances_epoch = self.epoch;
         }
         let ctx = SearchContext { distances: &self.distances, coverage_epoch: self.epoch };
+        let guidance = self.ctx.campaign().guidance();
         while let Some(c) = self.searcher.next(&ctx, &mut self.rng) {
             match c.alternative().goal {
                 // Proved unreachable: the query could only be unsatisfiable.
                 Some(g) if self.closures[g.index()] == GoalClosure::Proved => {}
                 Some(g) if self.closures[g.index()] == GoalClosure::Covered => {
-                    if matches!(c.alternative().kind, AltKind::Branch) {
+                    if guidance.useless_edges.contains(&g) {
+                        self.stats.monitor_pruned += 1;
+                    } else if matches!(c.alternative().kind, AltKind::Branch) {
                         self.deferred.add(c);
                     }
                 }
                 _ => return Some(c),
             }
         }
-        self.deferred.next(&ctx, &mut self.rng)
+        // Covered edges are taken again only to reach further; not those
+        // a model checker's graph shows lead to no open goal.
+        while let Some(c) = self.deferred.next(&ctx, &mut self.rng) {
+            match c.alternative().goal {
+                Some(g) if guidance.useless_edges.contains(&g) => self.stats.monitor_pruned += 1,
+                _ => return Some(c),
+            }
+        }
+        None
     }
 
     /// Solves the candidate's path prefix with its alternative; the new
