@@ -12,6 +12,101 @@
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use walkdown_ir::goals::GoalId;
+use walkdown_ir::{Block, FuncId};
+
+/// A state of the [`Monitor`] that stands for "anything may happen from
+/// here" (the graph is not built that far, or a cut point).
+pub const MONITOR_TOP: u32 = u32::MAX;
+
+/// The abstract reachability graph as an automaton over the branch
+/// decisions of a run: each state is a graph node about to decide a
+/// branch of the program (the node's facts are its abstract state); a
+/// decision leads to the nodes about to decide the next branch. A run
+/// steps it along (the product of program and monitor, built on the fly);
+/// at each branch, the ways the monitor shows lead to no open goal need
+/// not be solved for.
+#[derive(Clone, Debug, Default)]
+pub struct Monitor {
+    /// The states.
+    pub states: Vec<MonitorState>,
+    /// The states a run is in at its first branch.
+    pub initial: Vec<u32>,
+}
+
+/// One state of a [`Monitor`].
+#[derive(Clone, Debug)]
+pub struct MonitorState {
+    /// The branch it decides (function and block of the program).
+    pub site: (FuncId, Block),
+    /// Per successor number of the site's terminator: the states after
+    /// taking it (empty: the abstraction rules that way out; may hold
+    /// [`MONITOR_TOP`]).
+    pub next: Vec<Vec<u32>>,
+    /// Per successor: whether a goal open when the monitor was built may
+    /// be reached that way.
+    pub useful: Vec<bool>,
+}
+
+/// Where a run is in a [`Monitor`].
+#[derive(Clone, Debug)]
+pub enum MonitorPosition {
+    /// Among these states.
+    At(Vec<u32>),
+    /// Lost (no monitor, the graph ends here, or the run left it): every
+    /// way is useful.
+    Anywhere,
+}
+
+impl Monitor {
+    /// Where a run starts.
+    pub fn start(&self) -> MonitorPosition {
+        if self.initial.contains(&MONITOR_TOP) {
+            MonitorPosition::Anywhere
+        } else {
+            MonitorPosition::At(self.initial.clone())
+        }
+    }
+
+    /// Whether taking successor `succ` of the branch at `site` can lead to
+    /// an open goal, from `pos`. False only when every state of `pos`
+    /// decides this branch and none has a useful way by `succ`.
+    pub fn useful(&self, pos: &MonitorPosition, site: (FuncId, Block), succ: u32) -> bool {
+        let MonitorPosition::At(states) = pos else { return true };
+        if states.is_empty() {
+            return true;
+        }
+        states.iter().any(|&s| {
+            let st = &self.states[s as usize];
+            st.site != site || st.useful.get(succ as usize).copied().unwrap_or(true)
+        })
+    }
+
+    /// The position after the branch at `site` took successor `succ`.
+    pub fn step(&self, pos: MonitorPosition, site: (FuncId, Block), succ: u32) -> MonitorPosition {
+        let MonitorPosition::At(states) = pos else { return MonitorPosition::Anywhere };
+        let mut out: Vec<u32> = Vec::new();
+        for s in states {
+            let st = &self.states[s as usize];
+            if st.site != site {
+                // The run decided a branch this state does not: the graph
+                // and the run disagree (a loop fast-forwarded, say).
+                return MonitorPosition::Anywhere;
+            }
+            match st.next.get(succ as usize) {
+                Some(next) if next.contains(&MONITOR_TOP) => return MonitorPosition::Anywhere,
+                Some(next) => out.extend(next.iter().copied()),
+                None => return MonitorPosition::Anywhere,
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        if out.is_empty() {
+            // The abstraction says no run goes this way; this one did.
+            return MonitorPosition::Anywhere;
+        }
+        MonitorPosition::At(out)
+    }
+}
 
 /// The current hints.
 #[derive(Clone, Debug, Default)]
@@ -23,6 +118,8 @@ pub struct Guidance {
     pub useless_edges: HashSet<GoalId>,
     /// The engine that gave them.
     pub from: &'static str,
+    /// The monitor, when the engine built one.
+    pub monitor: Option<Arc<Monitor>>,
 }
 
 /// Where the campaign keeps the hints.
@@ -36,9 +133,9 @@ impl GuidanceBoard {
         Arc::clone(&self.current.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
-    pub(crate) fn set(&self, from: &'static str, useless_edges: HashSet<GoalId>) {
+    pub(crate) fn set(&self, from: &'static str, useless_edges: HashSet<GoalId>, monitor: Option<Monitor>) {
         let mut cur = self.current.lock().unwrap_or_else(|e| e.into_inner());
         let version = cur.version + 1;
-        *cur = Arc::new(Guidance { version, useless_edges, from });
+        *cur = Arc::new(Guidance { version, useless_edges, from, monitor: monitor.map(Arc::new) });
     }
 }

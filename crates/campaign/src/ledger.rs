@@ -254,9 +254,10 @@ impl<'p> Campaign<'p> {
     }
 
     /// Replaces the hints: `useless_edges` are branch-edge goals from which
-    /// `engine` found no execution reaching a goal open now.
-    pub fn share_guidance(&self, engine: &'static str, useless_edges: HashSet<GoalId>) {
-        self.guidance.set(engine, useless_edges)
+    /// `engine` found no execution reaching a goal open now; `monitor` is
+    /// its graph as a monitor of runs.
+    pub fn share_guidance(&self, engine: &'static str, useless_edges: HashSet<GoalId>, monitor: Option<crate::Monitor>) {
+        self.guidance.set(engine, useless_edges, monitor)
     }
 
     /// The program.

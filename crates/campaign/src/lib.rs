@@ -22,7 +22,7 @@ pub mod portfolio;
 mod verdict;
 pub mod work;
 
-pub use guidance::Guidance;
+pub use guidance::{Guidance, Monitor, MonitorPosition, MonitorState, MONITOR_TOP};
 pub use ledger::{
     Campaign, CampaignSettings, EngineFigures, ErrorFound, GoalClosure, GoalState, KeptTest, Property, Snapshot, StopCause, Submission,
     TestSink,

@@ -294,8 +294,8 @@ impl<'c, 'p> EngineCtx<'c, 'p> {
     }
 
     /// See [`Campaign::share_guidance`].
-    pub fn share_guidance(&self, useless_edges: std::collections::HashSet<GoalId>) {
-        self.campaign.share_guidance(self.name, useless_edges)
+    pub fn share_guidance(&self, useless_edges: std::collections::HashSet<GoalId>, monitor: Option<crate::Monitor>) {
+        self.campaign.share_guidance(self.name, useless_edges, monitor)
     }
 
     /// See [`Campaign::note_open`].

@@ -27,6 +27,7 @@ use walkdown_encode::vc::InputSite;
 use walkdown_ir::entity::EntityRef;
 use walkdown_ir::goals::GoalId;
 use walkdown_ir::{Block, Body};
+use walkdown_campaign::{Monitor, MonitorState, MONITOR_TOP};
 use walkdown_smt::{ExprId, Leaf, Node as Term, Solver, SymId};
 
 /// Settings of the checker.
@@ -62,8 +63,9 @@ pub trait Driver {
     /// Charges solver work and formula size.
     fn charge(&mut self, solver_units: u64, terms: u64);
     /// Shares the branch-edge goals from which the graph shows no way to a
-    /// goal open now (see [`Checker::useless_edges`]).
-    fn share_useless_edges(&mut self, _edges: HashSet<GoalId>) {}
+    /// goal open now (see [`Checker::useless_edges`]) and the graph as a
+    /// monitor of runs.
+    fn share_guidance(&mut self, _edges: HashSet<GoalId>, _monitor: Monitor) {}
 }
 
 /// A goal's standing with the checker.
@@ -120,6 +122,8 @@ pub struct CheckerFigures {
     pub rounds: u64,
     /// Branch edges last shared as leading to no open goal.
     pub useless_edges: u64,
+    /// States of the last monitor shared.
+    pub monitor_states: u64,
 }
 
 /// A node of the abstract reachability graph.
@@ -181,6 +185,9 @@ pub struct Checker<'m, S: Solver> {
     touched: HashSet<Block>,
     /// Nodes expanded so far.
     expansions: u64,
+    /// Per (location, successor, predicate of the target): the predicate
+    /// over the source's state after the step.
+    post_cache: HashMap<(Block, u32, ExprId), ExprId>,
     /// Figures so far.
     pub figures: CheckerFigures,
 }
@@ -210,6 +217,7 @@ impl<'m, S: Solver> Checker<'m, S> {
             unknown_edges: HashSet::new(),
             touched: HashSet::new(),
             expansions: 0,
+            post_cache: HashMap::new(),
             figures: CheckerFigures::default(),
         }
     }
@@ -371,9 +379,104 @@ impl<'m, S: Solver> Checker<'m, S> {
             // Executions past a cut run code the graph does not have.
             return;
         }
-        let useless = self.useless_edges(driver);
+        let (useless, may) = self.useless_edges(driver);
         self.figures.useless_edges = useless.len() as u64;
-        driver.share_useless_edges(useless);
+        let monitor = self.monitor(&may, driver);
+        self.figures.monitor_states = monitor.states.len() as u64;
+        driver.share_guidance(useless, monitor);
+    }
+
+    /// The inlined block's branch, if a run of the program decides it
+    /// (a copy of a branch or switch of the program, not one the inliner
+    /// made).
+    fn decision_site(&self, loc: Block) -> Option<(walkdown_ir::FuncId, Block)> {
+        let o = (*self.m.prov.blocks.get(loc))?;
+        match self.m.body.blocks[loc].term {
+            walkdown_ir::Terminator::Branch { .. } | walkdown_ir::Terminator::Switch { .. } if o.terminator => Some((o.func, o.block)),
+            _ => None,
+        }
+    }
+
+    /// The graph as a monitor of runs (see [`walkdown_campaign::Monitor`]):
+    /// a state per uncovered node at a branch the program decides; a
+    /// decision leads through the nodes of blocks without such a branch
+    /// (all their successors: calls, jumps, the inliner's dispatch) to the
+    /// next deciding nodes. Frontier nodes and cut points are "anything".
+    fn monitor(&self, may: &[bool], driver: &mut dyn Driver) -> Monitor {
+        let mut mon = Monitor::default();
+        let mut state_of: HashMap<usize, u32> = HashMap::new();
+        let mut memo: HashMap<usize, Vec<u32>> = HashMap::new();
+        let mut pending: Vec<usize> = Vec::new();
+        let root = self.advance(0, &mut state_of, &mut pending, &mut memo, &mut HashSet::new(), 0);
+        mon.initial = root;
+        let mut done = 0;
+        while done < pending.len() {
+            let x = pending[done];
+            done += 1;
+            let node = &self.nodes[x];
+            let loc = node.loc.index();
+            let site = self.decision_site(node.loc).expect("a state decides a branch");
+            let nsucc = self.m.steps[loc].len();
+            let mut next = vec![Vec::new(); nsucc];
+            let mut useful = vec![false; nsucc];
+            let children = node.children.clone();
+            for c in children {
+                if self.nodes[c].removed {
+                    continue;
+                }
+                let (_, si) = self.nodes[c].parent.expect("a child has a parent");
+                let k = si as usize;
+                let r = self.nodes[c].covered_by.unwrap_or(c);
+                useful[k] = may[r] || self.m.steps[loc][k].goal.is_some_and(|g| driver.is_open(g));
+                next[k] = self.advance(c, &mut state_of, &mut pending, &mut memo, &mut HashSet::new(), 0);
+            }
+            mon.states.push(MonitorState { site, next, useful });
+        }
+        mon
+    }
+
+    /// The monitor states a run is in when it next decides a branch, from
+    /// node `x` on.
+    fn advance(
+        &self,
+        x: usize,
+        state_of: &mut HashMap<usize, u32>,
+        pending: &mut Vec<usize>,
+        memo: &mut HashMap<usize, Vec<u32>>,
+        on_path: &mut HashSet<usize>,
+        depth: usize,
+    ) -> Vec<u32> {
+        let x = self.nodes[x].covered_by.unwrap_or(x);
+        if let Some(v) = memo.get(&x) {
+            return v.clone();
+        }
+        let node = &self.nodes[x];
+        if !node.expanded || self.m.cuts[node.loc.index()].is_some() || depth > 10_000 {
+            return vec![MONITOR_TOP];
+        }
+        if self.decision_site(node.loc).is_some() {
+            let next_id = state_of.len() as u32;
+            let id = *state_of.entry(x).or_insert_with(|| {
+                pending.push(x);
+                next_id
+            });
+            return vec![id];
+        }
+        if !on_path.insert(x) {
+            // A cycle without a decision: runs in it never decide again.
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for &c in &node.children {
+            if !self.nodes[c].removed {
+                out.extend(self.advance(c, state_of, pending, memo, on_path, depth + 1));
+            }
+        }
+        on_path.remove(&x);
+        out.sort_unstable();
+        out.dedup();
+        memo.insert(x, out.clone());
+        out
     }
 
     /// The branch-edge goals, already closed, from which the graph (less
@@ -383,7 +486,8 @@ impl<'m, S: Solver> Checker<'m, S> {
     /// of the branch that a frontier node can still reach in the control
     /// flow makes its edges useful (states there may not be in the graph
     /// yet), and a frontier node may reach anything.
-    pub fn useless_edges(&mut self, driver: &mut dyn Driver) -> HashSet<GoalId> {
+    /// Also returns, per node, whether an open goal may be reached from it.
+    pub fn useless_edges(&mut self, driver: &mut dyn Driver) -> (HashSet<GoalId>, Vec<bool>) {
         let nb = self.m.body.blocks.len();
         let live = |n: &ArgNode| !n.removed;
         let frontier = |n: &ArgNode| !n.removed && n.covered_by.is_none() && !n.expanded;
@@ -472,7 +576,8 @@ impl<'m, S: Solver> Checker<'m, S> {
                 }
             }
         }
-        all.into_iter().filter(|g| !useful.contains(g) && !driver.is_open(*g)).collect()
+        let useless = all.into_iter().filter(|g| !useful.contains(g) && !driver.is_open(*g)).collect();
+        (useless, may)
     }
 
     fn push_node(&mut self, node: ArgNode) -> usize {
@@ -541,7 +646,7 @@ impl<'m, S: Solver> Checker<'m, S> {
                     return Some(self.undo_expansion(id, locs));
                 }
             }
-            let facts = self.post_facts(loc, si, pre, model.as_ref(), driver);
+            let facts = self.post_facts(loc, si, pre, &facts, model.as_ref(), driver);
             // Covered by a node at the location with fewer facts?
             let cover = self.at_loc[to.index()].iter().copied().find(|&o| {
                 let n = &self.nodes[o];
@@ -658,7 +763,15 @@ impl<'m, S: Solver> Checker<'m, S> {
     /// `model` (of `pre` and the step) tells which of the two questions
     /// per predicate can be skipped: a predicate it satisfies cannot be
     /// known false.
-    fn post_facts(&mut self, loc: Block, si: usize, pre: ExprId, model: Option<&walkdown_smt::Model>, driver: &mut dyn Driver) -> Vec<(u32, bool)> {
+    fn post_facts(
+        &mut self,
+        loc: Block,
+        si: usize,
+        pre: ExprId,
+        pre_facts: &[(u32, bool)],
+        model: Option<&walkdown_smt::Model>,
+        driver: &mut dyn Driver,
+    ) -> Vec<(u32, bool)> {
         let (to, guard, post_params, post_mem) = {
             let s: &Step = &self.m.steps[loc.index()][si];
             (s.to, s.guard, s.post_params.clone(), s.post_mem)
@@ -676,11 +789,31 @@ impl<'m, S: Solver> Checker<'m, S> {
                 _ => context.push(t),
             }
         }
+        // A predicate the step does not change is, after substitution, a
+        // predicate of the source whose fact the node may already know.
+        let known: HashMap<ExprId, bool> = pre_facts.iter().map(|&(k, b)| (self.preds[loc.index()][k as usize], b)).collect();
         for (k, &q) in self.preds[to.index()].clone().iter().enumerate() {
-            let qp = self.m.pool.substitute(q, &map, &mut memo).expect("substitution keeps sorts");
+            let qp = match self.post_cache.get(&(loc, si as u32, q)) {
+                Some(&x) => x,
+                None => {
+                    let x = self.m.pool.substitute(q, &map, &mut memo).expect("substitution keeps sorts");
+                    self.post_cache.insert((loc, si as u32, q), x);
+                    x
+                }
+            };
             if let Some(b) = self.m.pool.as_bool_const(qp) {
                 out.push((k as u32, b));
                 continue;
+            }
+            if let Some(&b) = known.get(&qp) {
+                out.push((k as u32, b));
+                continue;
+            }
+            if let Term::Not(inner) = self.m.pool.get(qp) {
+                if let Some(&b) = known.get(inner) {
+                    out.push((k as u32, !b));
+                    continue;
+                }
             }
             let holds_in_model = model.map(|m| self.m.pool.eval(qp, m).as_bool());
             if holds_in_model != Some(Some(false)) {

@@ -78,6 +78,7 @@ impl CegarEngine {
                 ("tests", f.tests as f64),
                 ("divergences", f.divergences as f64),
                 ("useless_edges", f.useless_edges as f64),
+                ("monitor_states", f.monitor_states as f64),
             ],
         );
     }
@@ -113,8 +114,8 @@ impl Driver for CtxDriver<'_, '_, '_> {
         self.ctx.charge(1 + work::solver(solver_units) + work::asserted(terms));
     }
 
-    fn share_useless_edges(&mut self, edges: std::collections::HashSet<GoalId>) {
-        self.ctx.share_guidance(edges);
+    fn share_guidance(&mut self, edges: std::collections::HashSet<GoalId>, monitor: walkdown_campaign::Monitor) {
+        self.ctx.share_guidance(edges, Some(monitor));
     }
 }
 

@@ -318,6 +318,7 @@ impl walkdown_campaign::Engine for ConcolicEngine {
             solver_work: 0,
             dictionary: Vec::new(),
             dictionary_seen: HashSet::new(),
+            guidance_version: 0,
         };
         let reason = e.run(&mut tracer);
         e.finish_stats();
@@ -382,6 +383,8 @@ struct Search<'a, 's, 'k, 'p> {
     solver_work: u64,
     dictionary: Vec<InputValue>,
     dictionary_seen: HashSet<u64>,
+    /// The version of the campaign's guidance the tracer steps along.
+    guidance_version: u64,
 }
 
 /// Generates tests for `program` with the concolic engine alone, until the
@@ -450,6 +453,11 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
                 return StopReason::ExecutionLimit;
             }
             self.refresh_closures();
+            let guidance = self.ctx.campaign().guidance();
+            if guidance.version != self.guidance_version {
+                self.guidance_version = guidance.version;
+                tracer.set_monitor(guidance.monitor.clone());
+            }
             self.adopt_tests(tracer);
             if self.last_progress.elapsed() >= Duration::from_secs(1) {
                 self.last_progress = Instant::now();
@@ -577,7 +585,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
                 // Proved unreachable: the query could only be unsatisfiable.
                 Some(g) if self.closures[g.index()] == GoalClosure::Proved => {}
                 Some(g) if self.closures[g.index()] == GoalClosure::Covered => {
-                    if guidance.useless_edges.contains(&g) {
+                    if c.alternative().useless || guidance.useless_edges.contains(&g) {
                         self.stats.monitor_pruned += 1;
                     } else if matches!(c.alternative().kind, AltKind::Branch) {
                         self.deferred.add(c);
@@ -590,7 +598,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
         // a model checker's graph shows lead to no open goal.
         while let Some(c) = self.deferred.next(&ctx, &mut self.rng) {
             match c.alternative().goal {
-                Some(g) if guidance.useless_edges.contains(&g) => self.stats.monitor_pruned += 1,
+                Some(g) if c.alternative().useless || guidance.useless_edges.contains(&g) => self.stats.monitor_pruned += 1,
                 _ => return Some(c),
             }
         }

@@ -17,6 +17,7 @@ mod trip;
 pub use trip::TripLoop;
 use walkdown_ir::entity::EntityRef;
 use walkdown_semantics::Sym;
+use walkdown_campaign::{Monitor, MonitorPosition};
 use std::rc::Rc;
 use std::collections::HashMap;
 use walkdown_interp::code::{FuncKind, Model, Prepared};
@@ -99,6 +100,9 @@ pub struct Alternative {
     pub kind: AltKind,
     /// The function and block it leads to (for branches), for distances.
     pub target: Option<(FuncId, Block)>,
+    /// A model checker's monitor, stepped along the run, shows this way
+    /// leads to no goal that was open (see [`walkdown_campaign::Monitor`]).
+    pub useless: bool,
 }
 
 /// A point where the run could have gone another way.
@@ -194,6 +198,8 @@ pub struct Tracer<'p> {
     /// `(function, block, successor)` with the loop's index.
     trip_loops: Rc<[TripLoop]>,
     trip_exits: HashMap<(FuncId, Block, u32), usize>,
+    /// The monitor runs step along, if a model checker shared one.
+    monitor: Option<std::sync::Arc<Monitor>>,
 }
 
 struct Run<'p, 'a> {
@@ -212,6 +218,8 @@ struct Run<'p, 'a> {
     covered_bits: Vec<u64>,
     dm: DataModel,
     trip_symbols_used: u32,
+    /// Where the run is in the tracer's monitor.
+    monitor_at: MonitorPosition,
 }
 
 impl<'p> Tracer<'p> {
@@ -232,7 +240,13 @@ impl<'p> Tracer<'p> {
             trip_symbols: Vec::new(),
             trip_loops: Rc::from(Vec::new()),
             trip_exits: HashMap::new(),
+            monitor: None,
         }
+    }
+
+    /// Steps later runs along `monitor` (none: no pruning).
+    pub fn set_monitor(&mut self, monitor: Option<std::sync::Arc<Monitor>>) {
+        self.monitor = monitor;
     }
 
     /// Summarizes the exits of `loops` with trip-count symbols (see the
@@ -288,7 +302,11 @@ impl<'p> Tracer<'p> {
             covered_bits: vec![0; goal_words],
             dm,
             trip_symbols_used: 0,
+            monitor_at: MonitorPosition::Anywhere,
         };
+        if let Some(m) = &run.t.monitor {
+            run.monitor_at = m.start();
+        }
         let end = match run.start() {
             Ok(()) => TraceEnd::Exit,
             Err(Stop::End(e)) => e,
@@ -468,7 +486,7 @@ impl<'p, 'a> Run<'p, 'a> {
             let pool = self.sym.pool();
             let Ok(moved) = pool.cmp(op, x, y) else { continue };
             let cond = if negated { self.sym.not(moved) } else { moved };
-            alts.push(Alternative { cond, goal: None, kind: AltKind::Branch, target: Some(target) });
+            alts.push(Alternative { cond, goal: None, kind: AltKind::Branch, target: Some(target), useless: false });
         }
         alts
     }
@@ -502,7 +520,7 @@ impl<'p, 'a> Run<'p, 'a> {
             if k != bits {
                 let kc = self.sym.bv(k, w);
                 let cond = self.sym.eq(e, kc);
-                alts.push(Alternative { cond, goal: None, kind: AltKind::Branch, target: None });
+                alts.push(Alternative { cond, goal: None, kind: AltKind::Branch, target: None, useless: false });
             }
         }
         let c = self.sym.bv(bits, w);
@@ -733,6 +751,7 @@ impl<'p, 'a> Run<'p, 'a> {
                         goal: if c & 1 != 0 { goal } else { None },
                         kind: if c & 1 != 0 { AltKind::Check(*kind) } else { AltKind::Branch },
                         target: None,
+                        useless: false,
                     };
                     self.branch_point(site, vec![alternative], taken);
                 }
@@ -762,7 +781,7 @@ impl<'p, 'a> Run<'p, 'a> {
                 let inside = self.sym.and(ge, le);
                 let outside = self.sym.not(inside);
                 let goal = self.t.goals.error_site(self.frame().func, inst);
-                let alt = Alternative { cond: outside, goal, kind: AltKind::Check(CheckKind::OutOfBounds), target: None };
+                let alt = Alternative { cond: outside, goal, kind: AltKind::Check(CheckKind::OutOfBounds), target: None, useless: false };
                 self.branch_point(site, vec![alt], inside);
             }
         }
@@ -1240,6 +1259,23 @@ impl<'p, 'a> Run<'p, 'a> {
         Ok(())
     }
 
+    /// Whether the monitor shows successor `succ` of the branch at `site`
+    /// leads to no open goal from where the run is.
+    fn monitor_useless(&self, site: (FuncId, Block), succ: u32) -> bool {
+        match &self.t.monitor {
+            Some(m) => !m.useful(&self.monitor_at, site, succ),
+            None => false,
+        }
+    }
+
+    /// Steps the monitor over the run's decision at `site`.
+    fn monitor_step(&mut self, site: (FuncId, Block), succ: u32) {
+        if let Some(m) = &self.t.monitor {
+            let at = std::mem::replace(&mut self.monitor_at, MonitorPosition::Anywhere);
+            self.monitor_at = m.step(at, site, succ);
+        }
+    }
+
     /// Moves to `call`'s block with its arguments.
     fn jump(&mut self, call: &BlockCall) {
         let vals: Vec<(u64, Option<ExprId>)> = call.args.iter().map(|a| self.operand(a)).collect();
@@ -1262,6 +1298,9 @@ impl<'p, 'a> Run<'p, 'a> {
             Terminator::Branch { cond, if_true, if_false } => {
                 let (c, sc) = self.operand(cond);
                 let taken = c & 1 != 0;
+                let (taken_succ, other_succ) = if taken { (0, 1) } else { (1, 0) };
+                let other_useless = self.monitor_useless((func, block), other_succ);
+                self.monitor_step((func, block), taken_succ);
                 let goal = |succ: u32| self.t.goals.edge(func, block, succ);
                 let (g_taken, g_other) = if taken { (goal(0), goal(1)) } else { (goal(1), goal(0)) };
                 self.cover(g_taken);
@@ -1287,7 +1326,7 @@ impl<'p, 'a> Run<'p, 'a> {
                         let b = self.sym.bv1_to_bool(e);
                         let stay = if taken { self.sym.not(b) } else { b };
                         let other = if taken { if_false.block } else { if_true.block };
-                        alts.push(Alternative { cond: stay, goal: g_other, kind: AltKind::Branch, target: Some((func, other)) });
+                        alts.push(Alternative { cond: stay, goal: g_other, kind: AltKind::Branch, target: Some((func, other)), useless: other_useless });
                     }
                     if self.may_record((func, block)) && !alts.is_empty() {
                         let prefix = self.trace.path.len();
@@ -1308,7 +1347,7 @@ impl<'p, 'a> Run<'p, 'a> {
                     let nb = self.sym.not(b);
                     let (t, alt) = if taken { (b, nb) } else { (nb, b) };
                     let other = if taken { if_false.block } else { if_true.block };
-                    let a = Alternative { cond: alt, goal: g_other, kind: AltKind::Branch, target: Some((func, other)) };
+                    let a = Alternative { cond: alt, goal: g_other, kind: AltKind::Branch, target: Some((func, other)), useless: other_useless };
                     let mut alts = vec![a];
                     if self.limits.accelerate {
                         self.note_counter((func, block), t);
@@ -1329,6 +1368,8 @@ impl<'p, 'a> Run<'p, 'a> {
                 let chosen = cases.iter().position(|(k, _)| walkdown_interp::eval::truncate(*k, w) == v);
                 let succ = chosen.unwrap_or(cases.len()) as u32;
                 self.cover(self.t.goals.edge(func, block, succ));
+                let useless: Vec<bool> = (0..=cases.len() as u32).map(|k| self.monitor_useless((func, block), k)).collect();
+                self.monitor_step((func, block), succ);
                 if let Some(e) = sv {
                     let mut eqs = Vec::with_capacity(cases.len());
                     for (k, _) in cases {
@@ -1344,12 +1385,12 @@ impl<'p, 'a> Run<'p, 'a> {
                     for (i, &q) in eqs.iter().enumerate() {
                         if Some(i) != chosen {
                             let goal = self.t.goals.edge(func, block, i as u32);
-                            alts.push(Alternative { cond: q, goal, kind: AltKind::Branch, target: Some((func, cases[i].1.block)) });
+                            alts.push(Alternative { cond: q, goal, kind: AltKind::Branch, target: Some((func, cases[i].1.block)), useless: useless[i] });
                         }
                     }
                     if chosen.is_some() {
                         let goal = self.t.goals.edge(func, block, cases.len() as u32);
-                        alts.push(Alternative { cond: none, goal, kind: AltKind::Branch, target: Some((func, default.block)) });
+                        alts.push(Alternative { cond: none, goal, kind: AltKind::Branch, target: Some((func, default.block)), useless: useless[cases.len()] });
                     }
                     let taken = match chosen {
                         Some(i) => eqs[i],
