@@ -222,6 +222,20 @@ impl<'m, S: Solver> Checker<'m, S> {
         }
     }
 
+    /// The goals the checker stopped aiming at without a verdict, with why.
+    pub fn abandoned(&self) -> Vec<(GoalId, &'static str)> {
+        let mut out: Vec<(GoalId, &'static str)> = self
+            .standing
+            .iter()
+            .filter_map(|(g, s)| match s {
+                Standing::GivenUp => Some((*g, "refinement found no new predicate for a spurious path, or the solver gave no answer")),
+                _ => None,
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
     /// The predicates of every location (for reports and witnesses).
     pub fn predicates(&self) -> &[Vec<ExprId>] {
         &self.preds

@@ -165,11 +165,16 @@ impl Engine for CegarEngine {
         let aimed_goals: Vec<GoalId> = goals.goals.iter().filter(|(_, g)| aimed(&g.kind)).map(|(id, _)| id).collect();
         let mut driver = CtxDriver { ctx, closures: RefCell::new((u64::MAX, Vec::new())), dm: program.data_model };
         self.publish(ctx, "running");
-        let (outcome, figures) = {
+        let (outcome, figures, abandoned) = {
             let mut checker = Checker::new(&mut model, solver, self.settings.checker);
             let outcome = checker.run(&aimed_goals, &mut driver);
-            (outcome, checker.figures)
+            (outcome, checker.figures, checker.abandoned())
         };
+        for (g, why) in abandoned {
+            if driver.is_open(g) {
+                ctx.note_open(g, OpenReason::NotAttempted(why.into()));
+            }
+        }
         self.figures = figures;
         let end = match outcome {
             Outcome::Complete { unreachable } => {
