@@ -139,3 +139,52 @@ impl GuidanceBoard {
         *cur = Arc::new(Guidance { version, useless_edges, from, monitor: monitor.map(Arc::new) });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use walkdown_ir::entity::EntityRef;
+
+    fn site(b: usize) -> (FuncId, Block) {
+        (FuncId::new(0), Block::new(b))
+    }
+
+    /// Two states deciding branch b1; from state 0 the false way (1) leads
+    /// nowhere useful, from state 1 both ways are useful.
+    fn monitor() -> Monitor {
+        Monitor {
+            states: vec![
+                MonitorState { site: site(1), next: vec![vec![1], vec![]], useful: vec![true, false] },
+                MonitorState { site: site(1), next: vec![vec![MONITOR_TOP], vec![0]], useful: vec![true, true] },
+            ],
+            initial: vec![0],
+        }
+    }
+
+    #[test]
+    fn a_way_is_useless_only_when_every_state_says_so() {
+        let m = monitor();
+        let start = m.start();
+        assert!(m.useful(&start, site(1), 0));
+        assert!(!m.useful(&start, site(1), 1));
+        // Both states: state 1 finds way 1 useful.
+        assert!(m.useful(&MonitorPosition::At(vec![0, 1]), site(1), 1));
+        // Lost or elsewhere: everything is useful.
+        assert!(m.useful(&MonitorPosition::Anywhere, site(1), 1));
+        assert!(m.useful(&start, site(2), 1));
+    }
+
+    #[test]
+    fn stepping_follows_decisions_and_gets_lost_safely() {
+        let m = monitor();
+        let at1 = m.step(m.start(), site(1), 0);
+        assert!(matches!(&at1, MonitorPosition::At(s) if s == &vec![1]));
+        // From state 1, way 0 leads to the graph's frontier: anywhere.
+        assert!(matches!(m.step(at1.clone(), site(1), 0), MonitorPosition::Anywhere));
+        // A decision at another branch than the state's: the run left the
+        // graph (say, a loop was fast-forwarded).
+        assert!(matches!(m.step(at1, site(2), 0), MonitorPosition::Anywhere));
+        // A way the abstraction rules out, taken anyway: anywhere.
+        assert!(matches!(m.step(m.start(), site(1), 1), MonitorPosition::Anywhere));
+    }
+}

@@ -178,7 +178,7 @@ impl Engine for CegarEngine {
         self.figures = figures;
         let end = match outcome {
             Outcome::Complete { unreachable } => {
-                let method = format!("cegar: predicate abstraction, {} predicates", figures.predicates);
+                let method = format!("predicate abstraction, {} predicates", figures.predicates);
                 for g in &unreachable {
                     ctx.claim(*g, Claim::Unreachable { method: method.clone() });
                 }
