@@ -74,7 +74,7 @@ enum Command {
     ///
     /// Exit code 1 when the run ends in an error (a failed check, reach_error, abort).
     Run(run::RunArgs),
-    /// Generate a Test-Comp test suite with every engine (static analysis, concolic search, bounded model checking), and a verdict for every goal.
+    /// Generate a Test-Comp test suite with every engine (static analysis, concolic search, bounded model checking, predicate-abstraction model checking), and a verdict for every goal.
     ///
     /// Exit code 1 when a test reaches an error (reach_error, a failed check, abort); 3 when a test covers a goal an engine proved unreachable (a proof conflict: a bug in walkdown).
     Gen(gen::GenArgs),

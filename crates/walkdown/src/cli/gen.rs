@@ -1,6 +1,6 @@
 //! `walkdown gen`: generates a Test-Comp test suite with every engine
 //! walkdown has, as one campaign: the static pass first (its proofs close
-//! goals before any search), then the concolic and bounded engines as a
+//! goals before any search), then the concolic, bounded and model-checking engines as a
 //! portfolio on worker threads (or in turns with `--jobs 1`). Tests
 //! are written the moment the campaign keeps them, `report.json` is
 //! refreshed every second from the campaign, and Ctrl-C or SIGTERM ends the
@@ -38,7 +38,7 @@ pub struct GenArgs {
     #[arg(long, default_value = "walkdown-out")]
     out: PathBuf,
     /// Engines of the portfolio, comma-separated: concolic, bmc, cegar.
-    #[arg(long, default_value = "concolic,bmc", value_delimiter = ',')]
+    #[arg(long, default_value = "concolic,bmc,cegar", value_delimiter = ',')]
     engines: Vec<EngineArg>,
     /// Run one engine alone (the same as `--engines X`).
     #[arg(long, value_enum)]
