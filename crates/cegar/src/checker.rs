@@ -42,11 +42,17 @@ pub struct CheckerSettings {
     /// Expansions between two updates of the edges shared as useless with
     /// other engines (and one when the graph is complete). Default 500.
     pub share_every: u64,
+    /// A parameter a location's predicates mention is tracked by value
+    /// (an explicit value per node, so a loop with a constant bound
+    /// unrolls without a refinement per iteration) until this many values
+    /// of it were seen there; then by predicates alone, so the graph stays
+    /// finite. 0 turns value tracking off. Default 64.
+    pub max_tracked_values: usize,
 }
 
 impl Default for CheckerSettings {
     fn default() -> Self {
-        CheckerSettings { max_predicates_per_location: 256, max_nodes: 200_000, share_every: 500 }
+        CheckerSettings { max_predicates_per_location: 256, max_nodes: 200_000, share_every: 500, max_tracked_values: 64 }
     }
 }
 
@@ -146,11 +152,31 @@ pub struct ArgNode {
     pub children: Vec<usize>,
     /// The error goals whose check may fail here.
     pub errors_seen: Vec<GoalId>,
+    /// Parameters of the location known to hold one value in every state
+    /// of the node (parameter number, bits), sorted.
+    pub values: Vec<(u32, u128)>,
 }
 
 impl ArgNode {
     fn new(loc: Block, facts: Vec<(u32, bool)>, parent: Option<(usize, u32)>) -> ArgNode {
-        ArgNode { loc, facts, parent, covered_by: None, removed: false, expanded: false, children: Vec::new(), errors_seen: Vec::new() }
+        ArgNode {
+            loc,
+            facts,
+            parent,
+            covered_by: None,
+            removed: false,
+            expanded: false,
+            children: Vec::new(),
+            errors_seen: Vec::new(),
+            values: Vec::new(),
+        }
+    }
+
+    /// Whether every state of `self` is one of `other`'s: `other` knows
+    /// fewer facts and values, and the same ones.
+    fn within(&self, other: &ArgNode) -> bool {
+        other.facts.iter().all(|f| self.facts.binary_search(f).is_ok())
+            && other.values.iter().all(|v| self.values.binary_search(v).is_ok())
     }
 }
 
@@ -188,6 +214,13 @@ pub struct Checker<'m, S: Solver> {
     /// Per (location, successor, predicate of the target): the predicate
     /// over the source's state after the step.
     post_cache: HashMap<(Block, u32, ExprId), ExprId>,
+    /// Per location and parameter: tracked by value (mentioned by a
+    /// predicate there, not given up).
+    tracked: Vec<Vec<bool>>,
+    /// Per (location, parameter): the values seen; past the limit the
+    /// parameter is no longer tracked there.
+    seen_values: HashMap<(Block, u32), HashSet<u128>>,
+    given_up_values: HashSet<(Block, u32)>,
     /// Figures so far.
     pub figures: CheckerFigures,
 }
@@ -202,6 +235,7 @@ impl<'m, S: Solver> Checker<'m, S> {
     /// A checker of `m` asking `solver`.
     pub fn new(m: &'m mut Model, solver: S, settings: CheckerSettings) -> Self {
         let n = m.body.blocks.len();
+        let tracked = m.body.blocks.iter().map(|(_, d)| vec![false; d.params.len()]).collect();
         Checker {
             m,
             solver,
@@ -218,6 +252,9 @@ impl<'m, S: Solver> Checker<'m, S> {
             touched: HashSet::new(),
             expansions: 0,
             post_cache: HashMap::new(),
+            tracked,
+            seen_values: HashMap::new(),
+            given_up_values: HashSet::new(),
             figures: CheckerFigures::default(),
         }
     }
@@ -617,7 +654,8 @@ impl<'m, S: Solver> Checker<'m, S> {
             return None;
         }
         let facts = self.nodes[id].facts.clone();
-        let pre = self.facts_term(loc, &facts);
+        let values = self.nodes[id].values.clone();
+        let pre = self.facts_term(loc, &facts, &values);
         for ei in 0..self.m.errors[loc.index()].len() {
             let goal = self.m.errors[loc.index()][ei].goal;
             let target = self.is_target(Some(goal), driver);
@@ -660,13 +698,15 @@ impl<'m, S: Solver> Checker<'m, S> {
                     return Some(self.undo_expansion(id, locs));
                 }
             }
-            let facts = self.post_facts(loc, si, pre, &facts, model.as_ref(), driver);
+            let child_values = self.post_values(loc, si, &values);
+            let facts = self.post_facts(loc, si, pre, &facts, &values, model.as_ref(), driver);
+            let mut child = ArgNode::new(to, facts, Some((id, si as u32)));
+            child.values = child_values;
             // Covered by a node at the location with fewer facts?
             let cover = self.at_loc[to.index()].iter().copied().find(|&o| {
                 let n = &self.nodes[o];
-                !n.removed && n.covered_by.is_none() && n.facts.iter().all(|f| facts.binary_search(f).is_ok())
+                !n.removed && n.covered_by.is_none() && child.within(n)
             });
-            let mut child = ArgNode::new(to, facts, Some((id, si as u32)));
             child.covered_by = cover;
             let c = self.push_node(child);
             self.nodes[id].children.push(c);
@@ -763,13 +803,62 @@ impl<'m, S: Solver> Checker<'m, S> {
     }
 
     /// The conjunction of a node's facts.
-    fn facts_term(&mut self, loc: Block, facts: &[(u32, bool)]) -> ExprId {
-        let mut lits = Vec::with_capacity(facts.len());
+    fn facts_term(&mut self, loc: Block, facts: &[(u32, bool)], values: &[(u32, u128)]) -> ExprId {
+        let mut lits = Vec::with_capacity(facts.len() + values.len());
         for &(p, holds) in facts {
             let q = self.preds[loc.index()][p as usize];
             lits.push(if holds { q } else { self.m.pool.not(q).expect("a predicate is Boolean") });
         }
+        for &(j, v) in values {
+            let s = self.m.states[loc.index()].params[j as usize];
+            let w = self.m.pool.width(s).expect("a parameter is a bit-vector");
+            let c = self.m.pool.bv_const(w, v).expect("the value fits");
+            lits.push(self.m.pool.eq(s, c).expect("same widths"));
+        }
         self.m.pool.and(&lits).expect("facts are Boolean")
+    }
+
+    /// The substitution of a node's known values for its location's
+    /// parameter symbols.
+    fn value_map(&mut self, loc: Block, values: &[(u32, u128)]) -> HashMap<Leaf, ExprId> {
+        let mut map = HashMap::new();
+        for &(j, v) in values {
+            let s = self.m.states[loc.index()].params[j as usize];
+            let w = self.m.pool.width(s).expect("a parameter is a bit-vector");
+            let c = self.m.pool.bv_const(w, v).expect("the value fits");
+            if let Some(&l) = self.m.pool.symbols_of(s).first() {
+                map.insert(l, c);
+            }
+        }
+        map
+    }
+
+    /// The values of the target's tracked parameters after step `si`, where
+    /// the step computes them from the node's known values alone.
+    fn post_values(&mut self, loc: Block, si: usize, values: &[(u32, u128)]) -> Vec<(u32, u128)> {
+        let to = self.m.steps[loc.index()][si].to;
+        let tracked: Vec<usize> = (0..self.tracked[to.index()].len()).filter(|&j| self.tracked[to.index()][j]).collect();
+        if tracked.is_empty() || self.settings.max_tracked_values == 0 {
+            return Vec::new();
+        }
+        let map = self.value_map(loc, values);
+        let mut memo = HashMap::new();
+        let mut out = Vec::new();
+        for j in tracked {
+            let t = self.m.steps[loc.index()][si].post_params[j];
+            let t = self.m.pool.substitute(t, &map, &mut memo).expect("sorts");
+            let Some(v) = self.m.pool.as_bv_const(t) else { continue };
+            let key = (to, j as u32);
+            let seen = self.seen_values.entry(key).or_default();
+            seen.insert(v);
+            if seen.len() > self.settings.max_tracked_values {
+                self.given_up_values.insert(key);
+                self.tracked[to.index()][j] = false;
+                continue;
+            }
+            out.push((j as u32, v));
+        }
+        out
     }
 
     /// The facts at the target of step `si` of `loc` from a node whose facts
@@ -783,9 +872,12 @@ impl<'m, S: Solver> Checker<'m, S> {
         si: usize,
         pre: ExprId,
         pre_facts: &[(u32, bool)],
+        pre_values: &[(u32, u128)],
         model: Option<&walkdown_smt::Model>,
         driver: &mut dyn Driver,
     ) -> Vec<(u32, bool)> {
+        let value_map = self.value_map(loc, pre_values);
+        let mut value_memo = HashMap::new();
         let (to, guard, post_params, post_mem) = {
             let s: &Step = &self.m.steps[loc.index()][si];
             (s.to, s.guard, s.post_params.clone(), s.post_mem)
@@ -818,6 +910,13 @@ impl<'m, S: Solver> Checker<'m, S> {
             if let Some(b) = self.m.pool.as_bool_const(qp) {
                 out.push((k as u32, b));
                 continue;
+            }
+            if !value_map.is_empty() {
+                let qv = self.m.pool.substitute(qp, &value_map, &mut value_memo).expect("sorts");
+                if let Some(b) = self.m.pool.as_bool_const(qv) {
+                    out.push((k as u32, b));
+                    continue;
+                }
             }
             if let Some(&b) = known.get(&qp) {
                 out.push((k as u32, b));
@@ -1077,6 +1176,12 @@ impl<'m, S: Solver> Checker<'m, S> {
         self.pred_set[l].insert(p);
         self.preds[l].push(p);
         self.touched.insert(loc);
+        let leaves = self.m.pool.symbols_of(p).to_vec();
+        for (j, &s) in self.m.states[l].params.iter().enumerate() {
+            if self.m.pool.symbols_of(s).iter().any(|x| leaves.contains(x)) && !self.given_up_values.contains(&(loc, j as u32)) {
+                self.tracked[l][j] = true;
+            }
+        }
         self.figures.predicates += 1;
     }
 
