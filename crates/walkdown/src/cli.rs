@@ -86,6 +86,8 @@ enum Command {
     /// Compile the program natively with gcc --coverage, run every test of a
     /// Test-Comp suite, and report gcov branch and line coverage.
     Validate(validate::ValidateArgs),
+    /// Rebuild the HTML report (DIR/report/index.html) of a gen run from its report.json, source and tests.
+    Report(report::ReportArgs),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -130,6 +132,7 @@ fn run(cli: Cli) -> Result<i32> {
         Command::Gen(args) => gen::gen(&args),
         Command::Analyze { program } => analyze::analyze(&program),
         Command::Validate(args) => validate::validate(&args),
+        Command::Report(args) => report::report_command(&args),
     }
 }
 

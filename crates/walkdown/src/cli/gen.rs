@@ -8,7 +8,7 @@
 
 use super::output::{err, errln, outln};
 use super::outdir::{self, Manifest};
-use super::report::{make_report, spec_name, write_errors_sarif, write_report};
+use super::report::{make_report, spec_name, write_errors_sarif, write_html_report, write_report, HTML_FILE};
 use super::{load, ProgramArgs};
 use anyhow::{bail, Context, Result};
 use std::io::IsTerminal;
@@ -237,7 +237,7 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     }
     let _lock = outdir::lock_out_dir(&args.out, &args.program.file)?;
     let metadata_name = format!("{SUITE_DIR}/metadata.xml");
-    let others = manifest.begin(&[REPORT_FILE, SARIF_FILE, metadata_name.as_str()], is_test_file_name, SUITE_DIR)?;
+    let others = manifest.begin(&[REPORT_FILE, SARIF_FILE, HTML_FILE, metadata_name.as_str()], is_test_file_name, SUITE_DIR)?;
     if !others.is_empty() {
         errln(format_args!(
             "walkdown: warning: {} holds {} files walkdown did not write (left as they are, and read as tests by validators): {}",
@@ -251,6 +251,7 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     walkdown_formats::write_metadata(&suite_dir.join("metadata.xml"), &metadata)?;
     manifest.record(REPORT_FILE).map_err(anyhow::Error::msg)?;
     manifest.record(SARIF_FILE).map_err(anyhow::Error::msg)?;
+    manifest.record(HTML_FILE).map_err(anyhow::Error::msg)?;
 
     let relational = (!args.no_static || !args.no_invariants).then(|| walkdown_absint::analyze_relational(&program));
     if !args.no_static {
@@ -353,6 +354,9 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     let report = make_report(&header, &program, &goals, &snap, status);
     walkdown_formats::report::write_report(&report_path, &report)?;
     write_errors_sarif(&args.out.join(SARIF_FILE), &report, &suite_dir)?;
+    if let Err(e) = write_html_report(&args.out.join(HTML_FILE), &report, &suite_dir, None) {
+        errln(format_args!("walkdown: warning: cannot write the HTML report: {e:#}"));
+    }
     if !args.quiet && tty {
         errln(format_args!(""));
     }
