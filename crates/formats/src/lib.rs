@@ -8,13 +8,15 @@
 //! - [`literal`]: the value syntax all of them share;
 //! - [`report`]: `report.json` of a generation run;
 //! - [`sarif`]: `errors.sarif`, the run's errors in SARIF 2.1.0;
-//! - [`html`]: `report/index.html`, the verdict report a person reads.
+//! - [`html`]: `report/index.html`, the verdict report a person reads;
+//! - [`lcov`]: `coverage.info`, native coverage as an lcov tracefile.
 //!
 //! Every writer is crash-safe ([`atomic`]): an interrupted run leaves whole
 //! files only.
 
 pub mod atomic;
 pub mod html;
+pub mod lcov;
 pub mod lines;
 pub mod literal;
 pub mod metadata;

@@ -25,7 +25,7 @@ use walkdown_ir::testvec::TestVector;
 use walkdown_ir::DataModel;
 
 pub use compile::{BuildSettings, NativeBuild};
-pub use gcov::GcovCoverage;
+pub use gcov::{GcovCoverage, GcovFunction};
 pub use run::{ExhaustedInputs, NativeOutcome, NativeRun, RunLimits};
 
 /// Everything that can go wrong building, running or measuring natively.

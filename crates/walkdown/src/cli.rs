@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 mod analyze;
 mod gen;
+mod lcov;
 mod outdir;
 mod output;
 mod report;

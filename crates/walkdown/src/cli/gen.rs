@@ -95,6 +95,9 @@ pub struct GenArgs {
     /// bmc: covering algorithm.
     #[arg(long, value_enum, default_value = "statements")]
     cover: CoverArg,
+    /// After the search, replay the suite natively (gcc --coverage) and write its line and branch coverage to OUT/coverage.info (lcov).
+    #[arg(long)]
+    lcov: bool,
     /// bmc: first cover with calls of memory- and input-free functions replaced by procedure summaries (up to half the time), then inline.
     #[arg(long)]
     summaries: bool,
@@ -144,6 +147,8 @@ const SUITE_DIR: &str = "test-suite";
 /// The report's name in OUT.
 const REPORT_FILE: &str = "report.json";
 const SARIF_FILE: &str = "errors.sarif";
+/// The lcov tracefile's name in OUT (`--lcov`).
+const LCOV_FILE: &str = "coverage.info";
 
 /// Whether `name` (relative to OUT) is a name `gen` gives a test.
 fn is_test_file_name(name: &str) -> bool {
@@ -237,7 +242,7 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     }
     let _lock = outdir::lock_out_dir(&args.out, &args.program.file)?;
     let metadata_name = format!("{SUITE_DIR}/metadata.xml");
-    let others = manifest.begin(&[REPORT_FILE, SARIF_FILE, HTML_FILE, metadata_name.as_str()], is_test_file_name, SUITE_DIR)?;
+    let others = manifest.begin(&[REPORT_FILE, SARIF_FILE, HTML_FILE, LCOV_FILE, metadata_name.as_str()], is_test_file_name, SUITE_DIR)?;
     if !others.is_empty() {
         errln(format_args!(
             "walkdown: warning: {} holds {} files walkdown did not write (left as they are, and read as tests by validators): {}",
@@ -252,6 +257,9 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     manifest.record(REPORT_FILE).map_err(anyhow::Error::msg)?;
     manifest.record(SARIF_FILE).map_err(anyhow::Error::msg)?;
     manifest.record(HTML_FILE).map_err(anyhow::Error::msg)?;
+    if args.lcov {
+        manifest.record(LCOV_FILE).map_err(anyhow::Error::msg)?;
+    }
 
     let relational = (!args.no_static || !args.no_invariants).then(|| walkdown_absint::analyze_relational(&program));
     if !args.no_static {
@@ -356,6 +364,12 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     write_errors_sarif(&args.out.join(SARIF_FILE), &report, &suite_dir)?;
     if let Err(e) = write_html_report(&args.out.join(HTML_FILE), &report, &suite_dir, None) {
         errln(format_args!("walkdown: warning: cannot write the HTML report: {e:#}"));
+    }
+    if args.lcov && !snap.tests.is_empty() {
+        let path = args.out.join(LCOV_FILE);
+        if let Err(e) = super::lcov::replay_and_write(&path, &args.program.file, &suite_dir, program.data_model) {
+            errln(format_args!("walkdown: warning: cannot write {}: {e:#}", path.display()));
+        }
     }
     if !args.quiet && tty {
         errln(format_args!(""));
