@@ -203,7 +203,8 @@ a.g.c,.k.c{background:#2e8b3e}a.g.u,.k.u{background:#3c64c8}a.g.i,.k.i{backgroun
 #panel{position:fixed;right:1em;top:1em;max-width:36em;max-height:80vh;overflow:auto;background:#fff;border:1px solid #999;\
 box-shadow:0 2px 10px #0003;padding:.6em 1em;display:none}#panel.on{display:block}#panel table{font-size:13px}\
 svg .ax{stroke:#444}svg .tot{stroke:#bbb;stroke-dasharray:4 3}svg .cv{fill:none;stroke:#2e8b3e;stroke-width:2}svg .lb{font-size:11px;fill:#444}\
-tr:target{outline:2px solid #f90}";
+tr:target{outline:2px solid #f90}\
+.cv-auto{content-visibility:auto;contain-intrinsic-size:auto 2000px}";
 
 /// The page's script: a click on a goal's mark shows the goal's row of the
 /// goal table and, for a covered goal, its test's row (inputs, command) in a
@@ -351,7 +352,7 @@ Click a mark for its evidence (T/F: a branch's true/false outcome).</p>";
         Some(src) => {
             out.push_str(legend);
             let lines: Vec<&str> = src.lines().collect();
-            let _ = write!(out, "<table id=\"source\" class=\"src\" data-lines=\"{}\"><colgroup><col style=\"width:4em\"><col style=\"width:12em\"><col></colgroup>", lines.len());
+            let _ = write!(out, "<div class=\"cv-auto\"><table id=\"source\" class=\"src\" data-lines=\"{}\"><colgroup><col style=\"width:4em\"><col style=\"width:12em\"><col></colgroup>", lines.len());
             let last = lines.len().max(by_line.keys().next_back().copied().unwrap_or(0));
             for n in 1..=last {
                 let code = lines.get(n - 1).copied().unwrap_or("");
@@ -385,7 +386,7 @@ Click a mark for its evidence (T/F: a branch's true/false outcome).</p>";
                 }
                 let _ = write!(out, "</td><td class=\"s\">{}</td></tr>", esc(code));
             }
-            out.push_str("</table>");
+            out.push_str("</table></div>");
         }
         None => out.push_str("<p id=\"source\">The source file could not be read; the goals are listed below.</p>"),
     }
@@ -394,7 +395,7 @@ Click a mark for its evidence (T/F: a branch's true/false outcome).</p>";
     }
 
     // Goals.
-    let _ = write!(out, "<h2>Goals ({total})</h2><table id=\"goals\" class=\"t\"><tr><th>goal</th><th>kind</th><th>where</th><th>function</th><th>verdict</th></tr>");
+    let _ = write!(out, "<h2>Goals ({total})</h2><div class=\"cv-auto\"><table id=\"goals\" class=\"t\"><tr><th>goal</th><th>kind</th><th>where</th><th>function</th><th>verdict</th></tr>");
     for g in &r.goals {
         let place = match location_line(&g.location).filter(|(f, _)| same_file(f, &r.program)) {
             Some((_, l)) if input.source.is_some() => format!("<a href=\"#L{l}\">{}</a>", esc(&g.location)),
@@ -412,10 +413,10 @@ Click a mark for its evidence (T/F: a branch's true/false outcome).</p>";
             evidence(g)
         );
     }
-    out.push_str("</table>");
+    out.push_str("</table></div>");
 
     // Tests.
-    let _ = write!(out, "<h2>Tests ({})</h2><table id=\"tests\" class=\"t\"><tr><th>test</th><th>engine</th><th class=\"num\">found at</th><th>outcome</th><th class=\"num\">new goals</th><th>inputs</th><th>reproduce</th></tr>", r.tests.len());
+    let _ = write!(out, "<h2>Tests ({})</h2><div class=\"cv-auto\"><table id=\"tests\" class=\"t\"><tr><th>test</th><th>engine</th><th class=\"num\">found at</th><th>outcome</th><th class=\"num\">new goals</th><th>inputs</th><th>reproduce</th></tr>", r.tests.len());
     for t in &r.tests {
         let details = input.tests.get(&t.file);
         let inputs = match details.and_then(|d| d.inputs.as_ref()) {
@@ -435,7 +436,7 @@ Click a mark for its evidence (T/F: a branch's true/false outcome).</p>";
             esc(details.map_or("", |d| d.reproduce.as_str()))
         );
     }
-    out.push_str("</table>");
+    out.push_str("</table></div>");
     let _ = write!(out, "<script>{SCRIPT}</script></body></html>\n");
     out
 }
