@@ -8,6 +8,7 @@ mod gen;
 mod lcov;
 mod outdir;
 mod output;
+mod replay;
 mod report;
 mod run;
 mod validate;
@@ -89,6 +90,10 @@ enum Command {
     Validate(validate::ValidateArgs),
     /// Rebuild the HTML report (DIR/report/index.html) of a gen run from its report.json, source and tests.
     Report(report::ReportArgs),
+    /// Run one test natively: gcc -g with walkdown's harness fed from the test; print the exit code, signal or reach_error, or start gdb on it (--gdb), or write a standalone C driver (--emit-driver).
+    ///
+    /// Exit code 1 when the run ends in an error (reach_error, failed assertion, abort, a fatal signal, timeout).
+    Replay(replay::ReplayArgs),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -134,6 +139,7 @@ fn run(cli: Cli) -> Result<i32> {
         Command::Analyze { program } => analyze::analyze(&program),
         Command::Validate(args) => validate::validate(&args),
         Command::Report(args) => report::report_command(&args),
+        Command::Replay(args) => replay::replay(&args),
     }
 }
 
