@@ -11,6 +11,7 @@ mod output;
 mod replay;
 mod report;
 mod run;
+mod task;
 mod validate;
 use std::path::{Path, PathBuf};
 use walkdown_frontend::FrontendSettings;
@@ -45,9 +46,9 @@ impl From<DataModelArg> for DataModel {
 }
 
 /// Options shared by every command that reads a program.
-#[derive(clap::Args, Debug)]
+#[derive(clap::Args, Debug, Clone)]
 struct ProgramArgs {
-    /// The C file (`.c`, `.i`) or textual IR file (`.wir`).
+    /// The C file (`.c`, `.i`) or textual IR file (`.wir`); `gen` also takes an SV-COMP/Test-Comp task definition (`.yml`).
     file: PathBuf,
     /// Data model: LP64 (the default) or ILP32 (`-m32`).
     #[arg(long = "data-model", value_enum, ignore_case = true)]

@@ -26,7 +26,7 @@ use walkdown_interp::ExecLimits;
 use walkdown_ir::Program;
 
 /// Arguments of `walkdown gen`.
-#[derive(clap::Args, Debug)]
+#[derive(clap::Args, Debug, Clone)]
 pub struct GenArgs {
     #[command(flatten)]
     program: ProgramArgs,
@@ -52,8 +52,9 @@ pub struct GenArgs {
     #[arg(long, default_value = "bfs")]
     search: String,
     /// What the suite is for: coverage-branches, or coverage-error (stop at the first test reaching reach_error).
-    #[arg(long, value_enum, default_value = "coverage-branches")]
-    property: PropertyArg,
+    /// (Default: coverage-branches, or what a task file names.)
+    #[arg(long, value_enum)]
+    property: Option<PropertyArg>,
     /// Seed of the random choices.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -179,6 +180,22 @@ impl TestSink for SuiteWriter {
 /// Runs the command. Exit code 1 when a test reaches an error, 3 when a
 /// test contradicts a proof (a bug in walkdown).
 pub fn gen(args: &GenArgs) -> Result<i32> {
+    // A task definition names the program, data model and property.
+    let from_task;
+    let args = if super::task::is_task_file(&args.program.file) {
+        let task = super::task::task_settings(&args.program.file)?;
+        let mut a = args.clone();
+        a.program.file = task.program;
+        a.program.data_model = a.program.data_model.or(Some(match task.data_model {
+            walkdown_ir::DataModel::ILP32 => super::DataModelArg::ILP32,
+            walkdown_ir::DataModel::LP64 => super::DataModelArg::LP64,
+        }));
+        a.property = a.property.or(Some(if task.cover_error { PropertyArg::CoverageError } else { PropertyArg::CoverageBranches }));
+        from_task = a;
+        &from_task
+    } else {
+        args
+    };
     if !(args.time > 0.0 && args.time.is_finite()) {
         bail!("--time must be a positive number of seconds");
     }
@@ -217,7 +234,7 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     install_stop_handler(interrupt);
     let program = load(&args.program)?;
     let goals = Goals::compute(&program);
-    let property = match args.property {
+    let property = match args.property.unwrap_or(PropertyArg::CoverageBranches) {
         PropertyArg::CoverageBranches => Property::CoverBranches,
         PropertyArg::CoverageError => Property::CoverError,
     };
