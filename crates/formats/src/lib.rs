@@ -10,12 +10,14 @@
 //! - [`sarif`]: `errors.sarif`, the run's errors in SARIF 2.1.0;
 //! - [`html`]: `report/index.html`, the verdict report a person reads;
 //! - [`lcov`]: `coverage.info`, native coverage as an lcov tracefile;
-//! - [`task`]: SV-COMP/Test-Comp task definitions (`TASK.yml`).
+//! - [`task`]: SV-COMP/Test-Comp task definitions (`TASK.yml`);
+//! - [`batch`]: shard summaries of `walkdown batch`.
 //!
 //! Every writer is crash-safe ([`atomic`]): an interrupted run leaves whole
 //! files only.
 
 pub mod atomic;
+pub mod batch;
 pub mod html;
 pub mod lcov;
 pub mod lines;

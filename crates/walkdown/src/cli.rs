@@ -4,6 +4,7 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 
 mod analyze;
+mod batch;
 mod gen;
 mod lcov;
 mod outdir;
@@ -95,6 +96,10 @@ enum Command {
     ///
     /// Exit code 1 when the run ends in an error (reach_error, failed assertion, abort, a fatal signal, timeout).
     Replay(replay::ReplayArgs),
+    /// Run gen on one deterministic shard of a task list (--shard I/N --out DIR), for batch engines such as Slurm arrays or Kubernetes indexed Jobs; or merge shard summaries into one table (--merge DIR...).
+    ///
+    /// Exit code 1 when a task failed (or, with --merge, a shard is missing or unfinished).
+    Batch(batch::BatchArgs),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -141,6 +146,7 @@ fn run(cli: Cli) -> Result<i32> {
         Command::Validate(args) => validate::validate(&args),
         Command::Report(args) => report::report_command(&args),
         Command::Replay(args) => replay::replay(&args),
+        Command::Batch(args) => batch::batch(&args),
     }
 }
 
