@@ -245,7 +245,7 @@ pub fn render_html(input: &HtmlInput<'_>) -> String {
         ("data model", r.data_model.clone()),
         ("search", r.search.clone()),
         ("seed", r.seed.to_string()),
-        ("status", format!("{} ({})", r.status, r.stop_reason)),
+        ("status", if r.stop_reason.is_empty() || r.stop_reason == r.status { r.status.clone() } else { format!("{} ({})", r.status, r.stop_reason) }),
         ("elapsed", seconds(r.elapsed_s)),
     ] {
         let _ = write!(out, "<tr><th>{k}</th><td>{}</td></tr>", esc(&v));

@@ -104,6 +104,27 @@ fn page_shows_every_goal_test_and_error_and_report_rebuilds_it() {
     render_headless(&out.join("report/index.html"));
 }
 
+/// SIGTERM during the search: the page is written, and says so.
+#[test]
+fn an_interrupted_run_writes_the_page() {
+    let program = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/html/slow.c");
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let mut child = walkdown().args(["gen", "--quiet", "--time", "120", "--out"]).arg(&out).arg(&program).stdout(std::process::Stdio::null()).spawn().unwrap();
+    // Until the search has begun (the report is there), then 1 s more.
+    let start = std::time::Instant::now();
+    while !out.join("report.json").exists() && start.elapsed().as_secs() < 60 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    assert!(child.try_wait().unwrap().is_none(), "gen is still searching");
+    Command::new("kill").arg("-TERM").arg(child.id().to_string()).status().unwrap();
+    child.wait().unwrap();
+    let page = std::fs::read_to_string(out.join("report/index.html")).expect("the page is written on interrupt");
+    assert!(page.contains("<tr><th>status</th><td>interrupted</td></tr>"), "{}", &page[..page.len().min(3000)]);
+    assert!(page.contains("<tr id=\"L15\" class="), "the source with its goals");
+}
+
 /// Renders the page in headless Chromium: the script ran (`data-ready`)
 /// without error, and a click on the first covered goal's mark shows its
 /// evidence and its test's inputs in the panel.
