@@ -201,22 +201,24 @@ a.g{display:inline-block;border-radius:3px;padding:0 4px;margin:1px;font-size:11
 a.g.c,.k.c{background:#2e8b3e}a.g.u,.k.u{background:#3c64c8}a.g.i,.k.i{background:#c89016}a.g.o,.k.o{background:#c83c3c}\
 .k{display:inline-block;width:.8em;height:.8em;border-radius:2px}\
 #panel{position:fixed;right:1em;top:1em;max-width:36em;max-height:80vh;overflow:auto;background:#fff;border:1px solid #999;\
-box-shadow:0 2px 10px #0003;padding:.6em 1em;display:none}#panel.on{display:block}#panel table{font-size:13px}\
+box-shadow:0 2px 10px #0003;padding:.6em 1em;display:none}#panel.on{display:block}#panel table{font-size:13px}#panel td{white-space:normal;overflow-wrap:anywhere}\
 svg .ax{stroke:#444}svg .tot{stroke:#bbb;stroke-dasharray:4 3}svg .cv{fill:none;stroke:#2e8b3e;stroke-width:2}svg .lb{font-size:11px;fill:#444}\
 tr:target{outline:2px solid #f90}\
 .cv-auto{content-visibility:auto;contain-intrinsic-size:auto 2000px}";
 
 /// The page's script: a click on a goal's mark shows the goal's row of the
 /// goal table and, for a covered goal, its test's row (inputs, command) in a
-/// panel. Errors are written into `data-script-error` of `<body>`, and
+/// panel, one field a line. Errors are written into `data-script-error` of `<body>`, and
 /// `data-ready` is set when it has run, for headless checks.
 const SCRIPT: &str = "window.addEventListener('error',function(e){document.body.setAttribute('data-script-error',String(e.message))});\
 (function(){var p=document.getElementById('panel');\
-function row(id){var r=document.getElementById(id);return r?'<table>'+r.outerHTML.replace(/ id=\"[^\"]*\"/,'')+'</table>':''}\
+function kv(id,table){var r=document.getElementById(id);if(!r)return '';\
+var hs=document.querySelectorAll('#'+table+' tr:first-child th'),h='<table>';\
+for(var i=0;i<r.cells.length;i++)h+='<tr><th>'+(hs[i]?hs[i].textContent:'')+'</th><td>'+r.cells[i].innerHTML+'</td></tr>';return h+'</table>'}\
 document.addEventListener('click',function(e){var a=e.target.closest('a.g');\
 if(!a){if(!e.target.closest('#panel'))p.className='';return}e.preventDefault();\
-var g=a.getAttribute('href').slice(1),h='<p><b>'+a.title+'</b></p>'+row(g),t=a.getAttribute('data-test');\
-if(t)h+='<p>test</p>'+row(t);p.innerHTML=h;p.className='on'});\
+var t=a.getAttribute('data-test'),h='<p><b>'+a.title+'</b></p>'+kv(a.getAttribute('href').slice(1),'goals');\
+if(t)h+='<p><b>covering test</b></p>'+kv(t,'tests');p.innerHTML=h;p.className='on'});\
 document.body.setAttribute('data-ready','1')})();";
 
 /// The HTML page of `input`.
