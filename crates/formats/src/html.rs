@@ -135,12 +135,10 @@ pub fn coverage_over_time(tests: &[TestEntry], end: f64) -> Vec<(f64, usize)> {
     points
 }
 
-/// A figure as a person reads it: whole numbers whole, others to three
-/// significant digits.
+/// A figure as a person reads it: whole numbers and figures of 100 or
+/// more without decimals, others with two or three.
 fn figure(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{v:.0}")
-    } else if v.abs() >= 100.0 {
+    if (v.fract() == 0.0 && v.abs() < 1e15) || v.abs() >= 100.0 {
         format!("{v:.0}")
     } else if v.abs() >= 1.0 {
         format!("{v:.2}")
@@ -439,7 +437,7 @@ Click a mark for its evidence (T/F: a branch's true/false outcome).</p>";
         );
     }
     out.push_str("</table></div>");
-    let _ = write!(out, "<script>{SCRIPT}</script></body></html>\n");
+    let _ = writeln!(out, "<script>{SCRIPT}</script></body></html>");
     out
 }
 
