@@ -57,6 +57,14 @@ fn a_task_file_names_program_data_model_and_property() {
     let r = report(&out);
     assert_eq!((r["data_model"].as_str(), r["property"].as_str()), (Some("LP64"), Some("coverage-branches")));
 
+    // A task with none of those properties runs when the flag names one.
+    let other = dir.join("other.yml");
+    std::fs::write(&other, "format_version: '2.0'\ninput_files: 'classify.c'\nproperties:\n  - property_file: ../properties/no-overflow.prp\n").unwrap();
+    let out = tmp.path().join("out4");
+    let (code, said) = gen(&other, &out, &["--property", "coverage-branches"]);
+    assert_eq!(code, Some(1), "{said}");
+    assert_eq!(report(&out)["property"], "coverage-branches");
+
     // Refusals name the construct.
     let cases = [
         ("format_version: '2.0'\ninput_files: ['classify.c', 'other.c']\nproperties:\n  - property_file: coverage-branches.prp\n", "2 input files"),

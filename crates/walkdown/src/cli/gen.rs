@@ -186,7 +186,7 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     // A task definition names the program, data model and property.
     let from_task;
     let args = if super::task::is_task_file(&args.program.file) {
-        let task = super::task::task_settings(&args.program.file)?;
+        let task = super::task::task_settings(&args.program.file, args.property.is_some())?;
         let mut a = args.clone();
         a.program.file = task.program;
         a.program.data_model = a.program.data_model.or(Some(match task.data_model {

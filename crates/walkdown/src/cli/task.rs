@@ -26,8 +26,9 @@ pub struct TaskSettings {
 
 /// Reads `file` as a task: one C input file, language C, and a property
 /// walkdown generates tests for (coverage-branches first, else
-/// coverage-error-call or unreach-call).
-pub fn task_settings(file: &Path) -> Result<TaskSettings> {
+/// coverage-error-call or unreach-call), unless `property_given` (the
+/// command line names the property, so the task's do not matter).
+pub fn task_settings(file: &Path, property_given: bool) -> Result<TaskSettings> {
     super::check_input_file(file, &["yml", "yaml"])?;
     let task = read_task(file)?;
     if let Some(lang) = &task.language {
@@ -48,10 +49,12 @@ pub fn task_settings(file: &Path) -> Result<TaskSettings> {
         false
     } else if task.has(&TaskProperty::CoverageErrorCall) || task.has(&TaskProperty::UnreachCall) {
         true
+    } else if property_given {
+        false
     } else {
         let listed: Vec<&str> = task.properties.iter().map(|p| p.property_file.as_str()).collect();
         bail!(
-            "{}: none of the task's properties ({}) is one walkdown generates tests for (coverage-branches.prp, coverage-error-call.prp, unreach-call.prp)",
+            "{}: none of the task's properties ({}) is one walkdown generates tests for (coverage-branches.prp, coverage-error-call.prp, unreach-call.prp); name one with --property",
             file.display(),
             if listed.is_empty() { "none listed".to_string() } else { listed.join(", ") }
         );
