@@ -7,16 +7,24 @@
 //! - [`lines`]: one value a line, and comma lists for `--inputs`;
 //! - [`literal`]: the value syntax all of them share;
 //! - [`report`]: `report.json` of a generation run;
-//! - [`sarif`]: `errors.sarif`, the run's errors in SARIF 2.1.0.
+//! - [`sarif`]: `errors.sarif`, the run's errors in SARIF 2.1.0;
+//! - [`html`]: `report/index.html`, the verdict report a person reads;
+//! - [`lcov`]: `coverage.info`, native coverage as an lcov tracefile;
+//! - [`task`]: SV-COMP/Test-Comp task definitions (`TASK.yml`);
+//! - [`batch`]: shard summaries of `walkdown batch`.
 //!
 //! Every writer is crash-safe ([`atomic`]): an interrupted run leaves whole
 //! files only.
 
 pub mod atomic;
+pub mod batch;
+pub mod html;
+pub mod lcov;
 pub mod lines;
 pub mod literal;
 pub mod metadata;
 pub mod suite;
+pub mod task;
 pub mod report;
 pub mod sarif;
 pub mod testcase;
@@ -113,6 +121,14 @@ pub enum FormatError {
         value: String,
         /// Why it is not a value.
         reason: LiteralError,
+    },
+    /// A task definition (`TASK.yml`) that walkdown cannot use.
+    #[error("{}: {message}", path.display())]
+    Task {
+        /// The task file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
     },
     /// A suite path that is not a directory.
     #[error("{}: not a test suite directory", path.display())]

@@ -29,6 +29,9 @@ pub struct Report {
     pub status: String,
     /// Why the run stopped (empty while running).
     pub stop_reason: String,
+    /// Seconds since the search began (at the last refresh).
+    #[serde(default)]
+    pub elapsed_s: f64,
     /// Goals covered.
     pub goals_covered: usize,
     /// Goals proved unreachable.

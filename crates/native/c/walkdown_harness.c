@@ -37,6 +37,13 @@
  * limit so that a program that used up its memory does not make the dump
  * fail for want of it.
  *
+ * Standalone (a driver `walkdown replay --emit-driver` writes): with
+ * WD_STANDALONE defined and the values in the string wd_embedded_inputs
+ * (one a line) defined before this file, the inputs come from that string
+ * instead of $WD_INPUTS, the report goes to standard error when $WD_REPORT
+ * is unset, and coverage is dumped only when the program is linked with
+ * --coverage.
+ *
  * Every function a task may define itself is weak: the task's own wins.
  * A task's own reach_error() is recognised on entry through the
  * -finstrument-functions hook, whatever its body does afterwards.
@@ -57,7 +64,11 @@
 #define WD_WEAK __attribute__((weak))
 #define WD_HOOK __attribute__((no_instrument_function))
 
+#ifdef WD_STANDALONE
+extern void __gcov_dump(void) __attribute__((weak));
+#else
 extern void __gcov_dump(void);
+#endif
 
 /* The widest integer the target has: 32-bit x86 has no __int128. */
 #ifdef __SIZEOF_INT128__
@@ -143,6 +154,9 @@ static WD_HOOK void wd_write_report(int end_signal) {
 static WD_HOOK void wd_dump_coverage(void) {
   if (!wd_coverage_dumped) {
     wd_coverage_dumped = 1;
+#ifdef WD_STANDALONE
+    if (__gcov_dump)
+#endif
     __gcov_dump();
   }
 }
@@ -226,6 +240,10 @@ __attribute__((constructor)) static WD_HOOK void wd_start(void) {
   const char *report = getenv("WD_REPORT");
   if (report && *report)
     wd_report_fd = open(report, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+#ifdef WD_STANDALONE
+  else
+    wd_report_fd = 2;
+#endif
   atexit(wd_on_exit);
 
   const char *limit_mb = getenv("WD_MEMLIMIT_MB");
@@ -279,6 +297,15 @@ static int wd_inputs_loaded;
 
 static WD_HOOK void wd_load_inputs(void) {
   wd_inputs_loaded = 1;
+#ifdef WD_STANDALONE
+  wd_inputs_len = strlen(wd_embedded_inputs);
+  wd_inputs = malloc(wd_inputs_len + 1);
+  if (wd_inputs)
+    memcpy(wd_inputs, wd_embedded_inputs, wd_inputs_len + 1);
+  else
+    wd_inputs_len = 0;
+  return;
+#endif
   const char *path = getenv("WD_INPUTS");
   if (!path || !*path)
     return;

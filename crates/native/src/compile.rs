@@ -54,11 +54,21 @@ pub struct BuildSettings {
     /// Where the (temporary, removed on drop) build directory is created;
     /// `None` for the system's temporary directory.
     pub build_parent: Option<PathBuf>,
+    /// Compile the task and the harness with `-g` (for `walkdown replay`
+    /// and gdb); coverage counts are the same either way.
+    pub debug: bool,
+    /// Build the task with AddressSanitizer and UndefinedBehaviorSanitizer
+    /// (stopping at the first report), so that out-of-bounds accesses and
+    /// signed overflow end the run natively (with SIGABRT) too.
+    pub sanitize: bool,
 }
+
+/// The task's flags under [`BuildSettings::sanitize`] (also given when linking).
+pub const SANITIZE_FLAGS: &[&str] = &["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"];
 
 impl Default for BuildSettings {
     fn default() -> Self {
-        BuildSettings { compiler: PathBuf::from("gcc"), gcov: PathBuf::from("gcov"), build_parent: None }
+        BuildSettings { compiler: PathBuf::from("gcc"), gcov: PathBuf::from("gcov"), build_parent: None, debug: false, sanitize: false }
     }
 }
 
@@ -73,6 +83,7 @@ pub struct NativeBuild {
     pub(crate) run_dir: PathBuf,
     pub(crate) data_model: DataModel,
     pub(crate) reach_error_hook: bool,
+    pub(crate) sanitized: bool,
     pub(crate) gcov: PathBuf,
     /// Numbers the input and report files of concurrent runs.
     pub(crate) run_counter: AtomicU64,
@@ -146,8 +157,11 @@ impl NativeBuild {
 
         let machine = machine_flag(data_model);
         let compiler = &settings.compiler;
+        let debug: &[&str] = if settings.debug { &["-g"] } else { &[] };
+        let sanitize: &[&str] = if settings.sanitize { SANITIZE_FLAGS } else { &[] };
         let harness_command = [machine, "-std=gnu11", "-O0", "-c"]
             .iter()
+            .chain(debug)
             .map(PathBuf::from)
             .chain([harness_source, PathBuf::from("-o"), harness_object.clone()])
             .collect::<Vec<_>>();
@@ -158,12 +172,15 @@ impl NativeBuild {
             let task_flags = TASK_CFLAGS.iter().filter(|f| with_hook || **f != REACH_ERROR_HOOK_FLAG);
             let compile_task: Vec<PathBuf> = std::iter::once(machine)
                 .chain(task_flags.copied())
+                .chain(debug.iter().copied())
+                .chain(sanitize.iter().copied())
                 .chain(["--coverage", "-c"])
                 .map(PathBuf::from)
                 .chain([task_copy.clone(), PathBuf::from("-o"), task_object.clone()])
                 .collect();
             let link: Vec<PathBuf> = [machine, "--coverage"]
                 .iter()
+                .chain(sanitize)
                 .map(PathBuf::from)
                 .chain([
                     task_object.clone(),
@@ -185,6 +202,7 @@ impl NativeBuild {
                         run_dir,
                         data_model,
                         reach_error_hook: with_hook,
+                        sanitized: settings.sanitize,
                         gcov: settings.gcov.clone(),
                         run_counter: AtomicU64::new(0),
                     })

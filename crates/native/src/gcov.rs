@@ -38,6 +38,21 @@ pub struct GcovCoverage {
     pub functions_total: u64,
     /// Functions entered at least once.
     pub functions_covered: u64,
+    /// Each function of the task: name, first line, how often it was entered.
+    pub functions: Vec<GcovFunction>,
+}
+
+/// One function as gcov reports it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GcovFunction {
+    /// Its name.
+    pub name: String,
+    /// The line it starts on.
+    pub start_line: u32,
+    /// The line it ends on.
+    pub end_line: u32,
+    /// How often it was entered.
+    pub execution_count: u64,
 }
 
 impl GcovCoverage {
@@ -156,9 +171,17 @@ fn add_file(coverage: &mut GcovCoverage, file: &Value) -> Result<(), NativeError
     }
     for function in file.get("functions").and_then(Value::as_array).map_or(&[][..], Vec::as_slice) {
         coverage.functions_total += 1;
-        if function.get("execution_count").and_then(execution_count).unwrap_or(0) > 0 {
+        let count = function.get("execution_count").and_then(execution_count).unwrap_or(0);
+        if count > 0 {
             coverage.functions_covered += 1;
         }
+        let line = |key: &str| function.get(key).and_then(Value::as_u64).and_then(|n| u32::try_from(n).ok()).unwrap_or(0);
+        coverage.functions.push(GcovFunction {
+            name: function.get("name").and_then(Value::as_str).unwrap_or_default().to_string(),
+            start_line: line("start_line"),
+            end_line: line("end_line"),
+            execution_count: count,
+        });
     }
     Ok(())
 }
@@ -188,6 +211,8 @@ mod tests {
         assert_eq!(coverage.branch_counts[&1], vec![2, 0, 1, 0]);
         assert_eq!(coverage.branch_counts[&9], vec![0]);
         assert_eq!((coverage.functions_total, coverage.functions_covered), (2, 1));
+        assert_eq!(coverage.functions[0].name, "f");
+        assert_eq!(coverage.functions[0].execution_count, 3);
         assert!((coverage.branch_percent() - 200.0 / 7.0).abs() < 1e-9);
     }
 

@@ -6,12 +6,14 @@
 //! - [`run`]: replay one test vector under a time limit;
 //! - [`gcov`]: read the accumulated coverage of the task file;
 //! - [`harness`]: the C harness and its contract with the Rust side;
+//! - [`driver`]: the harness with one test compiled in (a standalone driver);
 //! - [`validate_suite`]: all of it for a whole suite (`walkdown validate`).
 //!
 //! Reading test files is not done here: callers pass [`TestVector`]s (the
 //! `walkdown-formats` crate reads them).
 
 pub mod compile;
+pub mod driver;
 pub mod gcov;
 pub mod harness;
 pub mod linemarkers;
@@ -25,7 +27,7 @@ use walkdown_ir::testvec::TestVector;
 use walkdown_ir::DataModel;
 
 pub use compile::{BuildSettings, NativeBuild};
-pub use gcov::GcovCoverage;
+pub use gcov::{GcovCoverage, GcovFunction};
 pub use run::{ExhaustedInputs, NativeOutcome, NativeRun, RunLimits};
 
 /// Everything that can go wrong building, running or measuring natively.

@@ -42,6 +42,9 @@ pub struct RunLimits {
     pub memory_limit_mb: Option<u64>,
     /// What a `nondet` call past the end of the vector does.
     pub on_exhausted: ExhaustedInputs,
+    /// Keep the end of what the program writes to standard error (in
+    /// [`NativeRun::stderr`]); otherwise it is discarded.
+    pub capture_stderr: bool,
 }
 
 impl Default for RunLimits {
@@ -51,6 +54,7 @@ impl Default for RunLimits {
             kill_grace: Duration::from_secs(2),
             memory_limit_mb: Some(4096),
             on_exhausted: ExhaustedInputs::ReturnZero,
+            capture_stderr: false,
         }
     }
 }
@@ -98,6 +102,8 @@ pub struct NativeRun {
     pub harness_reported: bool,
     /// Wall-clock time of the run.
     pub elapsed: Duration,
+    /// The last 8 KiB of standard error, with [`RunLimits::capture_stderr`].
+    pub stderr: Option<String>,
 }
 
 impl NativeBuild {
@@ -112,14 +118,28 @@ impl NativeBuild {
             source,
         })?;
 
+        let stderr_path = self.run_dir.join(format!("run-{id}.err"));
+        let stderr = if limits.capture_stderr {
+            Stdio::from(fs::File::create(&stderr_path).map_err(|source| NativeError::Io {
+                context: format!("creating {}", stderr_path.display()),
+                source,
+            })?)
+        } else {
+            Stdio::null()
+        };
         let mut command = Command::new(&self.executable);
+        if self.sanitized {
+            command
+                .env("ASAN_OPTIONS", "abort_on_error=1:detect_leaks=0")
+                .env("UBSAN_OPTIONS", "halt_on_error=1:abort_on_error=1:print_stacktrace=1");
+        }
         command
             .current_dir(&self.run_dir)
             .env(ENV_INPUTS, &inputs_path)
             .env(ENV_REPORT, &report_path)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(stderr)
             // Its own process group, so a timeout reaches whatever the
             // program started too.
             .process_group(0);
@@ -144,6 +164,11 @@ impl NativeBuild {
         // build; failing the run for them would lose its result.
         let _ = fs::remove_file(&inputs_path);
         let _ = fs::remove_file(&report_path);
+        let stderr = limits.capture_stderr.then(|| {
+            let bytes = fs::read(&stderr_path).unwrap_or_default();
+            let _ = fs::remove_file(&stderr_path);
+            String::from_utf8_lossy(&bytes[bytes.len().saturating_sub(8192)..]).into_owned()
+        });
 
         let harness_reported = report.is_some();
         let report = report.unwrap_or_default();
@@ -154,6 +179,7 @@ impl NativeBuild {
             assume_failed: report.assume_failed,
             harness_reported,
             elapsed,
+            stderr,
         })
     }
 }

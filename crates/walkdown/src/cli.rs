@@ -4,11 +4,15 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 
 mod analyze;
+mod batch;
 mod gen;
+mod lcov;
 mod outdir;
 mod output;
+mod replay;
 mod report;
 mod run;
+mod task;
 mod validate;
 use std::path::{Path, PathBuf};
 use walkdown_frontend::FrontendSettings;
@@ -43,9 +47,9 @@ impl From<DataModelArg> for DataModel {
 }
 
 /// Options shared by every command that reads a program.
-#[derive(clap::Args, Debug)]
+#[derive(clap::Args, Debug, Clone)]
 struct ProgramArgs {
-    /// The C file (`.c`, `.i`) or textual IR file (`.wir`).
+    /// The C file (`.c`, `.i`) or textual IR file (`.wir`); `gen` also takes an SV-COMP/Test-Comp task definition (`.yml`).
     file: PathBuf,
     /// Data model: LP64 (the default) or ILP32 (`-m32`).
     #[arg(long = "data-model", value_enum, ignore_case = true)]
@@ -86,6 +90,16 @@ enum Command {
     /// Compile the program natively with gcc --coverage, run every test of a
     /// Test-Comp suite, and report gcov branch and line coverage.
     Validate(validate::ValidateArgs),
+    /// Rebuild the HTML report (DIR/report/index.html) of a gen run from its report.json, source and tests.
+    Report(report::ReportArgs),
+    /// Run one test natively: gcc -g with walkdown's harness fed from the test; print the exit code, signal or reach_error, or start gdb on it (--gdb), or write a standalone C driver (--emit-driver).
+    ///
+    /// Exit code 1 when the run ends in an error (reach_error, failed assertion, abort, a fatal signal, timeout).
+    Replay(replay::ReplayArgs),
+    /// Run gen on one deterministic shard of a task list (--shard I/N --out DIR), for batch engines such as Slurm arrays or Kubernetes indexed Jobs; or merge shard summaries into one table (--merge DIR...).
+    ///
+    /// Exit code 1 when a task failed (or, with --merge, a shard is missing or unfinished).
+    Batch(batch::BatchArgs),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -130,6 +144,9 @@ fn run(cli: Cli) -> Result<i32> {
         Command::Gen(args) => gen::gen(&args),
         Command::Analyze { program } => analyze::analyze(&program),
         Command::Validate(args) => validate::validate(&args),
+        Command::Report(args) => report::report_command(&args),
+        Command::Replay(args) => replay::replay(&args),
+        Command::Batch(args) => batch::batch(&args),
     }
 }
 

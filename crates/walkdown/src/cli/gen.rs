@@ -8,7 +8,7 @@
 
 use super::output::{err, errln, outln};
 use super::outdir::{self, Manifest};
-use super::report::{make_report, spec_name, write_errors_sarif, write_report};
+use super::report::{make_report, spec_name, write_errors_sarif, write_html_report, write_report, HTML_FILE};
 use super::{load, ProgramArgs};
 use anyhow::{bail, Context, Result};
 use std::io::IsTerminal;
@@ -27,7 +27,7 @@ use walkdown_interp::ExecLimits;
 use walkdown_ir::Program;
 
 /// Arguments of `walkdown gen`.
-#[derive(clap::Args, Debug)]
+#[derive(clap::Args, Debug, Clone)]
 pub struct GenArgs {
     #[command(flatten)]
     program: ProgramArgs,
@@ -53,8 +53,9 @@ pub struct GenArgs {
     #[arg(long, default_value = "bfs")]
     search: String,
     /// What the suite is for: coverage-branches, or coverage-error (stop at the first test reaching reach_error).
-    #[arg(long, value_enum, default_value = "coverage-branches")]
-    property: PropertyArg,
+    /// (Default: coverage-branches, or what a task file names.)
+    #[arg(long, value_enum)]
+    property: Option<PropertyArg>,
     /// Seed of the random choices.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -96,6 +97,12 @@ pub struct GenArgs {
     /// bmc: covering algorithm.
     #[arg(long, value_enum, default_value = "statements")]
     cover: CoverArg,
+    /// Exit with 0, not 1, when a test reaches an error (for harnesses such as BenchExec that read any other exit code as a failure of the tool).
+    #[arg(long)]
+    no_error_exit: bool,
+    /// After the search, replay the suite natively (gcc --coverage) and write its line and branch coverage to OUT/coverage.info (lcov).
+    #[arg(long)]
+    lcov: bool,
     /// bmc: first cover with calls of memory- and input-free functions replaced by procedure summaries (up to half the time), then inline.
     #[arg(long)]
     summaries: bool,
@@ -147,6 +154,8 @@ const SUITE_DIR: &str = "test-suite";
 /// The report's name in OUT.
 const REPORT_FILE: &str = "report.json";
 const SARIF_FILE: &str = "errors.sarif";
+/// The lcov tracefile's name in OUT (`--lcov`).
+const LCOV_FILE: &str = "coverage.info";
 
 /// Whether `name` (relative to OUT) is a name `gen` gives a test.
 fn is_test_file_name(name: &str) -> bool {
@@ -177,6 +186,22 @@ impl TestSink for SuiteWriter {
 /// Runs the command. Exit code 1 when a test reaches an error, 3 when a
 /// test contradicts a proof (a bug in walkdown).
 pub fn gen(args: &GenArgs) -> Result<i32> {
+    // A task definition names the program, data model and property.
+    let from_task;
+    let args = if super::task::is_task_file(&args.program.file) {
+        let task = super::task::task_settings(&args.program.file, args.property.is_some())?;
+        let mut a = args.clone();
+        a.program.file = task.program;
+        a.program.data_model = a.program.data_model.or(Some(match task.data_model {
+            walkdown_ir::DataModel::ILP32 => super::DataModelArg::ILP32,
+            walkdown_ir::DataModel::LP64 => super::DataModelArg::LP64,
+        }));
+        a.property = a.property.or(Some(if task.cover_error { PropertyArg::CoverageError } else { PropertyArg::CoverageBranches }));
+        from_task = a;
+        &from_task
+    } else {
+        args
+    };
     if !(args.time > 0.0 && args.time.is_finite()) {
         bail!("--time must be a positive number of seconds");
     }
@@ -215,7 +240,7 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     install_stop_handler(interrupt);
     let program = load(&args.program)?;
     let goals = Goals::compute(&program);
-    let property = match args.property {
+    let property = match args.property.unwrap_or(PropertyArg::CoverageBranches) {
         PropertyArg::CoverageBranches => Property::CoverBranches,
         PropertyArg::CoverageError => Property::CoverError,
     };
@@ -240,7 +265,7 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     }
     let _lock = outdir::lock_out_dir(&args.out, &args.program.file)?;
     let metadata_name = format!("{SUITE_DIR}/metadata.xml");
-    let others = manifest.begin(&[REPORT_FILE, SARIF_FILE, metadata_name.as_str()], is_test_file_name, SUITE_DIR)?;
+    let others = manifest.begin(&[REPORT_FILE, SARIF_FILE, HTML_FILE, LCOV_FILE, metadata_name.as_str()], is_test_file_name, SUITE_DIR)?;
     if !others.is_empty() {
         errln(format_args!(
             "walkdown: warning: {} holds {} files walkdown did not write (left as they are, and read as tests by validators): {}",
@@ -254,6 +279,10 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     walkdown_formats::write_metadata(&suite_dir.join("metadata.xml"), &metadata)?;
     manifest.record(REPORT_FILE).map_err(anyhow::Error::msg)?;
     manifest.record(SARIF_FILE).map_err(anyhow::Error::msg)?;
+    manifest.record(HTML_FILE).map_err(anyhow::Error::msg)?;
+    if args.lcov {
+        manifest.record(LCOV_FILE).map_err(anyhow::Error::msg)?;
+    }
 
     let relational = (!args.no_static || !args.no_invariants).then(|| walkdown_absint::analyze_relational(&program));
     if !args.no_static {
@@ -362,6 +391,15 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     let report = make_report(&header, &program, &goals, &snap, status);
     walkdown_formats::report::write_report(&report_path, &report)?;
     write_errors_sarif(&args.out.join(SARIF_FILE), &report, &suite_dir)?;
+    if let Err(e) = write_html_report(&args.out.join(HTML_FILE), &report, &suite_dir, None) {
+        errln(format_args!("walkdown: warning: cannot write the HTML report: {e:#}"));
+    }
+    if args.lcov && !snap.tests.is_empty() {
+        let path = args.out.join(LCOV_FILE);
+        if let Err(e) = super::lcov::replay_and_write(&path, &args.program.file, &suite_dir, program.data_model) {
+            errln(format_args!("walkdown: warning: cannot write {}: {e:#}", path.display()));
+        }
+    }
     if !args.quiet && tty {
         errln(format_args!(""));
     }
@@ -387,7 +425,7 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     outln(format_args!("suite: {}", suite_dir.display()));
     Ok(if !snap.conflicts.is_empty() {
         3
-    } else if snap.errors.is_empty() {
+    } else if snap.errors.is_empty() || args.no_error_exit {
         0
     } else {
         1

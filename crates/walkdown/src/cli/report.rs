@@ -70,6 +70,7 @@ pub fn make_report(header: &Report, program: &Program, goals: &Goals, snap: &Sna
     Report {
         status: status.into(),
         stop_reason: if status == "running" { String::new() } else { stop_words(snap.stop).into() },
+        elapsed_s: snap.elapsed.as_secs_f64(),
         goals_covered: snap.count("covered"),
         goals_unreachable: snap.count("unreachable"),
         goals_infeasible: snap.count("infeasible"),
@@ -119,6 +120,75 @@ pub fn write_errors_sarif(path: &Path, report: &Report, suite: &Path) -> anyhow:
     let program = report.program.clone();
     let reproduce = |test: &Path| format!("walkdown run {} --test {}", shell_word(&program), shell_word(&test.display().to_string()));
     walkdown_formats::sarif::write_errors_sarif(path, report, suite, &reproduce)?;
+    Ok(())
+}
+
+/// Arguments of `walkdown report`.
+#[derive(clap::Args, Debug)]
+pub struct ReportArgs {
+    /// The output directory of a `walkdown gen` run (with report.json and test-suite/).
+    dir: std::path::PathBuf,
+    /// The program's source, when it is no longer where report.json says.
+    #[arg(long)]
+    source: Option<std::path::PathBuf>,
+    /// Where to write the page (default: DIR/report/index.html).
+    #[arg(long)]
+    output: Option<std::path::PathBuf>,
+}
+
+/// `walkdown report DIR`: rebuilds DIR's HTML report from its report.json.
+pub fn report_command(args: &ReportArgs) -> anyhow::Result<i32> {
+    use anyhow::Context;
+    if !args.dir.is_dir() {
+        anyhow::bail!("{}: not a directory (give the --out directory of a walkdown gen run)", args.dir.display());
+    }
+    let json = args.dir.join("report.json");
+    if !json.exists() {
+        anyhow::bail!("{}: no report.json here (not the output directory of walkdown gen)", args.dir.display());
+    }
+    let report = walkdown_formats::report::read_report(&json)?;
+    let out = args.output.clone().unwrap_or_else(|| args.dir.join(HTML_FILE));
+    write_html_report(&out, &report, &args.dir.join("test-suite"), args.source.as_deref())
+        .with_context(|| format!("cannot write {}", out.display()))?;
+    super::output::outln(format_args!("report: {}", out.display()));
+    Ok(0)
+}
+
+/// The HTML report's path in OUT.
+pub const HTML_FILE: &str = "report/index.html";
+
+/// Writes the HTML report of `report` to `path`: the source is read from
+/// `source` (default: the report's program), the tests' inputs from
+/// `suite`. A source that cannot be read gives a page without it and a
+/// warning.
+pub fn write_html_report(path: &Path, report: &Report, suite: &Path, source: Option<&Path>) -> anyhow::Result<()> {
+    use walkdown_formats::html::{write_html, HtmlInput, TestDetails};
+    let source_path = source.map(Path::to_path_buf).unwrap_or_else(|| report.program.clone().into());
+    let text = match std::fs::read(&source_path) {
+        Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
+        Err(e) => {
+            super::output::errln(format_args!(
+                "walkdown: warning: {}: cannot read the source for the HTML report ({e}); the page lists the goals without it",
+                source_path.display()
+            ));
+            None
+        }
+    };
+    let dm = if report.data_model == "ILP32" { " --data-model ILP32" } else { "" };
+    let tests = report
+        .tests
+        .iter()
+        .map(|t| {
+            let file = suite.join(&t.file);
+            let inputs = walkdown_formats::read_testcase(&file)
+                .ok()
+                .map(|c| c.vector.values.iter().map(|v| walkdown_formats::format_value(*v)).collect());
+            let reproduce =
+                format!("walkdown run {}{dm} --test {}", shell_word(&report.program), shell_word(&file.display().to_string()));
+            (t.file.clone(), TestDetails { inputs, reproduce })
+        })
+        .collect();
+    write_html(path, &HtmlInput { report, source: text.as_deref(), tests: &tests })?;
     Ok(())
 }
 

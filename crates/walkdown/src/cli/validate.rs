@@ -27,6 +27,9 @@ pub struct ValidateArgs {
     /// test has (TestCov's choice) instead of giving it 0.
     #[arg(long)]
     exit_on_exhausted: bool,
+    /// Also write the coverage as an lcov tracefile (for genhtml) to this file.
+    #[arg(long)]
+    lcov: Option<PathBuf>,
 }
 
 /// Runs the command.
@@ -88,6 +91,10 @@ pub fn validate(args: &ValidateArgs) -> Result<i32> {
     println!("branches: {} of {} covered ({:.2}%)", c.branches_covered, c.branches_total, c.branch_percent());
     println!("lines: {} of {} covered ({:.2}%)", c.lines_covered, c.lines_total, c.line_percent());
     println!("functions: {} of {} entered", c.functions_covered, c.functions_total);
+    if let Some(path) = &args.lcov {
+        super::lcov::write_coverage_info(path, &args.file, c)?;
+        println!("lcov: {}", path.display());
+    }
     if !result.reach_error_hook && result.reach_error_count() == 0 {
         eprintln!("walkdown: note: the program defines no reach_error, so reaching it was not observable");
     }

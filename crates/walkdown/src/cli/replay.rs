@@ -1,0 +1,154 @@
+//! `walkdown replay`: one test natively. The program is built with gcc,
+//! `-g` and walkdown's harness fed from the test; the run's end (exit code,
+//! signal, reach_error, failed assertion, time-out) is printed, or gdb is
+//! started on the program with the test's values; `--emit-driver` writes
+//! the harness with the values compiled in, a standalone C driver.
+
+use super::DataModelArg;
+use anyhow::{bail, Context, Result};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use walkdown_ir::testvec::TestVector;
+use walkdown_ir::DataModel;
+use walkdown_native::harness::{input_file_text, ENV_INPUTS};
+use walkdown_native::{BuildSettings, NativeBuild, NativeOutcome, RunLimits};
+
+/// Arguments of `walkdown replay`.
+#[derive(clap::Args, Debug)]
+pub struct ReplayArgs {
+    /// The C file (`.c` or `.i`).
+    file: PathBuf,
+    /// The test: a Test-Comp testcase XML file, or a text file with one value a line.
+    test: PathBuf,
+    /// Data model; by default the one `metadata.xml` beside the test names, else LP64.
+    #[arg(long = "data-model", value_enum, ignore_case = true)]
+    data_model: Option<DataModelArg>,
+    /// Start gdb on the program with the test's values instead of running it.
+    #[arg(long, conflicts_with = "emit_driver")]
+    gdb: bool,
+    /// Write the standalone C driver (the harness with the test's values compiled in) to this file instead of running.
+    #[arg(long, value_name = "OUT.c")]
+    emit_driver: Option<PathBuf>,
+    /// Build with AddressSanitizer and UndefinedBehaviorSanitizer, so that out-of-bounds accesses and signed overflow stop the run too (the sanitizer's report is printed).
+    #[arg(long)]
+    sanitize: bool,
+    /// Seconds the run may take before it is stopped.
+    #[arg(long, default_value_t = 10.0)]
+    timeout: f64,
+}
+
+/// Reads a test file: Test-Comp XML by its extension, else one value a line.
+fn read_test(path: &Path) -> Result<TestVector> {
+    if path.is_dir() {
+        bail!("{}: is a directory; give one test file (test-suite/test-00000.xml)", path.display());
+    }
+    if path.extension().is_some_and(|e| e == "xml") {
+        Ok(walkdown_formats::read_testcase(path)?.vector)
+    } else {
+        Ok(walkdown_formats::read_lines_file(path)?)
+    }
+}
+
+/// The data model of the suite the test lies in, from its `metadata.xml`.
+fn suite_data_model(test: &Path) -> Option<DataModel> {
+    let metadata = test.parent()?.join("metadata.xml");
+    walkdown_formats::read_metadata(&metadata).ok()?.data_model()
+}
+
+/// What a native run's end is called in the output of `replay`.
+pub fn describe(outcome: &NativeOutcome) -> String {
+    match outcome {
+        NativeOutcome::Exit(code) => format!("exit {code}"),
+        NativeOutcome::ReachError => "reach_error reached".into(),
+        NativeOutcome::AssertionFailure => "assertion failed".into(),
+        NativeOutcome::Abort => "abort (SIGABRT)".into(),
+        NativeOutcome::Signal(sig) => format!("killed by signal {sig} ({})", signal_name(*sig)),
+        NativeOutcome::Timeout => "timeout".into(),
+    }
+}
+
+fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGILL => "SIGILL",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGXCPU => "SIGXCPU",
+        _ => "other",
+    }
+}
+
+/// Runs the command: exit code 1 when the run ends in an error (reach_error,
+/// failed assertion, abort, fatal signal, timeout), 0 on a normal exit.
+pub fn replay(args: &ReplayArgs) -> Result<i32> {
+    super::check_input_file(&args.file, &["c", "i"])?;
+    let vector = read_test(&args.test)?;
+    let data_model = args.data_model.map(DataModel::from).or_else(|| suite_data_model(&args.test)).unwrap_or(DataModel::LP64);
+    if let Some(out) = &args.emit_driver {
+        let driver_name = out.file_name().map_or("driver.c".into(), |n| n.to_string_lossy().into_owned());
+        let text = walkdown_native::driver::standalone_driver(
+            &vector,
+            &args.file.display().to_string(),
+            &driver_name,
+            data_model,
+            &args.test.display().to_string(),
+        );
+        std::fs::write(out, text).with_context(|| format!("cannot write {}", out.display()))?;
+        println!("driver: {} ({} values; build with gcc -g {} {} {} -lm)", out.display(), vector.values.len(),
+            walkdown_native::compile::machine_flag(data_model), args.file.display(), out.display());
+        return Ok(0);
+    }
+    if !(args.timeout > 0.0 && args.timeout.is_finite()) {
+        bail!("--timeout must be a positive number of seconds");
+    }
+    let settings = BuildSettings { debug: true, sanitize: args.sanitize, ..BuildSettings::default() };
+    let build = NativeBuild::compile(&args.file, data_model, &settings)
+        .with_context(|| format!("cannot build {} natively", args.file.display()))?;
+    if args.gdb {
+        let inputs = build.build_dir().join("gdb.in");
+        std::fs::write(&inputs, input_file_text(&vector)).with_context(|| format!("cannot write {}", inputs.display()))?;
+        eprintln!("walkdown: gdb on {} with the {} values of {}", build.executable().display(), vector.values.len(), args.test.display());
+        let status = std::process::Command::new("gdb")
+            .arg("-q")
+            .args(["-ex", &format!("set environment {ENV_INPUTS}={}", inputs.display())])
+            .arg("--args")
+            .arg(build.executable())
+            .status()
+            .context("cannot start gdb (Debian `gdb`; scripts/setup installs it)")?;
+        return Ok(status.code().unwrap_or(1));
+    }
+    let limits = RunLimits {
+        timeout: Duration::from_secs_f64(args.timeout),
+        capture_stderr: true,
+        // AddressSanitizer reserves terabytes of address space.
+        memory_limit_mb: if args.sanitize { None } else { RunLimits::default().memory_limit_mb },
+        ..RunLimits::default()
+    };
+    let run = build.run(&vector, &limits)?;
+    let how = if args.sanitize { "gcc -g, ASan+UBSan" } else { "gcc -g" };
+    println!("{}: {} ({data_model}, {how}, {:.3} s)", args.file.display(), describe(&run.outcome), run.elapsed.as_secs_f64());
+    // What the program or a sanitizer said about how it ended.
+    let said = run.stderr.as_deref().unwrap_or("");
+    for line in said.lines().filter(|l| {
+        l.contains("runtime error:") || l.starts_with("SUMMARY:") || l.contains("Assertion `") || l.contains("ERROR: AddressSanitizer")
+    }) {
+        // Messages name the build's copy of the program: name the original.
+        println!("  {}", line.trim().replace(&build.task_copy().display().to_string(), &args.file.display().to_string()));
+    }
+    if run.harness_reported {
+        println!(
+            "inputs: {} of {} values read{}{}",
+            run.nondet_calls.min(vector.values.len() as u64),
+            vector.values.len(),
+            if run.inputs_exhausted { format!("; {} more asked for and given 0", run.nondet_calls - vector.values.len() as u64) } else { String::new() },
+            if run.assume_failed { "; an __VERIFIER_assume failed (the run ended there)" } else { "" }
+        );
+    }
+    if !build.has_reach_error_hook() {
+        eprintln!("walkdown: note: gcc refused -finstrument-functions on this program, so entry into its own reach_error is seen only through __assert_fail");
+    }
+    Ok(if matches!(run.outcome, NativeOutcome::Exit(_)) { 0 } else { 1 })
+}
