@@ -136,8 +136,14 @@ pub struct RunResult {
     pub nondet_calls: u64,
     /// Whether the program asked for more inputs than the vector held.
     pub inputs_exhausted: bool,
-    /// Instructions and terminators executed.
+    /// Instructions and terminators executed (what `max_steps` bounds).
     pub steps: u64,
+    /// Instructions and terminators of the loop iterations fast-forwarding
+    /// jumped over (not executed, and not counted in `steps`: the plain run
+    /// executes `steps + skipped_steps`; saturates).
+    pub skipped_steps: u128,
+    /// Jumps fast-forwarding made.
+    pub fast_forwards: u64,
     /// External functions called that have neither a body nor a model, in
     /// order of first call, each once.
     pub unknown_externals: Vec<String>,

@@ -14,6 +14,7 @@ use crate::code::{FuncKind, Prepared, XInst, NONE};
 use crate::eval::{
     eval_bin_bits, eval_cast, eval_cmp_bits, eval_ptradd, eval_select, eval_un_bits, mask, sext,
 };
+use crate::fastforward::{self, FfLoop, Walk, V};
 use crate::memory::{MemFault, Memory, ObjectKind};
 use walkdown_ir::entity::EntityRef;
 use walkdown_ir::goals::GoalId;
@@ -95,6 +96,15 @@ pub(crate) struct Machine<'p, 't> {
     pub(crate) output: Option<Vec<u8>>,
     /// The `setjmp` calls made so far; a `jmp_buf` holds an index.
     pub(crate) jmp_points: Vec<JmpPoint>,
+    /// Per fast-forward loop: arrivals to let pass before the next try,
+    /// and failed tries in a row (empty until a marked edge is taken).
+    ff_state: Vec<(u32, u8)>,
+    /// The walk's value list, kept between tries.
+    ff_scratch: Vec<(u32, V)>,
+    /// Steps the jumps skipped.
+    skipped_steps: u128,
+    /// Jumps made.
+    ff_jumps: u64,
 }
 
 impl<'p, 't> Machine<'p, 't> {
@@ -129,6 +139,10 @@ impl<'p, 't> Machine<'p, 't> {
             steps: 0,
             output: None,
             jmp_points: Vec::new(),
+            ff_state: Vec::new(),
+            ff_scratch: Vec::new(),
+            skipped_steps: 0,
+            ff_jumps: 0,
         }
     }
 
@@ -176,6 +190,8 @@ impl<'p, 't> Machine<'p, 't> {
             nondet_calls: self.nondet_calls,
             inputs_exhausted: self.exhausted,
             steps: self.steps,
+            skipped_steps: self.skipped_steps,
+            fast_forwards: self.ff_jumps,
             unknown_externals: self
                 .unknown
                 .iter()
@@ -307,7 +323,81 @@ impl<'p, 't> Machine<'p, 't> {
                 }
             }
         }
+        if edge.ff != NONE {
+            self.fast_forward(r, base, edge.ff);
+        }
         edge.pc as usize
+    }
+
+    /// At the head of fast-forward loop `li` (a marked back edge was just
+    /// taken): jumps over the iterations that take this one's path, when
+    /// the loop's state allows it; see [`crate::fastforward`].
+    #[inline(never)]
+    fn fast_forward(&mut self, r: &mut [u64], base: usize, li: u32) {
+        let p = self.p;
+        if !p.ff.enabled {
+            return;
+        }
+        let li = li as usize;
+        if self.ff_state.len() != p.ff.loops.len() {
+            self.ff_state = vec![(0, 0); p.ff.loops.len()];
+        }
+        let Some(st) = self.ff_state.get_mut(li) else {
+            return;
+        };
+        if st.0 > 0 {
+            st.0 -= 1;
+            return;
+        }
+        let jumped = self.ff_jump(r, base, li);
+        let st = &mut self.ff_state[li];
+        if jumped {
+            st.1 = 0;
+        } else {
+            // Back off: a loop that does not qualify now is retried after
+            // 1, 3, 7, ... up to 1023 arrivals.
+            st.1 = (st.1 + 1).min(10);
+            st.0 = (1u32 << st.1) - 1;
+        }
+    }
+
+    fn ff_jump(&mut self, r: &mut [u64], base: usize, li: usize) -> bool {
+        let p = self.p;
+        let Some(l) = p.ff.loops.get(li) else {
+            return false;
+        };
+        let mut scratch = std::mem::take(&mut self.ff_scratch);
+        let plan = ff_plan(p, l, r, base, &mut scratch);
+        self.ff_scratch = scratch;
+        let Some((steps, k, walk)) = plan else {
+            return false;
+        };
+        for (&(reg, bits), &s) in l.params.iter().zip(&steps) {
+            if s == 0 {
+                continue;
+            }
+            let slot = base + reg as usize;
+            let c = u128::from(r[slot]);
+            let v = c.wrapping_add(u128::from(s).wrapping_mul(k)) as u64;
+            r[slot] = v & mask(u32::from(bits));
+        }
+        for &g in &walk.goals {
+            self.cover(g);
+        }
+        if !self.lines.is_empty() {
+            let times = u64::try_from(k).unwrap_or(u64::MAX);
+            for &pc in &walk.pcs {
+                let s = p.line_slot[pc as usize];
+                if let Some(c) = self.lines.get_mut(s as usize) {
+                    *c = c.saturating_add(times);
+                }
+            }
+        }
+        self.skipped_steps = self
+            .skipped_steps
+            .saturating_add(k.saturating_mul(walk.pcs.len() as u128));
+        self.ff_jumps += 1;
+        true
     }
 
     /// The main loop. The inner loop works on a slice of the register file
@@ -637,6 +727,77 @@ impl<'p, 't> Machine<'p, 't> {
             }
         }
     }
+}
+
+/// The jump fast-forward loop `l` can make from the head values in the
+/// frame at `base`: each head value's step, the iterations to skip (at
+/// least 2) and the walk of one of them; `None` when it cannot (the run
+/// goes on plainly).
+fn ff_plan(
+    p: &Prepared,
+    l: &FfLoop,
+    r: &[u64],
+    base: usize,
+    scratch: &mut Vec<(u32, V)>,
+) -> Option<(Vec<u64>, u128, Walk)> {
+    let cur: Vec<u64> = l
+        .params
+        .iter()
+        .map(|&(reg, _)| r.get(base + reg as usize).copied())
+        .collect::<Option<_>>()?;
+    let now: Vec<V> = cur.iter().map(|&c| V::Aff { a: c, s: 0, bits: 64 }).collect();
+    let first = fastforward::walk(p, l, r, base, &now, scratch).ok()?;
+    let mut steps = Vec::with_capacity(cur.len());
+    let mut head = Vec::with_capacity(cur.len());
+    for ((&(_, bits), &c), n) in l.params.iter().zip(&cur).zip(&first.next) {
+        let V::Aff { a: nv, s: 0, .. } = *n else {
+            return None;
+        };
+        if bits == 0 {
+            // Not an integer: it must not change.
+            if nv != c {
+                return None;
+            }
+            steps.push(0);
+            head.push(V::Aff { a: c, s: 0, bits: 64 });
+            continue;
+        }
+        let m = mask(u32::from(bits));
+        let s = nv.wrapping_sub(c) & m;
+        steps.push(s);
+        head.push(if s == 0 {
+            V::Aff { a: c, s: 0, bits: 64 }
+        } else {
+            V::Aff { a: c & m, s, bits }
+        });
+    }
+    if steps.iter().all(|&s| s == 0) {
+        // The same state again: a loop that never ends, left to the limits.
+        return None;
+    }
+    let walk = fastforward::walk(p, l, r, base, &head, scratch).ok()?;
+    if walk.pcs != first.pcs {
+        return None;
+    }
+    // The back edge must carry exactly the next iteration's values.
+    for ((&(_, bits), (&c, &s)), n) in l.params.iter().zip(cur.iter().zip(&steps)).zip(&walk.next) {
+        let ok = match *n {
+            V::Aff { a, s: s2, bits: b2 } => {
+                if s == 0 {
+                    s2 == 0 && a == c
+                } else {
+                    let m = mask(u32::from(bits));
+                    b2 >= bits && a & m == c.wrapping_add(s) & m && s2 & m == s
+                }
+            }
+            V::Opaque => false,
+        };
+        if !ok {
+            return None;
+        }
+    }
+    let k = fastforward::iterations(&walk)?;
+    (k >= 2).then_some((steps, k, walk))
 }
 
 /// An input value converted to the register bits of type `ty`.
