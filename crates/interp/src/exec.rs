@@ -790,7 +790,7 @@ fn ff_plan(
                     b2 >= bits && a & m == c.wrapping_add(s) & m && s2 & m == s
                 }
             }
-            V::Opaque => false,
+            _ => false,
         };
         if !ok {
             return None;

@@ -223,12 +223,19 @@ pub(crate) fn analyze_function(
 }
 
 
-/// A value in the walk: `a + s*k` modulo `2^bits` (stored zero-extended),
-/// where `k` counts iterations from the current one; `s == 0` is a value
-/// that does not change (then `bits` does not matter).
+/// A value in the walk, `k` counting iterations from the current one:
+/// - `Aff`: the register holds `(a + s*k) mod 2^bits`, zero-extended;
+///   `s == 0` is a value that does not change (then `bits` does not
+///   matter);
+/// - `SAff`: it holds that value sign-extended (a promoted `signed char`);
+/// - `Low`: only its low `bits` bits are known to be that (arithmetic on a
+///   promoted narrow value, until it is truncated back);
+/// - `Opaque`: anything else.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum V {
     Aff { a: u64, s: u64, bits: u8 },
+    SAff { a: u64, s: u64, bits: u8 },
+    Low { a: u64, s: u64, bits: u8 },
     Opaque,
 }
 
@@ -241,6 +248,18 @@ impl V {
         match self {
             V::Aff { a, s: 0, .. } => Some(a),
             _ => None,
+        }
+    }
+
+    /// `(a, s, bits)`: the low `bits` bits of the register are
+    /// `a + s*k`.
+    fn low(self) -> Option<(u64, u64, u32)> {
+        match self {
+            V::Aff { a, s: 0, .. } => Some((a, 0, 64)),
+            V::Aff { a, s, bits } | V::SAff { a, s, bits } | V::Low { a, s, bits } => {
+                Some((a, s, u32::from(bits)))
+            }
+            V::Opaque => None,
         }
     }
 }
@@ -274,27 +293,33 @@ pub(crate) struct Walk {
 /// The longest iteration walked (program counters).
 const MAX_PATH: usize = 512;
 
-/// Lets `rb`-bit arithmetic use `x`: a varying operand must be at least as
-/// wide as the result for the reduction modulo `2^rb` to be exact.
-fn fits(x: V, rb: u32) -> bool {
-    match x {
-        V::Aff { s: 0, .. } => true,
-        V::Aff { bits, .. } => u32::from(bits) >= rb,
-        V::Opaque => false,
+/// `rb`-bit arithmetic on `x` and `y` (`fa` on the values at `k = 0`,
+/// `fs` on the steps): exact (`Aff`) when every varying operand is known
+/// on at least `rb` bits, else known on the low bits all of them are
+/// (`Low`).
+fn lin(x: V, y: V, rb: u32, fa: impl Fn(u64, u64) -> u64, fs: impl Fn(u64, u64) -> u64) -> V {
+    let (Some((xa, xs, xb)), Some((ya, ys, yb))) = (x.low(), y.low()) else {
+        return V::Opaque;
+    };
+    let w = rb.min(xb).min(yb);
+    let m = mask(w);
+    let (a, s) = (fa(xa, ya) & m, fs(xs, ys) & m);
+    if w == rb {
+        V::Aff { a, s, bits: rb as u8 }
+    } else {
+        V::Low { a, s, bits: w as u8 }
     }
 }
 
-fn lin(x: V, y: V, rb: u32, fa: impl Fn(u64, u64) -> u64, fs: impl Fn(u64, u64) -> u64) -> V {
-    match (x, y) {
-        (V::Aff { a: xa, s: xs, .. }, V::Aff { a: ya, s: ys, .. }) if fits(x, rb) && fits(y, rb) => {
-            let m = mask(rb);
-            V::Aff {
-                a: fa(xa, ya) & m,
-                s: fs(xs, ys) & m,
-                bits: rb as u8,
-            }
+/// The register's value at `k = 0`, when the walk knows all of it.
+fn reg_now(v: V) -> Option<u64> {
+    match v {
+        V::Aff { a, .. } => Some(a),
+        V::SAff { a, bits, .. } => {
+            let b = u32::from(bits);
+            Some(if b < 64 && a >> (b - 1) & 1 == 1 { a | !mask(b) } else { a })
         }
-        _ => V::Opaque,
+        _ => None,
     }
 }
 
@@ -347,7 +372,7 @@ pub(crate) fn walk(
         // A comparison: its outcome now, and the predicate to keep.
         let cmp = |vals: &Vec<(u32, V)>, w: &mut Walk, pred: CmpPred, bits: u32, a, b| -> Result<bool, GiveUp> {
             let (x, y) = (get(vals, a), get(vals, b));
-            let (V::Aff { a: xa, .. }, V::Aff { a: ya, .. }) = (x, y) else {
+            let (Some(xa), Some(ya)) = (reg_now(x), reg_now(y)) else {
                 return Err(GiveUp);
             };
             if x.constant().is_none() || y.constant().is_none() {
@@ -506,26 +531,34 @@ pub(crate) fn walk(
             }
             XInst::Cast { op, from, to, dst, a } => {
                 let x = get(vals, a);
+                let ints = from.is_int_or_ptr() && to.is_int_or_ptr();
+                let (fb, tb) = (from.bits(dm), to.bits(dm));
                 let v = match x {
                     V::Aff { a: xa, s: 0, .. } => konst(eval_cast(op, from, to, xa, dm)),
-                    V::Aff { a: xa, s, bits }
-                        if matches!(op, CastOp::Trunc | CastOp::ZExt | CastOp::PtrToInt | CastOp::IntToPtr | CastOp::Bitcast)
-                            && from.is_int_or_ptr()
-                            && to.is_int_or_ptr() =>
-                    {
-                        // The value modulo a width no wider than it had:
-                        // affine again (a zero extension is not, once the
-                        // value wraps).
-                        let (fb, tb) = (from.bits(dm), to.bits(dm));
-                        if tb <= fb && tb <= u32::from(bits) {
-                            V::Aff {
-                                a: xa & mask(tb),
-                                s: s & mask(tb),
-                                bits: tb as u8,
+                    _ if !ints => V::Opaque,
+                    V::Aff { a: xa, s, bits } => {
+                        // The operand is first cut to its type's width.
+                        let b = u32::from(bits).min(fb);
+                        let (xa, s) = (xa & mask(b), s & mask(b));
+                        match op {
+                            CastOp::SExt if b == fb => V::SAff { a: xa, s, bits: b as u8 },
+                            // Zero extension keeps the value; so does a
+                            // sign extension of a value narrower than its
+                            // type (its sign bit is 0).
+                            CastOp::ZExt | CastOp::SExt => V::Aff { a: xa, s, bits: b as u8 },
+                            CastOp::Trunc | CastOp::PtrToInt | CastOp::IntToPtr | CastOp::Bitcast => {
+                                let t = b.min(tb);
+                                V::Aff { a: xa & mask(t), s: s & mask(t), bits: t as u8 }
                             }
-                        } else {
-                            V::Opaque
+                            _ => V::Opaque,
                         }
+                    }
+                    V::SAff { a: xa, s, bits } | V::Low { a: xa, s, bits }
+                        if matches!(op, CastOp::Trunc)
+                            && tb <= u32::from(bits)
+                            && tb <= fb =>
+                    {
+                        V::Aff { a: xa & mask(tb), s: s & mask(tb), bits: tb as u8 }
                     }
                     _ => V::Opaque,
                 };
@@ -661,7 +694,7 @@ fn contains(arc: Arc, v: u128, m: u128) -> bool {
 /// `k = 0`; `Ok(None)` if it never does.
 fn first_change(p: &Pred) -> Result<Option<u128>, GiveUp> {
     let (mut x, mut y, mut pred) = (p.x, p.y, p.pred);
-    let (V::Aff { s: xs, bits: xb, .. }, V::Aff { s: ys, bits: yb, .. }) = (x, y) else {
+    let (Some((_, xs, xb)), Some((_, ys, yb))) = (x.low(), y.low()) else {
         return Err(GiveUp);
     };
     if xs == 0 && ys == 0 {
@@ -674,10 +707,11 @@ fn first_change(p: &Pred) -> Result<Option<u128>, GiveUp> {
             return Err(GiveUp);
         }
         // Equal as registers iff equal modulo the narrower of the
-        // comparison and the values (registers are zero-extended).
-        let w = if xb == yb && u32::from(xb) <= p.bits {
-            u32::from(xb)
-        } else if u32::from(xb) >= p.bits && u32::from(yb) >= p.bits {
+        // comparison and the values (zero-extended registers).
+        let zero = |v: V| matches!(v, V::Aff { .. });
+        let w = if zero(x) && zero(y) && xb == yb && xb <= p.bits {
+            xb
+        } else if xb >= p.bits && yb >= p.bits && !matches!(x, V::Low { .. }) && !matches!(y, V::Low { .. }) {
             p.bits
         } else {
             return Err(GiveUp);
@@ -698,73 +732,71 @@ fn first_change(p: &Pred) -> Result<Option<u128>, GiveUp> {
             other => other,
         };
     }
-    let V::Aff { a, s, bits: vb } = x else {
-        return Err(GiveUp);
-    };
     let Some(c) = y.constant() else {
         return Err(GiveUp);
     };
-    let vb = u32::from(vb);
     let signed = matches!(pred, CmpPred::Slt | CmpPred::Sle | CmpPred::Sgt | CmpPred::Sge);
-    // The compared quantity is the value modulo 2^w.
-    let w = if signed {
-        if vb < p.bits {
-            return Err(GiveUp);
+    let pb = p.bits;
+    // The register as an integer is `u(k) + off`, `u(k) = (a + s*k) mod
+    // 2^w`, as the comparison reads it; `cv` is the constant as it reads it.
+    let sext_c = |c: u64| i128::from(crate::eval::sext(c, pb));
+    let (a, s, w, off, cv): (u64, u64, u32, i128, i128) = match x {
+        V::Aff { a, s, bits } | V::SAff { a, s, bits } if u32::from(bits) >= pb => {
+            // The comparison sees the low `pb` bits only.
+            if signed {
+                let half = 1u64 << (pb - 1);
+                (a.wrapping_add(half), s, pb, -i128::from(half), sext_c(c))
+            } else {
+                (a, s, pb, 0, i128::from(c & mask(pb)))
+            }
         }
-        p.bits
-    } else {
-        vb.min(p.bits)
+        V::Aff { a, s, bits } => {
+            // Zero-extended and narrower: never negative.
+            let b = u32::from(bits);
+            (a, s, b, 0, if signed { sext_c(c) } else { i128::from(c & mask(pb)) })
+        }
+        V::SAff { a, s, bits } if signed => {
+            let b = u32::from(bits);
+            let half = 1u64 << (b - 1);
+            (a.wrapping_add(half), s, b, -i128::from(half), sext_c(c))
+        }
+        _ => return Err(GiveUp),
     };
     if w == 0 {
         return Err(GiveUp);
     }
     let m = modulus(w);
-    let (mut a, s) = (u128::from(a) % m, u128::from(s) % m);
+    let (a, s) = (u128::from(a) % m, u128::from(s) % m);
     if s == 0 {
         return Ok(None);
     }
-    // The constant as the comparison sees it (masked to the comparison's
-    // width; unsigned comparisons of a narrower value see it whole).
-    let mut c = u128::from(c & mask(p.bits));
-    if signed {
-        // Signed order is unsigned order of values biased by half the range.
-        let half = m / 2;
-        a = (a + half) % m;
-        c = (c + half) % m;
-    }
-    let always = Arc { lo: 0, len: m };
-    let never = Arc { lo: 0, len: 0 };
+    let mi = m as i128;
+    // `u op (cv - off)`, as an arc of residues.
+    let t = cv - off;
+    let from = |lo: i128| -> Arc {
+        let lo = lo.max(0);
+        if lo >= mi {
+            Arc { lo: 0, len: 0 }
+        } else {
+            Arc { lo: lo as u128, len: (mi - lo) as u128 }
+        }
+    };
+    let below = |n: i128| Arc { lo: 0, len: n.clamp(0, mi) as u128 };
     let holds = match pred {
-        CmpPred::Eq => {
-            if c >= m {
-                never
+        CmpPred::Eq | CmpPred::Ne => {
+            let eq = if (0..mi).contains(&t) { Arc { lo: t as u128, len: 1 } } else { Arc { lo: 0, len: 0 } };
+            if pred == CmpPred::Eq {
+                eq
+            } else if eq.len == 0 {
+                Arc { lo: 0, len: m }
             } else {
-                Arc { lo: c, len: 1 }
+                Arc { lo: (eq.lo + 1) % m, len: m - 1 }
             }
         }
-        CmpPred::Ne => {
-            if c >= m {
-                always
-            } else {
-                Arc { lo: (c + 1) % m, len: m - 1 }
-            }
-        }
-        CmpPred::Ult | CmpPred::Slt => Arc { lo: 0, len: c.min(m) },
-        CmpPred::Ule | CmpPred::Sle => Arc { lo: 0, len: (c + 1).min(m) },
-        CmpPred::Ugt | CmpPred::Sgt => {
-            if c + 1 >= m {
-                never
-            } else {
-                Arc { lo: c + 1, len: m - c - 1 }
-            }
-        }
-        CmpPred::Uge | CmpPred::Sge => {
-            if c >= m {
-                never
-            } else {
-                Arc { lo: c, len: m - c }
-            }
-        }
+        CmpPred::Ult | CmpPred::Slt => below(t),
+        CmpPred::Ule | CmpPred::Sle => below(t + 1),
+        CmpPred::Ugt | CmpPred::Sgt => from(t + 1),
+        CmpPred::Uge | CmpPred::Sge => from(t),
         _ => return Err(GiveUp),
     };
     let now = contains(holds, a, m);
@@ -779,8 +811,7 @@ fn first_change(p: &Pred) -> Result<Option<u128>, GiveUp> {
     if target.len == 0 {
         return Ok(None);
     }
-    Ok(first_hit(a, s, m, target))
-        .and_then(|r| r.ok_or(GiveUp))
+    first_hit(a, s, m, target).ok_or(GiveUp)
 }
 
 /// The smallest `k >= 1` with `(a + s*k) mod m` in `target`, for `a` not

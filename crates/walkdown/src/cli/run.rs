@@ -28,6 +28,11 @@ pub struct RunArgs {
     /// ("stopped at the call-depth limit").
     #[arg(long, default_value_t = ExecLimits::default().max_call_depth)]
     max_call_depth: u32,
+    /// Run every loop iteration by iteration: no fast-forwarding of
+    /// deterministic loops (the result is the same, only slower; for
+    /// checking).
+    #[arg(long)]
+    no_fast_forward: bool,
     /// Print every goal the run covered, not only the count.
     #[arg(long, short)]
     verbose: bool,
@@ -143,7 +148,8 @@ pub fn run(args: &RunArgs) -> Result<i32> {
     let vector = read_vector(args)?;
     let program = load(&args.program)?;
     let goals = Goals::compute(&program);
-    let interp = Interpreter::new(&program, &goals).context("cannot prepare the program")?;
+    let mut interp = Interpreter::new(&program, &goals).context("cannot prepare the program")?;
+    interp.set_fast_forward(!args.no_fast_forward);
     let options = RunOptions {
         limits: ExecLimits { max_steps: args.max_steps, max_call_depth: args.max_call_depth, ..ExecLimits::default() },
         record_lines: false,
@@ -168,7 +174,14 @@ pub fn run(args: &RunArgs) -> Result<i32> {
         result.nondet_calls,
         if result.inputs_exhausted { "; the test ran out of values, later calls got 0" } else { "" }
     );
-    println!("steps: {}", result.steps);
+    if result.fast_forwards == 0 {
+        println!("steps: {}", result.steps);
+    } else {
+        println!(
+            "steps: {} executed, {} more in loop iterations fast-forwarding jumped over ({} jumps)",
+            result.steps, result.skipped_steps, result.fast_forwards
+        );
+    }
     for name in &result.unknown_externals {
         eprintln!("walkdown: warning: external function `{name}` has no body or model; its calls returned fresh inputs");
     }
