@@ -41,6 +41,28 @@ impl Default for CampaignSettings {
     }
 }
 
+/// Replays bounded by time instead of steps (`walkdown gen`): a replay runs
+/// without step limit until a slice of the time left in the budget is
+/// used up, so no goal stays open for want of steps while time is left.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ReplayTime {
+    /// The share of the time left that one replay may take. Default 0.25:
+    /// a program whose long loop needs most of the budget still gets it
+    /// (a quarter of what is left, again and again), and one whose inputs
+    /// often loop forever loses no more than that on each.
+    pub share: f64,
+    /// Each replay the slice stopped shrinks later slices: the slice is
+    /// `share` of the time left, divided by one more than the number of
+    /// replays cut so far times `backoff`. Default 1.
+    pub backoff: f64,
+}
+
+impl Default for ReplayTime {
+    fn default() -> Self {
+        ReplayTime { share: 0.25, backoff: 1.0 }
+    }
+}
+
 /// A test the ledger kept.
 #[derive(Clone, Debug)]
 pub struct KeptTest {
@@ -196,6 +218,10 @@ pub struct Campaign<'p> {
     goals: &'p Goals,
     interp: Interpreter,
     settings: CampaignSettings,
+    /// Replays bounded by time, if so.
+    replay_time: Option<ReplayTime>,
+    /// Replays a time slice stopped.
+    replays_cut: AtomicU64,
     start: Instant,
     stopping: AtomicBool,
     interrupted: &'p AtomicBool,
@@ -221,6 +247,8 @@ impl<'p> Campaign<'p> {
             goals,
             interp,
             settings,
+            replay_time: None,
+            replays_cut: AtomicU64::new(0),
             start: Instant::now(),
             stopping: AtomicBool::new(false),
             interrupted: interrupt,
@@ -238,6 +266,34 @@ impl<'p> Campaign<'p> {
                 stop: None,
             }),
         })
+    }
+
+    /// Bounds replays by time instead of steps (see [`ReplayTime`]): the
+    /// step limit of [`CampaignSettings::replay`] is lifted, the other
+    /// limits stay.
+    pub fn with_replay_time(mut self, replay_time: ReplayTime) -> Self {
+        self.settings.replay.max_steps = u64::MAX;
+        self.replay_time = Some(replay_time);
+        self
+    }
+
+    /// Replays a time slice stopped so far.
+    pub fn replays_cut(&self) -> u64 {
+        self.replays_cut.load(Ordering::Relaxed)
+    }
+
+    /// The limits of a replay starting now.
+    fn replay_limits(&self) -> ExecLimits {
+        let mut limits = self.settings.replay;
+        if let Some(rt) = self.replay_time {
+            let now = Instant::now();
+            let left = self.deadline().saturating_duration_since(now);
+            let cut = self.replays_cut.load(Ordering::Relaxed) as f64;
+            let slice = left.mul_f64((rt.share / (1.0 + cut * rt.backoff)).clamp(0.0, 1.0));
+            let end = now + slice;
+            limits.deadline = Some(limits.deadline.map_or(end, |d| d.min(end)));
+        }
+        limits
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner<'p>> {
@@ -328,7 +384,10 @@ impl<'p> Campaign<'p> {
     /// Replays `vector` in the interpreter and keeps it as a test when it
     /// covers a new goal or reaches a new error.
     pub fn submit(&self, engine: &'static str, vector: &TestVector) -> Submission {
-        let replay = self.interp.run(vector, &RunOptions { limits: self.settings.replay, record_lines: false });
+        let replay = self.interp.run(vector, &RunOptions { limits: self.replay_limits(), record_lines: false });
+        if replay.outcome == Outcome::TimeLimit {
+            self.replays_cut.fetch_add(1, Ordering::Relaxed);
+        }
         let kept = self.record(engine, vector, &replay);
         Submission { replay, kept }
     }

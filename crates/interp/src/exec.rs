@@ -414,7 +414,12 @@ impl<'p, 't> Machine<'p, 't> {
         let code = &p.code[..];
         let dm = p.dm;
         let max_steps = self.limits.max_steps;
+        let deadline = self.limits.deadline;
         let mut steps = self.steps;
+        // With a deadline, the step counter stops every `DEADLINE_CHECK`
+        // steps to look at the clock: the hot loop keeps its one
+        // comparison per step.
+        let mut limit = if deadline.is_some() { max_steps.min(steps.saturating_add(DEADLINE_CHECK)) } else { max_steps };
         macro_rules! stop {
             ($o:expr) => {{
                 let o = $o;
@@ -441,8 +446,11 @@ impl<'p, 't> Machine<'p, 't> {
                 ($c:expr, $dst:expr, $t:expr, $f:expr) => {{
                     let c: bool = $c;
                     wr!($dst, u64::from(c));
-                    if steps >= max_steps {
-                        stop!(Outcome::StepLimit);
+                    if steps >= limit {
+                        match next_limit(steps, max_steps, deadline) {
+                            Ok(l) => limit = l,
+                            Err(o) => stop!(o),
+                        }
                     }
                     steps += 1;
                     pc += 1;
@@ -456,8 +464,11 @@ impl<'p, 't> Machine<'p, 't> {
                 }};
             }
             let site = loop {
-                if steps >= max_steps {
-                    stop!(Outcome::StepLimit);
+                if steps >= limit {
+                    match next_limit(steps, max_steps, deadline) {
+                        Ok(l) => limit = l,
+                        Err(o) => stop!(o),
+                    }
                 }
                 steps += 1;
                 if LINES {
@@ -726,6 +737,24 @@ impl<'p, 't> Machine<'p, 't> {
                 Flow::Stop(o) => stop!(o),
             }
         }
+    }
+}
+
+/// Steps between two looks at the clock of a run with a deadline (about
+/// 10 ms of execution).
+const DEADLINE_CHECK: u64 = 1 << 20;
+
+/// At `steps` steps, the step counter's next stop, or how the run ends
+/// (the step limit, or the deadline passed).
+#[cold]
+fn next_limit(steps: u64, max_steps: u64, deadline: Option<std::time::Instant>) -> Result<u64, Outcome> {
+    if steps >= max_steps {
+        return Err(Outcome::StepLimit);
+    }
+    match deadline {
+        Some(d) if std::time::Instant::now() >= d => Err(Outcome::TimeLimit),
+        Some(_) => Ok(max_steps.min(steps.saturating_add(DEADLINE_CHECK))),
+        None => Ok(max_steps),
     }
 }
 

@@ -478,7 +478,7 @@ fn expected_native(outcome: &Outcome, line: impl Fn() -> u32) -> Result<Expected
         Outcome::Exit(code) => Expected::Outcome(NativeOutcome::Exit(code & 0xff)),
         Outcome::AssumeFailed => Expected::AssumeFailed,
         Outcome::Abort => Expected::Outcome(NativeOutcome::Abort),
-        Outcome::StepLimit => Expected::Outcome(NativeOutcome::Timeout),
+        Outcome::StepLimit | Outcome::TimeLimit => Expected::Outcome(NativeOutcome::Timeout),
         Outcome::Error { kind, .. } => match kind {
             CheckKind::ReachError => Expected::Outcome(NativeOutcome::ReachError),
             CheckKind::Assertion => Expected::Outcome(NativeOutcome::AssertionFailure),

@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use walkdown_bmc::{BmcEngine, BmcSettings, CoverAlgorithm, DeepeningSettings};
 use walkdown_campaign::{
-    Campaign, CampaignSettings, Claim, Engine, EngineFigures, KeptTest, PortfolioSettings, Property, Snapshot, TestSink,
+    Campaign, CampaignSettings, Claim, Engine, EngineFigures, KeptTest, PortfolioSettings, Property, ReplayTime, Snapshot, TestSink,
 };
 use walkdown_concolic::{ConcolicEngine, GenSettings, SearchKind};
 use walkdown_formats::{Metadata, Specification, TestCase};
@@ -83,6 +83,11 @@ pub struct GenArgs {
     /// concolic engine's traced runs.
     #[arg(long, default_value_t = ExecLimits::default().max_call_depth)]
     max_call_depth: u32,
+    /// Stop each replay of a vector after this many steps (IR instructions
+    /// executed). Default: no step limit; each replay may take a quarter
+    /// of the time left in the budget (less once replays have been cut).
+    #[arg(long)]
+    max_steps: Option<u64>,
     /// No progress line.
     #[arg(long, short)]
     quiet: bool,
@@ -230,8 +235,14 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     // The campaign prepares the interpreter, which refuses a program it
     // cannot run (no `main`): that too must leave an earlier run's output
     // as it was, so the output directory is touched only after this.
+    if let Some(n) = args.max_steps {
+        campaign_settings.replay.max_steps = n;
+    }
     let campaign = Campaign::new(&program, &goals, campaign_settings, Box::new(writer), interrupt)
         .with_context(|| format!("cannot run {}", args.program.file.display()))?;
+    // Without a step limit, a replay may take a share of the time left: a
+    // goal behind a long loop is not left open while time remains.
+    let campaign = if args.max_steps.is_none() { campaign.with_replay_time(ReplayTime::default()) } else { campaign };
     if interrupt.load(Ordering::Relaxed) {
         bail!("interrupted before the search began; {} was not touched", args.out.display());
     }

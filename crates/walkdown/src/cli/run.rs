@@ -215,6 +215,7 @@ pub fn describe_outcome(program: &Program, outcome: &Outcome) -> String {
             )
         }
         Outcome::StepLimit => "stopped at the step limit (--max-steps)".into(),
+        Outcome::TimeLimit => "stopped at its deadline".into(),
         Outcome::DepthLimit => "stopped at the call-depth limit (--max-call-depth)".into(),
         Outcome::Unsupported { what, loc } => {
             format!("unsupported: {what} at {}", program.describe_loc(*loc))
