@@ -80,6 +80,11 @@ pub struct KeptTest {
     pub error: Option<ErrorFound>,
     /// The replay's outcome.
     pub outcome: Outcome,
+    /// Steps the replay executed.
+    pub steps: u64,
+    /// Steps of loop iterations the replay's fast-forwarding jumped over
+    /// (the plain run's steps are `steps + skipped_steps`).
+    pub skipped_steps: u128,
     /// Seconds since the start.
     pub at: f64,
     /// The engine that submitted it.
@@ -442,6 +447,8 @@ impl<'p> Campaign<'p> {
             covered: replay.covered.clone(),
             error,
             outcome: replay.outcome.clone(),
+            steps: replay.steps,
+            skipped_steps: replay.skipped_steps,
             at: self.start.elapsed().as_secs_f64(),
             engine,
         };
