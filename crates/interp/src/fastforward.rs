@@ -227,14 +227,15 @@ pub(crate) fn analyze_function(
 /// - `Aff`: the register holds `(a + s*k) mod 2^bits`, zero-extended;
 ///   `s == 0` is a value that does not change (then `bits` does not
 ///   matter);
-/// - `SAff`: it holds that value sign-extended (a promoted `signed char`);
+/// - `SAff`: it holds that value sign-extended to `to` bits (a promoted
+///   `signed char`);
 /// - `Low`: only its low `bits` bits are known to be that (arithmetic on a
 ///   promoted narrow value, until it is truncated back);
 /// - `Opaque`: anything else.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum V {
     Aff { a: u64, s: u64, bits: u8 },
-    SAff { a: u64, s: u64, bits: u8 },
+    SAff { a: u64, s: u64, bits: u8, to: u8 },
     Low { a: u64, s: u64, bits: u8 },
     Opaque,
 }
@@ -256,7 +257,7 @@ impl V {
     fn low(self) -> Option<(u64, u64, u32)> {
         match self {
             V::Aff { a, s: 0, .. } => Some((a, 0, 64)),
-            V::Aff { a, s, bits } | V::SAff { a, s, bits } | V::Low { a, s, bits } => {
+            V::Aff { a, s, bits } | V::SAff { a, s, bits, .. } | V::Low { a, s, bits } => {
                 Some((a, s, u32::from(bits)))
             }
             V::Opaque => None,
@@ -315,10 +316,7 @@ fn lin(x: V, y: V, rb: u32, fa: impl Fn(u64, u64) -> u64, fs: impl Fn(u64, u64) 
 fn reg_now(v: V) -> Option<u64> {
     match v {
         V::Aff { a, .. } => Some(a),
-        V::SAff { a, bits, .. } => {
-            let b = u32::from(bits);
-            Some(if b < 64 && a >> (b - 1) & 1 == 1 { a | !mask(b) } else { a })
-        }
+        V::SAff { a, bits, to, .. } => Some(crate::eval::sext(a, u32::from(bits)) as u64 & mask(u32::from(to))),
         _ => None,
     }
 }
@@ -541,11 +539,11 @@ pub(crate) fn walk(
                         let b = u32::from(bits).min(fb);
                         let (xa, s) = (xa & mask(b), s & mask(b));
                         match op {
-                            CastOp::SExt if b == fb => V::SAff { a: xa, s, bits: b as u8 },
+                            CastOp::SExt if b == fb && tb > fb => V::SAff { a: xa, s, bits: b as u8, to: tb as u8 },
                             // Zero extension keeps the value; so does a
                             // sign extension of a value narrower than its
-                            // type (its sign bit is 0).
-                            CastOp::ZExt | CastOp::SExt => V::Aff { a: xa, s, bits: b as u8 },
+                            // type (its sign bit is 0), or to its own width.
+                            CastOp::ZExt | CastOp::SExt if tb >= fb => V::Aff { a: xa, s, bits: b as u8 },
                             CastOp::Trunc | CastOp::PtrToInt | CastOp::IntToPtr | CastOp::Bitcast => {
                                 let t = b.min(tb);
                                 V::Aff { a: xa & mask(t), s: s & mask(t), bits: t as u8 }
@@ -553,7 +551,7 @@ pub(crate) fn walk(
                             _ => V::Opaque,
                         }
                     }
-                    V::SAff { a: xa, s, bits } | V::Low { a: xa, s, bits }
+                    V::SAff { a: xa, s, bits, .. } | V::Low { a: xa, s, bits }
                         if matches!(op, CastOp::Trunc)
                             && tb <= u32::from(bits)
                             && tb <= fb =>
@@ -741,7 +739,7 @@ fn first_change(p: &Pred) -> Result<Option<u128>, GiveUp> {
     // 2^w`, as the comparison reads it; `cv` is the constant as it reads it.
     let sext_c = |c: u64| i128::from(crate::eval::sext(c, pb));
     let (a, s, w, off, cv): (u64, u64, u32, i128, i128) = match x {
-        V::Aff { a, s, bits } | V::SAff { a, s, bits } if u32::from(bits) >= pb => {
+        V::Aff { a, s, bits } | V::SAff { a, s, bits, .. } if u32::from(bits) >= pb => {
             // The comparison sees the low `pb` bits only.
             if signed {
                 let half = 1u64 << (pb - 1);
@@ -755,7 +753,7 @@ fn first_change(p: &Pred) -> Result<Option<u128>, GiveUp> {
             let b = u32::from(bits);
             (a, s, b, 0, if signed { sext_c(c) } else { i128::from(c & mask(pb)) })
         }
-        V::SAff { a, s, bits } if signed => {
+        V::SAff { a, s, bits, to } if signed && pb <= u32::from(to) => {
             let b = u32::from(bits);
             let half = 1u64 << (b - 1);
             (a.wrapping_add(half), s, b, -i128::from(half), sext_c(c))
@@ -940,6 +938,36 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn promoted_signed_char_against_a_32_bit_signed_comparison() {
+        // `signed char s = 100; while (s > -100) s -= 9;`, compared as an
+        // `int` after promotion, and every other start and bound.
+        let mut solved = 0;
+        for a in [100u64, 0, 5, 127, 128, 200, 255] {
+            for c in [-100i64, -1, 0, 50, 127, -128, 300, -300] {
+                let c32 = (c as u64) & mask(32);
+                let p = Pred {
+                    pred: CmpPred::Sgt,
+                    bits: 32,
+                    x: V::SAff { a, s: 256 - 9, bits: 8, to: 32 },
+                    y: konst(c32),
+                };
+                let at = |k: u128| {
+                    let v = ((u128::from(a) + 247 * k) % 256) as u64;
+                    crate::eval::sext(v, 8) as u64 & mask(32)
+                };
+                let v0 = eval_cmp_bits(CmpPred::Sgt, 32, at(0), c32);
+                let want = (1..=300u128).find(|&k| eval_cmp_bits(CmpPred::Sgt, 32, at(k), c32) != v0);
+                assert_eq!(reg_now(p.x), Some(at(0)));
+                if let Ok(got) = first_change(&p) {
+                    assert_eq!(got, want, "a={a} c={c}");
+                    solved += 1;
+                }
+            }
+        }
+        assert_eq!(solved, 7 * 8, "a step of -9 is never too coarse for these bounds");
     }
 
     #[test]
