@@ -41,25 +41,25 @@ impl Default for CampaignSettings {
     }
 }
 
-/// Replays bounded by time instead of steps (`walkdown gen`): a replay runs
-/// without step limit until a slice of the time left in the budget is
-/// used up, so no goal stays open for want of steps while time is left.
+/// Long replays (`walkdown gen`): a replay the step limit of
+/// [`CampaignSettings::replay`] cuts is run again without step limit, for
+/// as long as a share of the budget reserved for such runs allows, so a
+/// goal behind a long loop is not left open for want of steps while time
+/// is left, and inputs that loop forever cost no more than that share.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ReplayTime {
-    /// The share of the time left that one replay may take. Default 0.25:
-    /// a program whose long loop needs most of the budget still gets it
-    /// (a quarter of what is left, again and again), and one whose inputs
-    /// often loop forever loses no more than that on each.
+    /// The share of the whole budget that long replays may take together.
+    /// Default 0.25.
     pub share: f64,
-    /// Each replay the slice stopped shrinks later slices: the slice is
-    /// `share` of the time left, divided by one more than the number of
-    /// replays cut so far times `backoff`. Default 1.
-    pub backoff: f64,
+    /// The share of what is left of that reserve one long replay may
+    /// take. Default 0.5: the first gets an eighth of the budget, and a
+    /// program whose inputs often loop forever loses a quarter at most.
+    pub per_run: f64,
 }
 
 impl Default for ReplayTime {
     fn default() -> Self {
-        ReplayTime { share: 0.25, backoff: 1.0 }
+        ReplayTime { share: 0.25, per_run: 0.5 }
     }
 }
 
@@ -225,8 +225,9 @@ pub struct Campaign<'p> {
     settings: CampaignSettings,
     /// Replays bounded by time, if so.
     replay_time: Option<ReplayTime>,
-    /// Replays a time slice stopped.
+    /// Long replays run, and the nanoseconds they took.
     replays_cut: AtomicU64,
+    long_nanos: AtomicU64,
     start: Instant,
     stopping: AtomicBool,
     interrupted: &'p AtomicBool,
@@ -254,6 +255,7 @@ impl<'p> Campaign<'p> {
             settings,
             replay_time: None,
             replays_cut: AtomicU64::new(0),
+            long_nanos: AtomicU64::new(0),
             start: Instant::now(),
             stopping: AtomicBool::new(false),
             interrupted: interrupt,
@@ -273,32 +275,49 @@ impl<'p> Campaign<'p> {
         })
     }
 
-    /// Bounds replays by time instead of steps (see [`ReplayTime`]): the
-    /// step limit of [`CampaignSettings::replay`] is lifted, the other
-    /// limits stay.
+    /// Runs replays the step limit cuts again without it, for a share of
+    /// the budget (see [`ReplayTime`]).
     pub fn with_replay_time(mut self, replay_time: ReplayTime) -> Self {
-        self.settings.replay.max_steps = u64::MAX;
         self.replay_time = Some(replay_time);
         self
     }
 
-    /// Replays a time slice stopped so far.
-    pub fn replays_cut(&self) -> u64 {
+    /// Turns the replays' fast-forwarding of loops on (the default) or off.
+    pub fn with_fast_forward(mut self, on: bool) -> Self {
+        self.interp.set_fast_forward(on);
+        self
+    }
+
+    /// Long replays run so far (see [`ReplayTime`]).
+    pub fn long_replays(&self) -> u64 {
         self.replays_cut.load(Ordering::Relaxed)
     }
 
-    /// The limits of a replay starting now.
-    fn replay_limits(&self) -> ExecLimits {
-        let mut limits = self.settings.replay;
-        if let Some(rt) = self.replay_time {
-            let now = Instant::now();
-            let left = self.deadline().saturating_duration_since(now);
-            let cut = self.replays_cut.load(Ordering::Relaxed) as f64;
-            let slice = left.mul_f64((rt.share / (1.0 + cut * rt.backoff)).clamp(0.0, 1.0));
-            let end = now + slice;
-            limits.deadline = Some(limits.deadline.map_or(end, |d| d.min(end)));
+    /// Replays `vector`: within the step limit, and again without it if
+    /// the limit cut it and the reserve for long replays allows.
+    fn replay(&self, vector: &TestVector) -> RunResult {
+        let started = Instant::now();
+        let first = self.interp.run(vector, &RunOptions { limits: self.settings.replay, record_lines: false });
+        let Some(rt) = self.replay_time else { return first };
+        if first.outcome != Outcome::StepLimit {
+            return first;
         }
-        limits
+        let reserve = self.settings.time.mul_f64(rt.share.clamp(0.0, 1.0));
+        let used = Duration::from_nanos(self.long_nanos.load(Ordering::Relaxed));
+        let now = Instant::now();
+        let slice = reserve
+            .saturating_sub(used)
+            .mul_f64(rt.per_run.clamp(0.0, 1.0))
+            .min(self.deadline().saturating_duration_since(now));
+        // Not worth it unless the long run may go well past the cut one.
+        if slice < (now - started) * 2 {
+            return first;
+        }
+        let limits = ExecLimits { max_steps: u64::MAX, deadline: Some(now + slice), ..self.settings.replay };
+        let long = self.interp.run(vector, &RunOptions { limits, record_lines: false });
+        self.replays_cut.fetch_add(1, Ordering::Relaxed);
+        self.long_nanos.fetch_add(u64::try_from(now.elapsed().as_nanos()).unwrap_or(u64::MAX), Ordering::Relaxed);
+        long
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner<'p>> {
@@ -389,10 +408,7 @@ impl<'p> Campaign<'p> {
     /// Replays `vector` in the interpreter and keeps it as a test when it
     /// covers a new goal or reaches a new error.
     pub fn submit(&self, engine: &'static str, vector: &TestVector) -> Submission {
-        let replay = self.interp.run(vector, &RunOptions { limits: self.replay_limits(), record_lines: false });
-        if replay.outcome == Outcome::TimeLimit {
-            self.replays_cut.fetch_add(1, Ordering::Relaxed);
-        }
+        let replay = self.replay(vector);
         let kept = self.record(engine, vector, &replay);
         Submission { replay, kept }
     }
