@@ -36,7 +36,9 @@
 
 use crate::code::{Edge, XInst, NONE};
 use crate::eval::{eval_bin_bits, eval_cast, eval_cmp_bits, eval_select, eval_un_bits, mask};
+use std::collections::{HashMap, HashSet};
 use walkdown_ir::entity::EntityRef;
+use walkdown_ir::{BinOp, InstKind, Operand, Value};
 use walkdown_ir::{Body, CastOp, CmpPred, DataModel, Type};
 
 /// The fast-forward side table of a prepared program.
@@ -184,7 +186,7 @@ pub(crate) fn analyze_function(
                 work.extend(pred[b].iter().copied());
             }
         }
-        if (0..n).any(|b| inloop[b] && !pure_block[b]) {
+        if (0..n).any(|b| inloop[b] && !pure_block[b]) || !updates_may_be_affine(body, &inloop, h) {
             continue;
         }
         let Some((_, hdata)) = body.blocks.iter().nth(h) else {
@@ -222,6 +224,136 @@ pub(crate) fn analyze_function(
     }
 }
 
+
+/// Whether some back edge of the loop headed by block `h` may carry each
+/// head value's next value as a fixed step from it: no head value's next
+/// value is computed by an operation that is not affine (`&`, `%`, a
+/// shift by a varying amount, a product of two varying values) from
+/// values that vary in the loop, and none adds another varying head value
+/// to itself (an accumulator `sum += i` grows quadratically). Loops that
+/// fail this never jump; rejecting them here spares every run the tries.
+/// Must-facts: a join whose incoming values are all non-affine is.
+fn updates_may_be_affine(body: &Body, inloop: &[bool], h: usize) -> bool {
+    let blocks: Vec<(usize, &walkdown_ir::BlockData)> =
+        body.blocks.iter().enumerate().filter(|(i, _)| inloop[*i]).map(|(i, (_, d))| (i, d)).collect();
+    let Some((_, head)) = body.blocks.iter().nth(h) else {
+        return false;
+    };
+    if head.params.len() > 64 {
+        return true;
+    }
+    // Which head values each value depends on (bit i: head parameter i),
+    // and which values are surely not affine in the iteration count.
+    let mut opaque: HashSet<Value> = HashSet::new();
+    let block_index: HashMap<walkdown_ir::Block, usize> =
+        body.blocks.iter().enumerate().map(|(i, (b, _))| (b, i)).collect();
+    // Head values every back edge passes on unchanged do not vary.
+    let back_calls: Vec<&walkdown_ir::BlockCall> = blocks
+        .iter()
+        .flat_map(|&(_, data)| data.term.successors())
+        .filter(|c| block_index.get(&c.block) == Some(&h))
+        .collect();
+    let mut deps: HashMap<Value, u64> = head
+        .params
+        .iter()
+        .enumerate()
+        .filter(|&(i, &p)| back_calls.iter().any(|c| c.args.get(i).is_some_and(|a| *a != Operand::Value(p))))
+        .map(|(i, &p)| (p, 1u64 << i))
+        .collect();
+    let dep = |deps: &HashMap<Value, u64>, o: &Operand| match o {
+        Operand::Value(v) => deps.get(v).copied().unwrap_or(0),
+        _ => 0,
+    };
+    let is_opaque = |opaque: &HashSet<Value>, o: &Operand| matches!(o, Operand::Value(v) if opaque.contains(v));
+    for _round in 0..=blocks.len() + 1 {
+        let mut changed = false;
+        // Joins: the incoming in-loop arguments of each non-head block.
+        let mut incoming: HashMap<Value, (u64, bool)> = HashMap::new();
+        for &(_, data) in &blocks {
+            for call in data.term.successors() {
+                let Some(&t) = block_index.get(&call.block) else { continue };
+                if t == h || !inloop[t] {
+                    continue;
+                }
+                let Some((_, td)) = body.blocks.iter().nth(t) else { continue };
+                for (&p, a) in td.params.iter().zip(&call.args) {
+                    let e = incoming.entry(p).or_insert((0, true));
+                    e.0 |= dep(&deps, a);
+                    e.1 &= is_opaque(&opaque, a);
+                }
+            }
+        }
+        for (p, (d, o)) in incoming {
+            if deps.get(&p).copied().unwrap_or(0) | d != deps.get(&p).copied().unwrap_or(0) {
+                *deps.entry(p).or_insert(0) |= d;
+                changed = true;
+            }
+            if o && opaque.insert(p) {
+                changed = true;
+            }
+        }
+        for &(_, data) in &blocks {
+            for &inst in &data.insts {
+                let Some(d) = body.insts.get(inst) else { continue };
+                let Some(r) = d.result else { continue };
+                let mut all = 0u64;
+                let mut any_opaque = false;
+                d.kind.for_each_operand(|o| {
+                    all |= dep(&deps, o);
+                    any_opaque |= is_opaque(&opaque, o);
+                });
+                let (rd, ro) = match &d.kind {
+                    InstKind::Bin { op, ty, lhs, rhs } => {
+                        let non_affine = all != 0
+                            && (!ty.is_int_or_ptr()
+                                || match op {
+                                    BinOp::Add | BinOp::Sub => false,
+                                    BinOp::Mul => dep(&deps, lhs) != 0 && dep(&deps, rhs) != 0,
+                                    BinOp::Shl => dep(&deps, rhs) != 0,
+                                    _ => true,
+                                });
+                        (all, non_affine || any_opaque)
+                    }
+                    InstKind::Un { .. } => (all, all != 0 || any_opaque),
+                    InstKind::Cast { from, to, .. } => {
+                        (all, any_opaque || (all != 0 && !(from.is_int_or_ptr() && to.is_int_or_ptr())))
+                    }
+                    // A comparison's outcome is fixed between two jumps.
+                    InstKind::Cmp { .. } => (0, false),
+                    InstKind::Select { if_true, if_false, .. } => (
+                        dep(&deps, if_true) | dep(&deps, if_false),
+                        is_opaque(&opaque, if_true) && is_opaque(&opaque, if_false),
+                    ),
+                    _ => (all, any_opaque),
+                };
+                let old = deps.get(&r).copied().unwrap_or(0);
+                if old | rd != old {
+                    deps.insert(r, old | rd);
+                    changed = true;
+                }
+                if ro && opaque.insert(r) {
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    // Some back edge whose every argument may be a fixed step.
+    blocks.iter().any(|&(_, data)| {
+        data.term.successors().any(|call| {
+            block_index.get(&call.block) == Some(&h)
+                && head.params.iter().zip(&call.args).enumerate().all(|(i, (&p, a))| {
+                    if *a == Operand::Value(p) {
+                        return true;
+                    }
+                    let d = dep(&deps, a);
+                    !is_opaque(&opaque, a) && !(d & (1u64 << i) != 0 && d & !(1u64 << i) != 0)
+                })
+        })
+    })
+}
 
 /// A value in the walk, `k` counting iterations from the current one:
 /// - `Aff`: the register holds `(a + s*k) mod 2^bits`, zero-extended;
