@@ -33,6 +33,10 @@ pub struct RunArgs {
     /// checking).
     #[arg(long)]
     no_fast_forward: bool,
+    /// Print how often each source line ran (lines that ran, as gcov
+    /// counts them; loop iterations fast-forwarding jumped over count).
+    #[arg(long)]
+    line_counts: bool,
     /// Print every goal the run covered, not only the count.
     #[arg(long, short)]
     verbose: bool,
@@ -152,7 +156,7 @@ pub fn run(args: &RunArgs) -> Result<i32> {
     interp.set_fast_forward(!args.no_fast_forward);
     let options = RunOptions {
         limits: ExecLimits { max_steps: args.max_steps, max_call_depth: args.max_call_depth, ..ExecLimits::default() },
-        record_lines: false,
+        record_lines: args.line_counts,
     };
     let result = if args.show_output {
         let (result, output) = interp.run_with_output(&vector, &options);
@@ -190,6 +194,13 @@ pub fn run(args: &RunArgs) -> Result<i32> {
         for &id in &result.covered {
             let goal = &goals.goals[id];
             println!("  {id}\t{}\t{}", goals.describe(id), program.describe_loc(goal.loc));
+        }
+    }
+    if args.line_counts {
+        println!("line counts:");
+        for lc in result.line_counts.iter().filter(|lc| lc.count > 0) {
+            let name = program.files.get(lc.file).map_or("?", |f| f.as_str());
+            println!("  {name}:{}\t{}", lc.line, lc.count);
         }
     }
     Ok(match result.outcome {
