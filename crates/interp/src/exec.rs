@@ -14,7 +14,7 @@ use crate::code::{FuncKind, Prepared, XInst, NONE};
 use crate::eval::{
     eval_bin_bits, eval_cast, eval_cmp_bits, eval_ptradd, eval_select, eval_un_bits, mask, sext,
 };
-use crate::fastforward::{self, FfLoop, Walk, V};
+use crate::fastforward::{self, V};
 use crate::memory::{MemFault, Memory, ObjectKind};
 use walkdown_ir::entity::EntityRef;
 use walkdown_ir::goals::GoalId;
@@ -367,20 +367,16 @@ impl<'p, 't> Machine<'p, 't> {
             return false;
         };
         let mut scratch = std::mem::take(&mut self.ff_scratch);
-        let plan = ff_plan(p, l, r, base, &mut scratch);
+        let plan = fastforward::plan(p, li, r, base, &mut scratch);
         self.ff_scratch = scratch;
-        let Some((steps, k, walk)) = plan else {
+        let Some(jump) = plan else {
             return false;
         };
-        for (&(reg, bits), &s) in l.params.iter().zip(&steps) {
-            if s == 0 {
-                continue;
-            }
+        for (i, &(reg, _)) in l.params.iter().enumerate() {
             let slot = base + reg as usize;
-            let c = u128::from(r[slot]);
-            let v = c.wrapping_add(u128::from(s).wrapping_mul(k)) as u64;
-            r[slot] = v & mask(u32::from(bits));
+            r[slot] = jump.value_after(i, r[slot]);
         }
+        let (k, walk) = (jump.iterations, &jump.walk);
         for &g in &walk.goals {
             self.cover(g);
         }
@@ -756,77 +752,6 @@ fn next_limit(steps: u64, max_steps: u64, deadline: Option<std::time::Instant>) 
         Some(_) => Ok(max_steps.min(steps.saturating_add(DEADLINE_CHECK))),
         None => Ok(max_steps),
     }
-}
-
-/// The jump fast-forward loop `l` can make from the head values in the
-/// frame at `base`: each head value's step, the iterations to skip (at
-/// least 2) and the walk of one of them; `None` when it cannot (the run
-/// goes on plainly).
-fn ff_plan(
-    p: &Prepared,
-    l: &FfLoop,
-    r: &[u64],
-    base: usize,
-    scratch: &mut Vec<(u32, V)>,
-) -> Option<(Vec<u64>, u128, Walk)> {
-    let cur: Vec<u64> = l
-        .params
-        .iter()
-        .map(|&(reg, _)| r.get(base + reg as usize).copied())
-        .collect::<Option<_>>()?;
-    let now: Vec<V> = cur.iter().map(|&c| V::Aff { a: c, s: 0, bits: 64 }).collect();
-    let first = fastforward::walk(p, l, r, base, &now, scratch).ok()?;
-    let mut steps = Vec::with_capacity(cur.len());
-    let mut head = Vec::with_capacity(cur.len());
-    for ((&(_, bits), &c), n) in l.params.iter().zip(&cur).zip(&first.next) {
-        let V::Aff { a: nv, s: 0, .. } = *n else {
-            return None;
-        };
-        if bits == 0 {
-            // Not an integer: it must not change.
-            if nv != c {
-                return None;
-            }
-            steps.push(0);
-            head.push(V::Aff { a: c, s: 0, bits: 64 });
-            continue;
-        }
-        let m = mask(u32::from(bits));
-        let s = nv.wrapping_sub(c) & m;
-        steps.push(s);
-        head.push(if s == 0 {
-            V::Aff { a: c, s: 0, bits: 64 }
-        } else {
-            V::Aff { a: c & m, s, bits }
-        });
-    }
-    if steps.iter().all(|&s| s == 0) {
-        // The same state again: a loop that never ends, left to the limits.
-        return None;
-    }
-    let walk = fastforward::walk(p, l, r, base, &head, scratch).ok()?;
-    if walk.pcs != first.pcs {
-        return None;
-    }
-    // The back edge must carry exactly the next iteration's values.
-    for ((&(_, bits), (&c, &s)), n) in l.params.iter().zip(cur.iter().zip(&steps)).zip(&walk.next) {
-        let ok = match *n {
-            V::Aff { a, s: s2, bits: b2 } => {
-                if s == 0 {
-                    s2 == 0 && a == c
-                } else {
-                    let m = mask(u32::from(bits));
-                    b2 >= bits && a & m == c.wrapping_add(s) & m && s2 & m == s
-                }
-            }
-            _ => false,
-        };
-        if !ok {
-            return None;
-        }
-    }
-    let k = fastforward::iterations(&walk)?;
-    (k >= 2).then_some((steps, k, walk))
 }
 
 /// An input value converted to the register bits of type `ty`.

@@ -34,7 +34,7 @@
 //! more arrivals (up to 1024), so the cost on loops that never qualify is a
 //! fraction of a percent.
 
-use crate::code::{Edge, XInst, NONE};
+use crate::code::{Edge, Prepared, XInst, NONE};
 use crate::eval::{eval_bin_bits, eval_cast, eval_cmp_bits, eval_select, eval_un_bits, mask};
 use std::collections::{HashMap, HashSet};
 use walkdown_ir::entity::EntityRef;
@@ -70,6 +70,44 @@ pub struct FfLoop {
     pub params: Vec<(u32, u8)>,
     /// First program counters of the loop's blocks, sorted.
     pub blocks: Vec<u32>,
+}
+
+/// A jump over loop iterations, as [`plan`] finds it.
+pub struct Jump {
+    /// Each head value's step per iteration (modulo its width).
+    steps: Vec<u64>,
+    /// Each head value's width (0: not an integer; its step is 0).
+    bits: Vec<u8>,
+    /// The iterations jumped over (at least 2): all take the path of
+    /// [`Jump::walk`].
+    pub iterations: u128,
+    /// One of those iterations.
+    pub walk: Walk,
+}
+
+impl Jump {
+    /// Head value number `i` (in the order of the head's parameters) after
+    /// the jump, given its value `now`.
+    pub fn value_after(&self, i: usize, now: u64) -> u64 {
+        let (Some(&s), Some(&bits)) = (self.steps.get(i), self.bits.get(i)) else {
+            return now;
+        };
+        if s == 0 {
+            return now;
+        }
+        let v = u128::from(now).wrapping_add(u128::from(s).wrapping_mul(self.iterations)) as u64;
+        v & mask(u32::from(bits))
+    }
+
+    /// The goals of the edges of the path (its branch outcomes).
+    pub fn goals(&self) -> &[u32] {
+        &self.walk.goals
+    }
+
+    /// Steps one iteration of the path takes.
+    pub fn steps_per_iteration(&self) -> usize {
+        self.walk.pcs.len()
+    }
 }
 
 /// Whether `x` may be part of a loop that is fast-forwarded.
@@ -365,10 +403,37 @@ fn updates_may_be_affine(body: &Body, inloop: &[bool], h: usize) -> bool {
 ///   promoted narrow value, until it is truncated back);
 /// - `Opaque`: anything else.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum V {
-    Aff { a: u64, s: u64, bits: u8 },
-    SAff { a: u64, s: u64, bits: u8, to: u8 },
-    Low { a: u64, s: u64, bits: u8 },
+pub enum V {
+    /// See the type.
+    Aff {
+        /// The value now.
+        a: u64,
+        /// Its step.
+        s: u64,
+        /// Its width.
+        bits: u8,
+    },
+    /// See the type.
+    SAff {
+        /// The value now (of `bits` bits).
+        a: u64,
+        /// Its step.
+        s: u64,
+        /// Its width.
+        bits: u8,
+        /// The width it is extended to.
+        to: u8,
+    },
+    /// See the type.
+    Low {
+        /// The low bits now.
+        a: u64,
+        /// Their step.
+        s: u64,
+        /// How many.
+        bits: u8,
+    },
+    /// See the type.
     Opaque,
 }
 
@@ -413,7 +478,7 @@ struct Pred {
 }
 
 /// The outcome of one iteration's walk.
-pub(crate) struct Walk {
+pub struct Walk {
     /// Every program counter executed, in order (line counts and steps).
     pub(crate) pcs: Vec<u32>,
     /// The goals of the edges taken.
@@ -983,6 +1048,74 @@ fn first_hit(a: u128, s: u128, m: u128, target: Arc) -> Option<Option<u128>> {
     }
     None
 }
+
+/// The jump fast-forward loop number `li` can make from the head values in
+/// the frame at `base` of register file `r` (laid out as the interpreter
+/// lays out frames: values, a sink, then the function's constants); `None`
+/// when it cannot (the run goes on plainly). Engines that execute the same
+/// code (the concolic tracer) use it where the loop's values are concrete.
+pub fn plan(p: &Prepared, li: usize, r: &[u64], base: usize, scratch: &mut Vec<(u32, V)>) -> Option<Jump> {
+    let l = p.ff.loops.get(li)?;
+    let cur: Vec<u64> = l
+        .params
+        .iter()
+        .map(|&(reg, _)| r.get(base + reg as usize).copied())
+        .collect::<Option<_>>()?;
+    let now: Vec<V> = cur.iter().map(|&c| V::Aff { a: c, s: 0, bits: 64 }).collect();
+    let first = walk(p, l, r, base, &now, scratch).ok()?;
+    let mut steps = Vec::with_capacity(cur.len());
+    let mut head = Vec::with_capacity(cur.len());
+    for ((&(_, bits), &c), n) in l.params.iter().zip(&cur).zip(&first.next) {
+        let V::Aff { a: nv, s: 0, .. } = *n else {
+            return None;
+        };
+        if bits == 0 {
+            // Not an integer: it must not change.
+            if nv != c {
+                return None;
+            }
+            steps.push(0);
+            head.push(V::Aff { a: c, s: 0, bits: 64 });
+            continue;
+        }
+        let m = mask(u32::from(bits));
+        let s = nv.wrapping_sub(c) & m;
+        steps.push(s);
+        head.push(if s == 0 {
+            V::Aff { a: c, s: 0, bits: 64 }
+        } else {
+            V::Aff { a: c & m, s, bits }
+        });
+    }
+    if steps.iter().all(|&s| s == 0) {
+        // The same state again: a loop that never ends, left to the limits.
+        return None;
+    }
+    let walk = walk(p, l, r, base, &head, scratch).ok()?;
+    if walk.pcs != first.pcs {
+        return None;
+    }
+    // The back edge must carry exactly the next iteration's values.
+    for ((&(_, bits), (&c, &s)), n) in l.params.iter().zip(cur.iter().zip(&steps)).zip(&walk.next) {
+        let ok = match *n {
+            V::Aff { a, s: s2, bits: b2 } => {
+                if s == 0 {
+                    s2 == 0 && a == c
+                } else {
+                    let m = mask(u32::from(bits));
+                    b2 >= bits && a & m == c.wrapping_add(s) & m && s2 & m == s
+                }
+            }
+            _ => false,
+        };
+        if !ok {
+            return None;
+        }
+    }
+    let k = iterations(&walk)?;
+    (k >= 2).then(|| Jump { steps, bits: l.params.iter().map(|&(_, b)| b).collect(), iterations: k, walk })
+}
+
 
 #[cfg(test)]
 mod tests {
