@@ -42,7 +42,8 @@ impl Default for CampaignSettings {
 }
 
 /// Long replays (`walkdown gen`): a replay the step limit of
-/// [`CampaignSettings::replay`] cuts is run again without step limit, for
+/// [`CampaignSettings::replay`] cuts (with inputs of its vector left) is
+/// run again without step limit, for
 /// as long as a share of the budget reserved for such runs allows, so a
 /// goal behind a long loop is not left open for want of steps while time
 /// is left, and inputs that loop forever cost no more than that share.
@@ -299,7 +300,10 @@ impl<'p> Campaign<'p> {
         let started = Instant::now();
         let first = self.interp.run(vector, &RunOptions { limits: self.settings.replay, record_lines: false });
         let Some(rt) = self.replay_time else { return first };
-        if first.outcome != Outcome::StepLimit {
+        // A run cut while the program was reading past the end of its
+        // vector is an input loop fed zeros, not a long computation: more
+        // steps would only feed it more zeros.
+        if first.outcome != Outcome::StepLimit || first.inputs_exhausted {
             return first;
         }
         let reserve = self.settings.time.mul_f64(rt.share.clamp(0.0, 1.0));
