@@ -41,6 +41,29 @@ impl Default for CampaignSettings {
     }
 }
 
+/// Long replays (`walkdown gen`): a replay the step limit of
+/// [`CampaignSettings::replay`] cuts (with inputs of its vector left) is
+/// run again without step limit, for
+/// as long as a share of the budget reserved for such runs allows, so a
+/// goal behind a long loop is not left open for want of steps while time
+/// is left, and inputs that loop forever cost no more than that share.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ReplayTime {
+    /// The share of the whole budget that long replays may take together.
+    /// Default 0.25.
+    pub share: f64,
+    /// The share of what is left of that reserve one long replay may
+    /// take. Default 0.5: the first gets an eighth of the budget, and a
+    /// program whose inputs often loop forever loses a quarter at most.
+    pub per_run: f64,
+}
+
+impl Default for ReplayTime {
+    fn default() -> Self {
+        ReplayTime { share: 0.25, per_run: 0.5 }
+    }
+}
+
 /// A test the ledger kept.
 #[derive(Clone, Debug)]
 pub struct KeptTest {
@@ -58,6 +81,11 @@ pub struct KeptTest {
     pub error: Option<ErrorFound>,
     /// The replay's outcome.
     pub outcome: Outcome,
+    /// Steps the replay executed.
+    pub steps: u64,
+    /// Steps of loop iterations the replay's fast-forwarding jumped over
+    /// (the plain run's steps are `steps + skipped_steps`).
+    pub skipped_steps: u128,
     /// Seconds since the start.
     pub at: f64,
     /// The engine that submitted it.
@@ -196,6 +224,11 @@ pub struct Campaign<'p> {
     goals: &'p Goals,
     interp: Interpreter,
     settings: CampaignSettings,
+    /// Replays bounded by time, if so.
+    replay_time: Option<ReplayTime>,
+    /// Long replays run, and the nanoseconds they took.
+    replays_cut: AtomicU64,
+    long_nanos: AtomicU64,
     start: Instant,
     stopping: AtomicBool,
     interrupted: &'p AtomicBool,
@@ -222,6 +255,9 @@ impl<'p> Campaign<'p> {
             goals,
             interp,
             settings,
+            replay_time: None,
+            replays_cut: AtomicU64::new(0),
+            long_nanos: AtomicU64::new(0),
             start: Instant::now(),
             stopping: AtomicBool::new(false),
             interrupted: interrupt,
@@ -240,6 +276,54 @@ impl<'p> Campaign<'p> {
             }),
             guidance: Default::default(),
         })
+    }
+
+    /// Runs replays the step limit cuts again without it, for a share of
+    /// the budget (see [`ReplayTime`]).
+    pub fn with_replay_time(mut self, replay_time: ReplayTime) -> Self {
+        self.replay_time = Some(replay_time);
+        self
+    }
+
+    /// Turns the replays' fast-forwarding of loops on (the default) or off.
+    pub fn with_fast_forward(mut self, on: bool) -> Self {
+        self.interp.set_fast_forward(on);
+        self
+    }
+
+    /// Long replays run so far (see [`ReplayTime`]).
+    pub fn long_replays(&self) -> u64 {
+        self.replays_cut.load(Ordering::Relaxed)
+    }
+
+    /// Replays `vector`: within the step limit, and again without it if
+    /// the limit cut it and the reserve for long replays allows.
+    fn replay(&self, vector: &TestVector) -> RunResult {
+        let started = Instant::now();
+        let first = self.interp.run(vector, &RunOptions { limits: self.settings.replay, record_lines: false });
+        let Some(rt) = self.replay_time else { return first };
+        // A run cut while the program was reading past the end of its
+        // vector is an input loop fed zeros, not a long computation: more
+        // steps would only feed it more zeros.
+        if first.outcome != Outcome::StepLimit || first.inputs_exhausted {
+            return first;
+        }
+        let reserve = self.settings.time.mul_f64(rt.share.clamp(0.0, 1.0));
+        let used = Duration::from_nanos(self.long_nanos.load(Ordering::Relaxed));
+        let now = Instant::now();
+        let slice = reserve
+            .saturating_sub(used)
+            .mul_f64(rt.per_run.clamp(0.0, 1.0))
+            .min(self.deadline().saturating_duration_since(now));
+        // Not worth it unless the long run may go well past the cut one.
+        if slice < (now - started) * 2 {
+            return first;
+        }
+        let limits = ExecLimits { max_steps: u64::MAX, deadline: Some(now + slice), ..self.settings.replay };
+        let long = self.interp.run(vector, &RunOptions { limits, record_lines: false });
+        self.replays_cut.fetch_add(1, Ordering::Relaxed);
+        self.long_nanos.fetch_add(u64::try_from(now.elapsed().as_nanos()).unwrap_or(u64::MAX), Ordering::Relaxed);
+        long
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner<'p>> {
@@ -342,7 +426,7 @@ impl<'p> Campaign<'p> {
     /// Replays `vector` in the interpreter and keeps it as a test when it
     /// covers a new goal or reaches a new error.
     pub fn submit(&self, engine: &'static str, vector: &TestVector) -> Submission {
-        let replay = self.interp.run(vector, &RunOptions { limits: self.settings.replay, record_lines: false });
+        let replay = self.replay(vector);
         let kept = self.record(engine, vector, &replay);
         Submission { replay, kept }
     }
@@ -397,6 +481,8 @@ impl<'p> Campaign<'p> {
             covered: replay.covered.clone(),
             error,
             outcome: replay.outcome.clone(),
+            steps: replay.steps,
+            skipped_steps: replay.skipped_steps,
             at: self.start.elapsed().as_secs_f64(),
             engine,
         };

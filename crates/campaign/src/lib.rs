@@ -24,7 +24,8 @@ pub mod work;
 
 pub use guidance::{Guidance, Monitor, MonitorPosition, MonitorState, MONITOR_TOP};
 pub use ledger::{
-    Campaign, CampaignSettings, EngineFigures, ErrorFound, GoalClosure, GoalState, KeptTest, Property, Snapshot, StopCause, Submission,
+    Campaign, CampaignSettings, EngineFigures, ErrorFound, GoalClosure, GoalState, KeptTest, Property, ReplayTime, Snapshot, StopCause,
+    Submission,
     TestSink,
 };
 pub use portfolio::{budget_ended, run_portfolio, Engine, EngineCtx, EngineEnd, EngineError, PortfolioSettings};

@@ -32,6 +32,70 @@ use walkdown_ir::{
 };
 use walkdown_smt::{CmpOp, ExprId, Node, SymId};
 
+/// The tracer's view of the interpreter's fast-forward table: the loop
+/// headed by each block, the first program counter of each block of a
+/// function with such a loop, and the values each loop reads.
+#[allow(clippy::type_complexity)]
+fn fast_forward_tables(
+    program: &Program,
+    prepared: &Prepared,
+) -> (HashMap<(FuncId, Block), usize>, HashMap<(FuncId, Block), u32>, Vec<Vec<Value>>) {
+    let (mut heads, mut starts) = (HashMap::new(), HashMap::new());
+    let mut used = vec![Vec::new(); prepared.ff.loops.len()];
+    if prepared.ff.loops.is_empty() {
+        return (heads, starts, used);
+    }
+    let loop_pcs: std::collections::HashSet<u32> = prepared.ff.loops.iter().map(|l| l.head).collect();
+    let mut by_pc: HashMap<u32, (FuncId, Block)> = HashMap::new();
+    for (fid, f) in program.funcs.iter() {
+        let Some(body) = &f.body else { continue };
+        let Some(FuncKind::Defined { entry, .. }) = prepared.funcs.get(fid.index()).map(|x| &x.kind) else { continue };
+        let mut pc = *entry;
+        let mut mine = Vec::new();
+        for (b, data) in body.blocks.iter() {
+            mine.push(((fid, b), pc));
+            pc += data.insts.len() as u32 + 1;
+        }
+        if mine.iter().any(|(_, pc)| loop_pcs.contains(pc)) {
+            for (k, pc) in mine {
+                starts.insert(k, pc);
+                by_pc.insert(pc, k);
+            }
+        }
+    }
+    for (li, l) in prepared.ff.loops.iter().enumerate() {
+        let Some(&(fid, hb)) = by_pc.get(&l.head) else { continue };
+        let Some(body) = &program.funcs[fid].body else { continue };
+        let mut vs: Vec<Value> = body.blocks[hb].params.clone();
+        for start in &l.blocks {
+            let Some(&(_, b)) = by_pc.get(start) else { continue };
+            let data = &body.blocks[b];
+            let mut add = |o: &Operand| {
+                if let Operand::Value(v) = o {
+                    vs.push(*v);
+                }
+            };
+            for &inst in &data.insts {
+                body.insts[inst].kind.for_each_operand(&mut add);
+            }
+            match &data.term {
+                Terminator::Branch { cond, .. } => add(cond),
+                Terminator::Switch { value, .. } => add(value),
+                Terminator::Return(Some(v)) => add(v),
+                _ => {}
+            }
+            for call in data.term.successors() {
+                call.args.iter().for_each(&mut add);
+            }
+        }
+        vs.sort_by_key(|v| v.index());
+        vs.dedup();
+        heads.insert((fid, hb), li);
+        used[li] = vs;
+    }
+    (heads, starts, used)
+}
+
 /// Allocation sizes (bytes) offered besides the one a run used.
 const ALTERNATIVE_SIZES: [u64; 6] = [1, 4, 16, 64, 256, 4096];
 
@@ -200,6 +264,12 @@ pub struct Tracer<'p> {
     trip_exits: HashMap<(FuncId, Block, u32), usize>,
     /// The monitor runs step along, if a model checker shared one.
     monitor: Option<std::sync::Arc<Monitor>>,
+    /// Fast-forwarding of loops (the interpreter's side table): the loop
+    /// headed by each block, each block's first program counter in the
+    /// executable form, and the values each loop reads.
+    ff_heads: HashMap<(FuncId, Block), usize>,
+    ff_starts: HashMap<(FuncId, Block), u32>,
+    ff_used: Vec<Vec<Value>>,
 }
 
 struct Run<'p, 'a> {
@@ -220,6 +290,8 @@ struct Run<'p, 'a> {
     trip_symbols_used: u32,
     /// Where the run is in the tracer's monitor.
     monitor_at: MonitorPosition,
+    /// Per fast-forward loop: arrivals to let pass, failed tries in a row.
+    ff_wait: HashMap<usize, (u32, u8)>,
 }
 
 impl<'p> Tracer<'p> {
@@ -231,6 +303,7 @@ impl<'p> Tracer<'p> {
                 global_addrs[g.index()] = o.base;
             }
         }
+        let (ff_heads, ff_starts, ff_used) = fast_forward_tables(program, prepared);
         Tracer {
             program,
             goals,
@@ -241,6 +314,9 @@ impl<'p> Tracer<'p> {
             trip_loops: Rc::from(Vec::new()),
             trip_exits: HashMap::new(),
             monitor: None,
+            ff_heads,
+            ff_starts,
+            ff_used,
         }
     }
 
@@ -303,6 +379,7 @@ impl<'p> Tracer<'p> {
             dm,
             trip_symbols_used: 0,
             monitor_at: MonitorPosition::Anywhere,
+            ff_wait: HashMap::new(),
         };
         if let Some(m) = &run.t.monitor {
             run.monitor_at = m.start();
@@ -1278,6 +1355,7 @@ impl<'p, 'a> Run<'p, 'a> {
 
     /// Moves to `call`'s block with its arguments.
     fn jump(&mut self, call: &BlockCall) {
+        let (func, from) = (self.frame().func, self.frame().block);
         let vals: Vec<(u64, Option<ExprId>)> = call.args.iter().map(|a| self.operand(a)).collect();
         let body = self.frame().body;
         let params = &body.blocks[call.block].params;
@@ -1287,6 +1365,75 @@ impl<'p, 'a> Run<'p, 'a> {
         let f = self.frame_mut();
         f.block = call.block;
         f.pos = 0;
+        if let Some(&li) = self.t.ff_heads.get(&(func, call.block)) {
+            self.fast_forward(func, from, call.block, li);
+        }
+    }
+
+    /// At the head of fast-forward loop `li`, entered from `from`: jumps
+    /// over the iterations the interpreter would jump over, when every
+    /// value the loop reads is concrete (the skipped iterations then add
+    /// nothing to the path condition); otherwise the loop runs as it is.
+    fn fast_forward(&mut self, func: FuncId, from: Block, head: Block, li: usize) {
+        let p = self.t.prepared;
+        let Some(l) = p.ff.loops.get(li) else { return };
+        // Only back edges: the interpreter, too, first runs an iteration.
+        match self.t.ff_starts.get(&(func, from)) {
+            Some(pc) if l.blocks.binary_search(pc).is_ok() => {}
+            _ => return,
+        }
+        let wait = self.ff_wait.entry(li).or_insert((0, 0));
+        if wait.0 > 0 {
+            wait.0 -= 1;
+            return;
+        }
+        let jumped = self.try_fast_forward(func, head, li);
+        if jumped {
+            // The monitor counts decisions; the iterations jumped over
+            // decided branches it did not see.
+            self.monitor_at = MonitorPosition::Anywhere;
+        }
+        let wait = self.ff_wait.entry(li).or_insert((0, 0));
+        if jumped {
+            wait.1 = 0;
+        } else {
+            wait.1 = (wait.1 + 1).min(10);
+            wait.0 = (1u32 << wait.1) - 1;
+        }
+    }
+
+    fn try_fast_forward(&mut self, func: FuncId, head: Block, li: usize) -> bool {
+        let p = self.t.prepared;
+        let f = self.frame();
+        if self.t.ff_used.get(li).is_none_or(|used| used.iter().any(|v| f.shadow.get(v.index()).is_none_or(|s| s.is_some()))) {
+            return false;
+        }
+        let FuncKind::Defined { frame, consts_start, consts_len, .. } = &p.funcs[func.index()].kind else {
+            return false;
+        };
+        // The interpreter's frame layout: values, a sink, constants.
+        let (cs, cl) = (*consts_start as usize, *consts_len as usize);
+        let mut regs = vec![0u64; *frame as usize];
+        let n = f.vals.len();
+        let (Some(consts), true) = (p.consts.get(cs..cs + cl), n + cl <= regs.len()) else {
+            return false;
+        };
+        regs[..n].copy_from_slice(&f.vals);
+        let cb = regs.len() - cl;
+        regs[cb..].copy_from_slice(consts);
+        let Some(jump) = walkdown_interp::fastforward::plan(p, li, &regs, 0, &mut Vec::new()) else {
+            return false;
+        };
+        let params = &f.body.blocks[head].params;
+        let after: Vec<(Value, u64)> =
+            params.iter().enumerate().map(|(i, &v)| (v, jump.value_after(i, f.vals[v.index()]))).collect();
+        for (v, bits) in after {
+            self.set(v, bits, None);
+        }
+        for &g in jump.goals() {
+            self.cover(Some(GoalId::new(g as usize)));
+        }
+        true
     }
 
     /// Executes a terminator; true when the program ended.

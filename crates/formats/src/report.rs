@@ -128,6 +128,17 @@ pub struct TestEntry {
     /// The engine that found it.
     #[serde(default)]
     pub engine: String,
+    /// Steps of its run in the interpreter, iteration by iteration (those
+    /// executed plus those of the loop iterations fast-forwarding jumped
+    /// over; a float, since a jump over nested loops may exceed 2^64).
+    #[serde(default)]
+    pub steps: f64,
+    /// Why the test cannot be replayed natively in practice, when it
+    /// cannot: its run in the interpreter jumped over more loop iterations
+    /// than any native run gets through (the interpreter's replay remains
+    /// the judge of what it covers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub native_replay: Option<String>,
 }
 
 /// One engine's figures.

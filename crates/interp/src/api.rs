@@ -23,6 +23,12 @@ pub struct ExecLimits {
     /// and `realloc` return NULL and `alloca` ends the run as
     /// [`Outcome::Unsupported`]. Default 1 GiB.
     pub max_memory: u64,
+    /// When the run must end, whatever its steps: past it the run stops
+    /// with [`Outcome::TimeLimit`] (the clock is read every 2^20 steps, so
+    /// about 10 ms late at worst). Default none. `walkdown gen` gives each
+    /// replay a share of the time left in its budget instead of a step
+    /// limit.
+    pub deadline: Option<std::time::Instant>,
 }
 
 impl Default for ExecLimits {
@@ -31,6 +37,7 @@ impl Default for ExecLimits {
             max_steps: 50_000_000,
             max_call_depth: 100_000,
             max_memory: 1 << 30,
+            deadline: None,
         }
     }
 }
@@ -74,6 +81,9 @@ pub enum Outcome {
     },
     /// The run executed `max_steps` steps without ending.
     StepLimit,
+    /// The run was still going at the deadline of its limits
+    /// ([`ExecLimits::deadline`]).
+    TimeLimit,
     /// A call went deeper than `max_call_depth` frames.
     DepthLimit,
     /// The run reached something the interpreter does not model (an
@@ -136,8 +146,14 @@ pub struct RunResult {
     pub nondet_calls: u64,
     /// Whether the program asked for more inputs than the vector held.
     pub inputs_exhausted: bool,
-    /// Instructions and terminators executed.
+    /// Instructions and terminators executed (what `max_steps` bounds).
     pub steps: u64,
+    /// Instructions and terminators of the loop iterations fast-forwarding
+    /// jumped over (not executed, and not counted in `steps`: the plain run
+    /// executes `steps + skipped_steps`; saturates).
+    pub skipped_steps: u128,
+    /// Jumps fast-forwarding made.
+    pub fast_forwards: u64,
     /// External functions called that have neither a body nor a model, in
     /// order of first call, each once.
     pub unknown_externals: Vec<String>,

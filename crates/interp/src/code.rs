@@ -295,6 +295,10 @@ pub struct Edge {
     pub parallel: bool,
     /// The goal id of taking this edge, or [`NONE`].
     pub goal: u32,
+    /// For a back edge into the head of a loop that may be
+    /// fast-forwarded: the loop's index in [`Prepared::ff`]; [`NONE`]
+    /// otherwise.
+    pub ff: u32,
 }
 
 /// A switch: cases sorted by value (first occurrence wins) and a default.
@@ -466,6 +470,9 @@ pub struct Prepared {
     pub memory: Memory,
     /// Number of goals.
     pub goal_count: usize,
+    /// The loops runs may fast-forward (a side table; see
+    /// [`crate::fastforward`]).
+    pub ff: crate::fastforward::FastForward,
 }
 
 /// The fused form of comparison `cmp` followed by terminator `term`, if

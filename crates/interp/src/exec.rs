@@ -14,6 +14,7 @@ use crate::code::{FuncKind, Prepared, XInst, NONE};
 use crate::eval::{
     eval_bin_bits, eval_cast, eval_cmp_bits, eval_ptradd, eval_select, eval_un_bits, mask, sext,
 };
+use crate::fastforward::{self, V};
 use crate::memory::{MemFault, Memory, ObjectKind};
 use walkdown_ir::entity::EntityRef;
 use walkdown_ir::goals::GoalId;
@@ -95,6 +96,15 @@ pub(crate) struct Machine<'p, 't> {
     pub(crate) output: Option<Vec<u8>>,
     /// The `setjmp` calls made so far; a `jmp_buf` holds an index.
     pub(crate) jmp_points: Vec<JmpPoint>,
+    /// Per fast-forward loop: arrivals to let pass before the next try,
+    /// and failed tries in a row (empty until a marked edge is taken).
+    ff_state: Vec<(u32, u8)>,
+    /// The walk's value list, kept between tries.
+    ff_scratch: Vec<(u32, V)>,
+    /// Steps the jumps skipped.
+    skipped_steps: u128,
+    /// Jumps made.
+    ff_jumps: u64,
 }
 
 impl<'p, 't> Machine<'p, 't> {
@@ -129,6 +139,10 @@ impl<'p, 't> Machine<'p, 't> {
             steps: 0,
             output: None,
             jmp_points: Vec::new(),
+            ff_state: Vec::new(),
+            ff_scratch: Vec::new(),
+            skipped_steps: 0,
+            ff_jumps: 0,
         }
     }
 
@@ -176,6 +190,8 @@ impl<'p, 't> Machine<'p, 't> {
             nondet_calls: self.nondet_calls,
             inputs_exhausted: self.exhausted,
             steps: self.steps,
+            skipped_steps: self.skipped_steps,
+            fast_forwards: self.ff_jumps,
             unknown_externals: self
                 .unknown
                 .iter()
@@ -307,7 +323,77 @@ impl<'p, 't> Machine<'p, 't> {
                 }
             }
         }
+        if edge.ff != NONE {
+            self.fast_forward(r, base, edge.ff);
+        }
         edge.pc as usize
+    }
+
+    /// At the head of fast-forward loop `li` (a marked back edge was just
+    /// taken): jumps over the iterations that take this one's path, when
+    /// the loop's state allows it; see [`crate::fastforward`].
+    #[inline(never)]
+    fn fast_forward(&mut self, r: &mut [u64], base: usize, li: u32) {
+        let p = self.p;
+        if !p.ff.enabled {
+            return;
+        }
+        let li = li as usize;
+        if self.ff_state.len() != p.ff.loops.len() {
+            self.ff_state = vec![(0, 0); p.ff.loops.len()];
+        }
+        let Some(st) = self.ff_state.get_mut(li) else {
+            return;
+        };
+        if st.0 > 0 {
+            st.0 -= 1;
+            return;
+        }
+        let jumped = self.ff_jump(r, base, li);
+        let st = &mut self.ff_state[li];
+        if jumped {
+            st.1 = 0;
+        } else {
+            // Back off: a loop that does not qualify now is retried after
+            // 1, 3, 7, ... up to 1023 arrivals.
+            st.1 = (st.1 + 1).min(10);
+            st.0 = (1u32 << st.1) - 1;
+        }
+    }
+
+    fn ff_jump(&mut self, r: &mut [u64], base: usize, li: usize) -> bool {
+        let p = self.p;
+        let Some(l) = p.ff.loops.get(li) else {
+            return false;
+        };
+        let mut scratch = std::mem::take(&mut self.ff_scratch);
+        let plan = fastforward::plan(p, li, r, base, &mut scratch);
+        self.ff_scratch = scratch;
+        let Some(jump) = plan else {
+            return false;
+        };
+        for (i, &(reg, _)) in l.params.iter().enumerate() {
+            let slot = base + reg as usize;
+            r[slot] = jump.value_after(i, r[slot]);
+        }
+        let (k, walk) = (jump.iterations, &jump.walk);
+        for &g in &walk.goals {
+            self.cover(g);
+        }
+        if !self.lines.is_empty() {
+            let times = u64::try_from(k).unwrap_or(u64::MAX);
+            for &pc in &walk.pcs {
+                let s = p.line_slot[pc as usize];
+                if let Some(c) = self.lines.get_mut(s as usize) {
+                    *c = c.saturating_add(times);
+                }
+            }
+        }
+        self.skipped_steps = self
+            .skipped_steps
+            .saturating_add(k.saturating_mul(walk.pcs.len() as u128));
+        self.ff_jumps += 1;
+        true
     }
 
     /// The main loop. The inner loop works on a slice of the register file
@@ -324,7 +410,12 @@ impl<'p, 't> Machine<'p, 't> {
         let code = &p.code[..];
         let dm = p.dm;
         let max_steps = self.limits.max_steps;
+        let deadline = self.limits.deadline;
         let mut steps = self.steps;
+        // With a deadline, the step counter stops every `DEADLINE_CHECK`
+        // steps to look at the clock: the hot loop keeps its one
+        // comparison per step.
+        let mut limit = if deadline.is_some() { max_steps.min(steps.saturating_add(DEADLINE_CHECK)) } else { max_steps };
         macro_rules! stop {
             ($o:expr) => {{
                 let o = $o;
@@ -351,8 +442,11 @@ impl<'p, 't> Machine<'p, 't> {
                 ($c:expr, $dst:expr, $t:expr, $f:expr) => {{
                     let c: bool = $c;
                     wr!($dst, u64::from(c));
-                    if steps >= max_steps {
-                        stop!(Outcome::StepLimit);
+                    if steps >= limit {
+                        match next_limit(steps, max_steps, deadline) {
+                            Ok(l) => limit = l,
+                            Err(o) => stop!(o),
+                        }
                     }
                     steps += 1;
                     pc += 1;
@@ -366,8 +460,11 @@ impl<'p, 't> Machine<'p, 't> {
                 }};
             }
             let site = loop {
-                if steps >= max_steps {
-                    stop!(Outcome::StepLimit);
+                if steps >= limit {
+                    match next_limit(steps, max_steps, deadline) {
+                        Ok(l) => limit = l,
+                        Err(o) => stop!(o),
+                    }
                 }
                 steps += 1;
                 if LINES {
@@ -636,6 +733,24 @@ impl<'p, 't> Machine<'p, 't> {
                 Flow::Stop(o) => stop!(o),
             }
         }
+    }
+}
+
+/// Steps between two looks at the clock of a run with a deadline (about
+/// 10 ms of execution).
+const DEADLINE_CHECK: u64 = 1 << 20;
+
+/// At `steps` steps, the step counter's next stop, or how the run ends
+/// (the step limit, or the deadline passed).
+#[cold]
+fn next_limit(steps: u64, max_steps: u64, deadline: Option<std::time::Instant>) -> Result<u64, Outcome> {
+    if steps >= max_steps {
+        return Err(Outcome::StepLimit);
+    }
+    match deadline {
+        Some(d) if std::time::Instant::now() >= d => Err(Outcome::TimeLimit),
+        Some(_) => Ok(max_steps.min(steps.saturating_add(DEADLINE_CHECK))),
+        None => Ok(max_steps),
     }
 }
 

@@ -53,6 +53,7 @@ mod call;
 pub mod code;
 pub mod eval;
 mod exec;
+pub mod fastforward;
 pub mod memory;
 mod output;
 mod prepare;
@@ -108,6 +109,12 @@ impl Interpreter {
     /// gcc tells such runs apart this way).
     pub fn set_uninitialized_fill(&mut self, seed: u64) {
         self.prepared.memory.set_fresh_fill(seed);
+    }
+
+    /// Turns fast-forwarding of deterministic loops on (the default) or
+    /// off; a run without it is the plain run, iteration by iteration.
+    pub fn set_fast_forward(&mut self, on: bool) {
+        self.prepared.ff.enabled = on;
     }
 
     /// The executable form (for engines that walk the same code).

@@ -97,6 +97,7 @@ pub(crate) fn prepare(p: &Program, goals: &Goals) -> Result<Prepared, InterpErro
             main_args: Vec::new(),
             memory: Memory::new(dm),
             goal_count: goals.len(),
+            ff: crate::fastforward::FastForward::default(),
         },
         const_slots: HashMap::new(),
         fconsts: Vec::new(),
@@ -330,6 +331,16 @@ impl Builder<'_> {
             };
             self.push(x, meta, &mut prev_line);
         }
+        crate::fastforward::analyze_function(
+            body,
+            &starts,
+            &self.out.code,
+            &mut self.out.edges,
+            &self.out.switches,
+            &self.out.cases,
+            p.data_model,
+            &mut self.out.ff,
+        );
         let consts_start = self.out.consts.len() as u32;
         let consts_len = self.fconsts.len() as u32;
         if u64::from(self.fconst_base) + u64::from(consts_len) >= u64::from(NONE) {
@@ -617,6 +628,7 @@ impl Builder<'_> {
             moves_len: moves.len() as u32,
             parallel,
             goal: goal.map_or(NONE, |g| g.index() as u32),
+            ff: NONE,
         });
         Ok(self.out.edges.len() as u32 - 1)
     }

@@ -121,9 +121,18 @@ fn step_limit_on_an_infinite_loop() {
     f.ret(Some(j));
     let mut p = program(DM);
     with_main(&mut p, f);
-    let r = run(&p, &[]);
+    let r = run_plain(&p, TestVector::default(), &RunOptions::default());
     assert_eq!(r.outcome, Outcome::Exit(10));
     assert_eq!(r.steps, 1 + 10 * 3 + 1);
+    assert_eq!((r.skipped_steps, r.fast_forwards), (0, 0));
+    // Fast-forwarded: the first iteration runs, the next eight are jumped
+    // over (the exit test changes at the ninth), the last runs; the steps
+    // jumped over are counted apart.
+    let ff = run(&p, &[]);
+    assert_eq!(ff.outcome, Outcome::Exit(10));
+    assert_eq!(ff.fast_forwards, 1);
+    assert_eq!(ff.steps, 1 + 3 + 3 + 1);
+    assert_eq!(u128::from(ff.steps) + ff.skipped_steps, u128::from(r.steps));
     let exact = RunOptions {
         limits: ExecLimits {
             max_steps: 32,
@@ -132,7 +141,7 @@ fn step_limit_on_an_infinite_loop() {
         ..Default::default()
     };
     assert_eq!(
-        run_with(&p, TestVector::default(), &exact).outcome,
+        run_plain(&p, TestVector::default(), &exact).outcome,
         Outcome::Exit(10)
     );
     for max in 1..32 {
@@ -143,7 +152,7 @@ fn step_limit_on_an_infinite_loop() {
             },
             ..Default::default()
         };
-        let r = run_with(&p, TestVector::default(), &opts);
+        let r = run_plain(&p, TestVector::default(), &opts);
         assert_eq!(r.outcome, Outcome::StepLimit, "{max}");
         assert_eq!(r.steps, max);
     }

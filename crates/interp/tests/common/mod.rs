@@ -209,6 +209,17 @@ pub fn run_with(p: &Program, tv: TestVector, opts: &RunOptions) -> RunResult {
     interp.run(&tv, opts)
 }
 
+/// Runs `p` on `tv` with `opts` without fast-forwarding loops (the plain
+/// run, iteration by iteration).
+#[allow(dead_code)]
+pub fn run_plain(p: &Program, tv: TestVector, opts: &RunOptions) -> RunResult {
+    verified(p);
+    let goals = Goals::compute(p);
+    let mut interp = Interpreter::new(p, &goals).expect("prepare");
+    interp.set_fast_forward(false);
+    interp.run(&tv, opts)
+}
+
 /// A test vector of mixed values.
 pub fn tv(values: &[InputValue]) -> TestVector {
     TestVector {

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use walkdown_cegar::{CegarEngine, CegarSettings};
 use walkdown_bmc::{BmcEngine, BmcSettings, CoverAlgorithm, DeepeningSettings};
 use walkdown_campaign::{
-    Campaign, CampaignSettings, Claim, Engine, EngineFigures, KeptTest, PortfolioSettings, Property, Snapshot, TestSink,
+    Campaign, CampaignSettings, Claim, Engine, EngineFigures, KeptTest, PortfolioSettings, Property, ReplayTime, Snapshot, TestSink,
 };
 use walkdown_concolic::{ConcolicEngine, GenSettings, SearchKind};
 use walkdown_formats::{Metadata, Specification, TestCase};
@@ -85,6 +85,17 @@ pub struct GenArgs {
     /// concolic engine's traced runs.
     #[arg(long, default_value_t = ExecLimits::default().max_call_depth)]
     max_call_depth: u32,
+    /// Stop each replay of a vector after this many steps (IR instructions
+    /// executed), and only then. Default: 50,000,000, and a replay cut
+    /// there runs again without step limit while a quarter of the budget
+    /// reserved for such long replays lasts (each taking half of what is
+    /// left of it).
+    #[arg(long)]
+    max_steps: Option<u64>,
+    /// Replay every loop iteration by iteration: no fast-forwarding of
+    /// deterministic loops in the interpreter (for checking).
+    #[arg(long)]
+    no_fast_forward: bool,
     /// No progress line.
     #[arg(long, short)]
     quiet: bool,
@@ -258,8 +269,16 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     // The campaign prepares the interpreter, which refuses a program it
     // cannot run (no `main`): that too must leave an earlier run's output
     // as it was, so the output directory is touched only after this.
+    if let Some(n) = args.max_steps {
+        campaign_settings.replay.max_steps = n;
+    }
     let campaign = Campaign::new(&program, &goals, campaign_settings, Box::new(writer), interrupt)
         .with_context(|| format!("cannot run {}", args.program.file.display()))?;
+    // Without a step limit of the user's, a replay the default one cuts is
+    // run again for a share of the budget: a goal behind a long loop is not
+    // left open while time remains.
+    let campaign = if args.max_steps.is_none() { campaign.with_replay_time(ReplayTime::default()) } else { campaign };
+    let campaign = campaign.with_fast_forward(!args.no_fast_forward);
     if interrupt.load(Ordering::Relaxed) {
         bail!("interrupted before the search began; {} was not touched", args.out.display());
     }

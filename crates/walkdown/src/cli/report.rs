@@ -92,6 +92,8 @@ pub fn make_report(header: &Report, program: &Program, goals: &Goals, snap: &Sna
                 outcome: super::run::describe_outcome(program, &t.outcome),
                 found_at_s: t.at,
                 engine: t.engine.into(),
+                steps: t.steps as f64 + t.skipped_steps as f64,
+                native_replay: native_replay(t.steps, t.skipped_steps),
             })
             .collect(),
         proof_conflicts: snap
@@ -211,4 +213,25 @@ pub fn write_report(
 ) -> anyhow::Result<()> {
     walkdown_formats::report::write_report(path, &make_report(header, program, goals, snap, status))?;
     Ok(())
+}
+
+/// Steps a native run gets through in a day, generously (gcc -O0 code runs
+/// about 10^9 IR-sized steps a second).
+const NATIVE_STEPS_PER_DAY: f64 = 1e9 * 86_400.0;
+
+/// Why a test whose replay executed `steps` steps and jumped over
+/// `skipped` cannot be replayed natively, if its plain run would take more
+/// than a day natively.
+pub(crate) fn native_replay(steps: u64, skipped: u128) -> Option<String> {
+    let total = steps as f64 + skipped as f64;
+    if total <= NATIVE_STEPS_PER_DAY {
+        return None;
+    }
+    let days = total / NATIVE_STEPS_PER_DAY;
+    Some(format!(
+        "not replayable natively: its run is {total:.3e} interpreter steps ({skipped:.3e} of them in loop iterations that \
+         fast-forwarding jumped over), about {days:.1e} days natively at 10^9 steps a second; the interpreter's replay \
+         (`walkdown run`) reaches its outcome in {steps} steps",
+        skipped = skipped as f64
+    ))
 }

@@ -28,6 +28,15 @@ pub struct RunArgs {
     /// ("stopped at the call-depth limit").
     #[arg(long, default_value_t = ExecLimits::default().max_call_depth)]
     max_call_depth: u32,
+    /// Run every loop iteration by iteration: no fast-forwarding of
+    /// deterministic loops (the result is the same, only slower; for
+    /// checking).
+    #[arg(long)]
+    no_fast_forward: bool,
+    /// Print how often each source line ran (lines that ran, as gcov
+    /// counts them; loop iterations fast-forwarding jumped over count).
+    #[arg(long)]
+    line_counts: bool,
     /// Print every goal the run covered, not only the count.
     #[arg(long, short)]
     verbose: bool,
@@ -143,10 +152,11 @@ pub fn run(args: &RunArgs) -> Result<i32> {
     let vector = read_vector(args)?;
     let program = load(&args.program)?;
     let goals = Goals::compute(&program);
-    let interp = Interpreter::new(&program, &goals).context("cannot prepare the program")?;
+    let mut interp = Interpreter::new(&program, &goals).context("cannot prepare the program")?;
+    interp.set_fast_forward(!args.no_fast_forward);
     let options = RunOptions {
         limits: ExecLimits { max_steps: args.max_steps, max_call_depth: args.max_call_depth, ..ExecLimits::default() },
-        record_lines: false,
+        record_lines: args.line_counts,
     };
     let result = if args.show_output {
         let (result, output) = interp.run_with_output(&vector, &options);
@@ -168,7 +178,14 @@ pub fn run(args: &RunArgs) -> Result<i32> {
         result.nondet_calls,
         if result.inputs_exhausted { "; the test ran out of values, later calls got 0" } else { "" }
     );
-    println!("steps: {}", result.steps);
+    if result.fast_forwards == 0 {
+        println!("steps: {}", result.steps);
+    } else {
+        println!(
+            "steps: {} executed, {} more in loop iterations fast-forwarding jumped over ({} jumps)",
+            result.steps, result.skipped_steps, result.fast_forwards
+        );
+    }
     for name in &result.unknown_externals {
         eprintln!("walkdown: warning: external function `{name}` has no body or model; its calls returned fresh inputs");
     }
@@ -177,6 +194,13 @@ pub fn run(args: &RunArgs) -> Result<i32> {
         for &id in &result.covered {
             let goal = &goals.goals[id];
             println!("  {id}\t{}\t{}", goals.describe(id), program.describe_loc(goal.loc));
+        }
+    }
+    if args.line_counts {
+        println!("line counts:");
+        for lc in result.line_counts.iter().filter(|lc| lc.count > 0) {
+            let name = program.files.get(lc.file).map_or("?", |f| f.as_str());
+            println!("  {name}:{}\t{}", lc.line, lc.count);
         }
     }
     Ok(match result.outcome {
@@ -202,6 +226,7 @@ pub fn describe_outcome(program: &Program, outcome: &Outcome) -> String {
             )
         }
         Outcome::StepLimit => "stopped at the step limit (--max-steps)".into(),
+        Outcome::TimeLimit => "stopped at its deadline".into(),
         Outcome::DepthLimit => "stopped at the call-depth limit (--max-call-depth)".into(),
         Outcome::Unsupported { what, loc } => {
             format!("unsupported: {what} at {}", program.describe_loc(*loc))
