@@ -270,10 +270,15 @@ impl Model {
         settings: &VcSettings,
         b: Block,
     ) -> Result<Vec<ErrorStep>, CegarError> {
-        let has_check = self.body.blocks[b]
-            .insts
-            .iter()
-            .any(|&i| matches!(self.body.insts[i].kind, walkdown_ir::InstKind::Check { .. }));
+        // Checks, and calls of a defined `reach_error` (whose body's checks
+        // are reached on entry).
+        let has_check = self.body.blocks[b].insts.iter().any(|&i| match &self.body.insts[i].kind {
+            walkdown_ir::InstKind::Check { .. } => true,
+            walkdown_ir::InstKind::Call { callee: walkdown_ir::Callee::Direct(f), .. } => {
+                walkdown_encode::inline::is_reach_error(&program.funcs[*f].name)
+            }
+            _ => false,
+        });
         if !has_check {
             return Ok(Vec::new());
         }

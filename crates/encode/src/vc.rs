@@ -590,6 +590,21 @@ pub fn encode_in(
                     let argv: Vec<ExprId> = args.iter().map(|a| opv(&mut e, &vals, a)).collect();
                     let ret_w = ret.map(|t| e.width(t));
                     if is_reach_error(&fd.name) {
+                        // Entering a defined `reach_error` reaches the
+                        // goals of its body's checks (the interpreter
+                        // covers them there), though the body never runs.
+                        if let Some(rb) = &fd.body {
+                            for (_, d) in rb.blocks.iter() {
+                                for &ri in &d.insts {
+                                    if let InstKind::Check { kind: walkdown_ir::CheckKind::ReachError, .. } = rb.insts[ri].kind {
+                                        if let Some(goal) = goals.error_site(f, ri) {
+                                            let fails = e.x(|p| p.and2(control, pass));
+                                            errors.push(ErrorVar { block: b, fails, goal: Some(goal) });
+                                        }
+                                    }
+                                }
+                            }
+                        }
                         events[b.index()].push(Event::Stop);
                         pass = e.pool.ff();
                         ret_w.map(|w| e.bv(0, w))

@@ -125,6 +125,9 @@ impl Machine<'_, '_> {
             FuncKind::Model(m) => match *m {
                 Model::ReachError => {
                     self.count_line(callee.entry_line);
+                    for &g in &callee.entry_goals {
+                        self.cover(g);
+                    }
                     Flow::Stop(self.error(pc, CheckKind::ReachError))
                 }
                 Model::AssertFail => {

@@ -414,6 +414,11 @@ pub struct XFunc {
     /// it, as gcov counts the entry of the function natively. [`NONE`]
     /// otherwise.
     pub entry_line: u32,
+    /// For a defined `reach_error`: the goals of the `reach_error` checks
+    /// of its body, covered when a call enters it (entering it is the
+    /// error, so the body never runs; its checks are what "reaching
+    /// `reach_error`" means to the goal table).
+    pub entry_goals: Vec<u32>,
 }
 
 /// Per program counter: where it comes from.

@@ -236,7 +236,7 @@ impl<'p, 't> Machine<'p, 't> {
 
     /// Marks goal `g` covered.
     #[inline(always)]
-    fn cover(&mut self, g: u32) {
+    pub(crate) fn cover(&mut self, g: u32) {
         if g != NONE {
             if let Some(w) = self.covered.get_mut(g as usize / 64) {
                 *w |= 1u64 << (g % 64);

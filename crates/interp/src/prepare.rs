@@ -159,6 +159,7 @@ impl Builder<'_> {
                 addr,
                 kind,
                 entry_line: NONE,
+                entry_goals: Vec::new(),
             });
         }
         let pbytes = dm.pointer_bytes();
@@ -354,6 +355,14 @@ impl Builder<'_> {
             let first =
                 (starts[0] as usize..self.out.code.len()).find(|&pc| self.line_keys[pc].is_some());
             self.out.funcs[fid.index()].entry_line = first.map_or(NONE, |pc| pc as u32);
+            self.out.funcs[fid.index()].entry_goals = body
+                .blocks
+                .iter()
+                .flat_map(|(_, d)| d.insts.iter().copied())
+                .filter(|&i| matches!(body.insts[i].kind, walkdown_ir::InstKind::Check { kind: walkdown_ir::CheckKind::ReachError, .. }))
+                .filter_map(|i| self.goals.error_site(fid, i))
+                .map(|g| g.index() as u32)
+                .collect();
             FuncKind::Model(Model::ReachError)
         } else {
             FuncKind::Defined {
