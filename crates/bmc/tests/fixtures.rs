@@ -39,16 +39,7 @@ fn check(path: &std::path::Path, alg: CoverAlgorithm, summaries: bool) -> Vec<St
         if summaries { ", summaries" } else { "" }
     );
     let text = std::fs::read_to_string(path).unwrap();
-    let lines: Vec<&str> = text.lines().collect();
-    let line_of = |tok: &str| -> u32 {
-        match tok.strip_prefix('@') {
-            Some(mark) => {
-                let pat = format!("/* {mark} */");
-                lines.iter().position(|l| l.contains(&pat)).unwrap_or_else(|| panic!("{name}: no line marked {mark}")) as u32 + 1
-            }
-            None => tok.parse().unwrap(),
-        }
-    };
+    let line_of = |tok: &str| walkdown_testsupport::fixture_line(&text, tok);
     let k: u32 = text.lines().find_map(|l| l.strip_prefix("//! unwind ")).map_or(2, |v| v.trim().parse().unwrap());
     let program = common::load(path, DataModel::LP64);
     let settings = BmcSettings { summaries, ..settings_with(alg, k) };

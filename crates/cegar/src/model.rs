@@ -86,6 +86,16 @@ pub struct ErrorStep {
     pub locals: Vec<Leaf>,
 }
 
+/// What encoding a block needs besides the model: the inlined program,
+/// its goals, the interpreter's addresses and the encoder's settings.
+struct Env<'a> {
+    program: &'a Program,
+    goals: &'a Goals,
+    global_addr: &'a dyn Fn(GlobalId) -> u64,
+    func_addr: &'a dyn Fn(FuncId) -> u64,
+    settings: VcSettings,
+}
+
 /// The transformed program with its state symbols and steps.
 pub struct Model {
     /// Terms of every formula the checker builds.
@@ -166,6 +176,7 @@ impl Model {
         for b in walkdown_ir::verify::reverse_postorder(&model.body) {
             reachable[b.index()] = true;
         }
+        let env = Env { program: &inlined, goals, global_addr, func_addr, settings: vc_settings };
         for i in 0..n {
             let b = Block::new(i);
             if !reachable[i] {
@@ -176,10 +187,10 @@ impl Model {
             let nsucc = model.body.blocks[b].term.successors().count();
             let mut steps = Vec::with_capacity(nsucc);
             for s in 0..nsucc {
-                steps.push(model.encode_step(&inlined, goals, global_addr, func_addr, &vc_settings, b, s as u32)?);
+                steps.push(model.encode_step(&env, b, s as u32)?);
             }
             model.steps.push(steps);
-            let errors = model.encode_errors(&inlined, goals, global_addr, func_addr, &vc_settings, b)?;
+            let errors = model.encode_errors(&env, b)?;
             model.errors.push(errors);
         }
         Ok(model)
@@ -212,38 +223,18 @@ impl Model {
         map
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn encode_block(
-        &mut self,
-        program: &Program,
-        goals: &Goals,
-        global_addr: &dyn Fn(GlobalId) -> u64,
-        func_addr: &dyn Fn(FuncId) -> u64,
-        settings: &VcSettings,
-        b: Block,
-        succ: Option<u32>,
-    ) -> Result<walkdown_encode::vc::Vc, CegarError> {
+    fn encode_block(&mut self, env: &Env<'_>, b: Block, succ: Option<u32>) -> Result<walkdown_encode::vc::Vc, CegarError> {
         let (tiny, tprov) = single_block(&self.body, &self.prov, b, succ);
         let st = &self.states[b.index()];
         let entry = EntryState { params: Some(st.params.clone()), memory: st.mem };
         let pool = std::mem::take(&mut self.pool);
-        let vc = encode_in(pool, program, &tiny, &tprov, goals, global_addr, func_addr, settings, &Summaries::default(), &entry)?;
+        let vc = encode_in(pool, env.program, &tiny, &tprov, env.goals, env.global_addr, env.func_addr, &env.settings, &Summaries::default(), &entry)?;
         Ok(vc)
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn encode_step(
-        &mut self,
-        program: &Program,
-        goals: &Goals,
-        global_addr: &dyn Fn(GlobalId) -> u64,
-        func_addr: &dyn Fn(FuncId) -> u64,
-        settings: &VcSettings,
-        b: Block,
-        succ: u32,
-    ) -> Result<Step, CegarError> {
+    fn encode_step(&mut self, env: &Env<'_>, b: Block, succ: u32) -> Result<Step, CegarError> {
         let to = self.body.blocks[b].term.successors().nth(succ as usize).map(|c| c.block).expect("successor exists");
-        let vc = self.encode_block(program, goals, global_addr, func_addr, settings, b, Some(succ))?;
+        let vc = self.encode_block(env, b, Some(succ))?;
         let walkdown_encode::vc::Vc { mut pool, assertions, blocks, edges, approximations, .. } = vc;
         let edge = &edges[blocks[0].out_edges[succ as usize]];
         let mut conj = assertions;
@@ -260,29 +251,20 @@ impl Model {
         Ok(Step { from: b, succ, to, guard, post_params, post_mem, inputs, locals, goal })
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn encode_errors(
-        &mut self,
-        program: &Program,
-        goals: &Goals,
-        global_addr: &dyn Fn(GlobalId) -> u64,
-        func_addr: &dyn Fn(FuncId) -> u64,
-        settings: &VcSettings,
-        b: Block,
-    ) -> Result<Vec<ErrorStep>, CegarError> {
+    fn encode_errors(&mut self, env: &Env<'_>, b: Block) -> Result<Vec<ErrorStep>, CegarError> {
         // Checks, and calls of a defined `reach_error` (whose body's checks
         // are reached on entry).
         let has_check = self.body.blocks[b].insts.iter().any(|&i| match &self.body.insts[i].kind {
             walkdown_ir::InstKind::Check { .. } => true,
             walkdown_ir::InstKind::Call { callee: walkdown_ir::Callee::Direct(f), .. } => {
-                walkdown_encode::inline::is_reach_error(&program.funcs[*f].name)
+                walkdown_encode::inline::is_reach_error(&env.program.funcs[*f].name)
             }
             _ => false,
         });
         if !has_check {
             return Ok(Vec::new());
         }
-        let vc = self.encode_block(program, goals, global_addr, func_addr, settings, b, None)?;
+        let vc = self.encode_block(env, b, None)?;
         let walkdown_encode::vc::Vc { mut pool, assertions, blocks, errors, .. } = vc;
         let mut out = Vec::new();
         let inputs = blocks[0].inputs.clone();

@@ -8,7 +8,7 @@
 //! absent.
 
 use std::collections::BTreeSet;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use walkdown_campaign::Verdict;
@@ -82,19 +82,7 @@ use walkdown_ir::entity::EntityRef;
 fn cegar_unreachable_claims_are_never_covered_on_the_corpus() {
     let Some(corpus) = walkdown_testsupport::corpus("cegar_unreachable_claims_are_never_covered_on_the_corpus") else { return };
     let failures = Mutex::new(Vec::new());
-    let next = AtomicUsize::new(0);
-    let lines = Mutex::new(vec![String::new(); corpus.len()]);
-    std::thread::scope(|s| {
-        for _ in 0..walkdown_testsupport::corpus_workers().min(2) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(prog) = corpus.get(i) else { break };
-                let line = check_program(prog, &failures);
-                lines.lock().unwrap()[i] = line;
-            });
-        }
-    });
-    let lines = lines.into_inner().unwrap();
+    let lines = walkdown_testsupport::map_corpus(&corpus, |prog| check_program(prog, &failures));
     for l in &lines {
         eprintln!("{l}");
     }

@@ -20,16 +20,7 @@ use walkdown_ir::goals::{GoalKind, Goals};
 fn check(path: &std::path::Path) -> Vec<String> {
     let name = path.file_name().unwrap().to_string_lossy().to_string();
     let text = std::fs::read_to_string(path).unwrap();
-    let lines: Vec<&str> = text.lines().collect();
-    let line_of = |tok: &str| -> u32 {
-        match tok.strip_prefix('@') {
-            Some(mark) => {
-                let pat = format!("/* {mark} */");
-                lines.iter().position(|l| l.contains(&pat)).unwrap_or_else(|| panic!("{name}: no line marked {mark}")) as u32 + 1
-            }
-            None => tok.parse().unwrap(),
-        }
-    };
+    let line_of = |tok: &str| walkdown_testsupport::fixture_line(&text, tok);
     let program = walkdown_frontend::compile_c(path, &walkdown_frontend::FrontendSettings::default())
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     walkdown_ir::verify::verify_program(&program).unwrap_or_else(|e| panic!("{name}: {e:?}"));

@@ -253,6 +253,19 @@ fn input_vector(rng: &mut Rng, index: usize) -> TestVector {
     }
 }
 
+/// The line a fixture's expectation names: a number, or `@MARK` for the
+/// (1-based) line of `text` holding the comment `/* MARK */`. Panics, as a
+/// test's setup should, when the mark is missing.
+pub fn fixture_line(text: &str, token: &str) -> u32 {
+    match token.strip_prefix('@') {
+        Some(mark) => {
+            let pat = format!("/* {mark} */");
+            text.lines().position(|l| l.contains(&pat)).unwrap_or_else(|| panic!("no line marked {mark}")) as u32 + 1
+        }
+        None => token.parse().unwrap_or_else(|_| panic!("`{token}` is neither a line number nor @MARK")),
+    }
+}
+
 /// Threads [`map_corpus`] uses: the available cores, at most four.
 pub fn corpus_workers() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 4)
