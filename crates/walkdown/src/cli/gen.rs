@@ -540,10 +540,11 @@ fn print_summary(snap: &Snapshot, program: &Program, goals: &Goals) {
         let figures: Vec<String> = e
             .counters
             .iter()
-            .filter(|(n, _)| matches!(*n, "executions" | "mutations" | "queries" | "unwinding" | "proved_unreachable"))
+            .filter(|(n, _)| matches!(*n, "executions" | "mutations" | "queries" | "unwinding" | "proved_unreachable" | "predicates"))
             .map(|(n, v)| format!("{n} {v}"))
             .collect();
-        outln(format_args!("  {}: {} ({:.1}s; {})", e.name, e.status, e.time.as_secs_f64(), figures.join(", ")));
+        let tail = if figures.is_empty() { String::new() } else { format!("; {}", figures.join(", ")) };
+        outln(format_args!("  {}: {} ({:.1}s{tail})", e.name, e.status, e.time.as_secs_f64()));
     }
     for (e, t) in &snap.errors {
         outln(format_args!("error {} at {} (test {})", e.kind.name(), program.describe_loc(e.loc), test_file_name(*t)));
