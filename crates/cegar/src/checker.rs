@@ -287,35 +287,29 @@ impl<'m, S: Solver> Checker<'m, S> {
     }
 
     fn ask(&mut self, conj: &[ExprId], driver: &mut dyn Driver) -> Answer {
-        self.figures.queries += 1;
-        let before = self.solver.work();
         // One constraint: the solver layers' slicing assumes every
         // constraint but the last is satisfiable, which holds for a path
         // condition, not here.
         let all = self.m.pool.and(conj).expect("Boolean");
-        let r = self.solver.is_sat(&self.m.pool, &[all]);
-        let terms: u64 = conj.len() as u64;
-        driver.charge(self.solver.work().saturating_sub(before), terms);
-        match r {
-            Ok(Some(true)) => Answer::Sat,
-            Ok(Some(false)) => Answer::Unsat,
-            _ => {
-                self.figures.unknown += 1;
-                Answer::Unknown
-            }
-        }
+        self.answer(&[all], conj.len() as u64, driver)
     }
 
     /// Asks `context ∧ focus` where `context` is known satisfiable, so the
     /// solver layers may slice it.
     fn ask_focused(&mut self, context: &[ExprId], focus: ExprId, driver: &mut dyn Driver) -> Answer {
-        self.figures.queries += 1;
-        let before = self.solver.work();
         let mut q = Vec::with_capacity(context.len() + 1);
         q.extend_from_slice(context);
         q.push(focus);
-        let r = self.solver.is_sat(&self.m.pool, &q);
-        driver.charge(self.solver.work().saturating_sub(before), q.len() as u64);
+        let terms = q.len() as u64;
+        self.answer(&q, terms, driver)
+    }
+
+    /// One query, counted and charged.
+    fn answer(&mut self, query: &[ExprId], terms: u64, driver: &mut dyn Driver) -> Answer {
+        self.figures.queries += 1;
+        let before = self.solver.work();
+        let r = self.solver.is_sat(&self.m.pool, query);
+        driver.charge(self.solver.work().saturating_sub(before), terms);
         match r {
             Ok(Some(true)) => Answer::Sat,
             Ok(Some(false)) => Answer::Unsat,
