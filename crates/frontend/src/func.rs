@@ -66,7 +66,11 @@ pub fn lower_function<'m>(cx: &mut ModuleCx<'m>, f: &'m Function) -> Res<()> {
         va: None,
     };
     fl.run()?;
+    let loops = fl.source_loops();
     let body = fl.body;
+    if !loops.is_empty() {
+        cx.sources.loops.insert(fid, loops);
+    }
     cx.program.funcs[fid].body = Some(body);
     Ok(())
 }
@@ -219,6 +223,28 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             self.lower_term(&bb.term)?;
         }
         Ok(())
+    }
+
+    /// The function's source loops, from the debug facts of its text.
+    fn source_loops(&self) -> Vec<walkdown_ir::source::SourceLoop> {
+        let Some(text) = self.cx.debug.as_ref().and_then(|d| d.funcs.get(&self.f.name).map(|t| (d, t))) else { return Vec::new() };
+        let name_of = |n: &Name| match n {
+            Name::Name(s) => s.to_string(),
+            Name::Number(k) => k.to_string(),
+        };
+        let entry = self.f.basic_blocks.first().map(|b| &b.name);
+        let blocks = self.blocks.iter().map(|(n, b)| (if Some(*n) == entry { String::new() } else { name_of(n) }, *b)).collect();
+        let values = self
+            .locals
+            .iter()
+            .filter_map(|(n, l)| match l {
+                Lowered::One(op) => Some((name_of(n), *op)),
+                _ => None,
+            })
+            .collect();
+        let names = crate::debuginfo::NameMaps { blocks, values };
+        let file = self.func_loc.file;
+        crate::debuginfo::source_loops(text.0, text.1, &self.body, &names, |l| Loc { file, ..l })
     }
 
     fn emit(&mut self, kind: InstKind) -> Option<Value> {

@@ -9,6 +9,7 @@
 //! construct and its source line.
 
 mod consts;
+mod debuginfo;
 mod error;
 mod func;
 mod layout;
@@ -17,4 +18,4 @@ mod toolchain;
 
 pub use error::FrontendError;
 pub use module::lower_module;
-pub use toolchain::{compile_c, compile_to_ir, FrontendSettings};
+pub use toolchain::{compile_c, compile_c_with_sources, compile_to_ir, FrontendSettings};

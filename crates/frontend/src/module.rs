@@ -30,6 +30,10 @@ pub struct ModuleCx<'m> {
     /// The true element counts of globals whose outermost type is an array
     /// of 2^32 elements or more (see [`huge_global_arrays`]).
     huge_arrays: HashMap<String, u64>,
+    /// The debug facts of the module's text, when it was read from text.
+    pub(crate) debug: Option<crate::debuginfo::DebugText>,
+    /// The source loops found so far.
+    pub(crate) sources: walkdown_ir::source::SourceInfo,
 }
 
 /// Lowers `module`, compiled for data model `dm` from the file called
@@ -46,6 +50,18 @@ pub(crate) fn lower_module_sized(
     source_name: &str,
     huge_arrays: HashMap<String, u64>,
 ) -> Result<Program, FrontendError> {
+    lower_module_with_sources(module, dm, source_name, huge_arrays, None).map(|(p, _)| p)
+}
+
+/// [`lower_module_sized`], also reading the source loops from the debug
+/// facts of the module's text (`ll_text`).
+pub(crate) fn lower_module_with_sources(
+    module: &Module,
+    dm: DataModel,
+    source_name: &str,
+    huge_arrays: HashMap<String, u64>,
+    ll_text: Option<&str>,
+) -> Result<(Program, walkdown_ir::source::SourceInfo), FrontendError> {
     let mut program = Program::new(dm);
     program.files.push(source_name.to_string());
     let main_file_basename = std::path::Path::new(source_name)
@@ -61,6 +77,8 @@ pub(crate) fn lower_module_sized(
         files: HashMap::new(),
         main_file_basename,
         huge_arrays,
+        debug: ll_text.map(crate::debuginfo::parse),
+        sources: Default::default(),
     };
     cx.declare_symbols()?;
     for gv in &module.global_vars {
@@ -70,7 +88,7 @@ pub(crate) fn lower_module_sized(
         crate::func::lower_function(&mut cx, f)?;
     }
     walkdown_ir::verify::verify_program(&cx.program).map_err(FrontendError::Verify)?;
-    Ok(cx.program)
+    Ok((cx.program, cx.sources))
 }
 
 impl<'m> ModuleCx<'m> {

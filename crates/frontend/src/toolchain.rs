@@ -3,6 +3,7 @@
 use crate::error::FrontendError;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use walkdown_ir::source::SourceInfo;
 use walkdown_ir::{DataModel, Program};
 
 /// How to compile C.
@@ -31,6 +32,12 @@ impl Default for FrontendSettings {
 
 /// Compiles `source` (a `.c` or `.i` file) to a verified IR program.
 pub fn compile_c(source: &Path, settings: &FrontendSettings) -> Result<Program, FrontendError> {
+    compile_c_with_sources(source, settings).map(|(p, _)| p)
+}
+
+/// [`compile_c`], also returning what the debug information says about the
+/// source's loops and variables.
+pub fn compile_c_with_sources(source: &Path, settings: &FrontendSettings) -> Result<(Program, SourceInfo), FrontendError> {
     let dir = tempfile::tempdir().map_err(|e| FrontendError::Io { path: std::env::temp_dir(), source: e })?;
     let ll = compile_to_ir(source, settings, dir.path())?;
     let module = llvm_ir::Module::from_ir_path(&ll).map_err(FrontendError::Bitcode)?;
@@ -41,11 +48,11 @@ pub fn compile_c(source: &Path, settings: &FrontendSettings) -> Result<Program, 
         file: display_name.clone(),
         line: 0,
     })?;
-    let mut program = crate::module::lower_module_sized(&module, settings.data_model, &display_name, huge)?;
+    let (mut program, sources) = crate::module::lower_module_with_sources(&module, settings.data_model, &display_name, huge, Some(&text))?;
     if let Ok(text) = std::fs::read(source) {
         unlocate_closing_brace_jumps(&mut program, &text);
     }
-    Ok(program)
+    Ok((program, sources))
 }
 
 /// Clang gives the jump that leaves a `{ ... }` block at its end the

@@ -15,10 +15,12 @@
 
 pub mod entity;
 pub mod entities;
+pub mod formula;
 pub mod goals;
 pub mod inst;
 pub mod loc;
 pub mod program;
+pub mod source;
 pub mod testvec;
 pub mod types;
 pub mod verify;
