@@ -286,6 +286,40 @@ impl<'m, S: Solver> Checker<'m, S> {
         self.m
     }
 
+    /// Per location: the states of the graph's nodes there (all but the
+    /// removed ones), each as its literals: the location's predicates known
+    /// to hold or fail, and the parameters known by value. After a complete
+    /// run their disjunction per location is an inductive invariant of the
+    /// model (a covered node's states are within its coverer's). Also
+    /// returns which literals state tracked values.
+    pub fn location_states(&mut self) -> (Vec<Vec<Vec<ExprId>>>, HashSet<ExprId>) {
+        let mut out = vec![Vec::new(); self.m.body.blocks.len()];
+        let mut value_literals = HashSet::new();
+        for k in 0..self.nodes.len() {
+            let node = &self.nodes[k];
+            if node.removed {
+                continue;
+            }
+            let loc = node.loc.index();
+            let (facts, values) = (node.facts.clone(), node.values.clone());
+            let mut lits = Vec::with_capacity(facts.len() + values.len());
+            for (p, holds) in facts {
+                let pred = self.preds[loc][p as usize];
+                lits.push(if holds { pred } else { self.m.pool.not(pred).expect("Boolean") });
+            }
+            for (j, bits) in values {
+                let param = self.m.states[loc].params[j as usize];
+                let width = self.m.pool.width(param).expect("a bit-vector");
+                let c = self.m.pool.bv_const(width, bits).expect("fits");
+                let lit = self.m.pool.eq(param, c).expect("same sort");
+                value_literals.insert(lit);
+                lits.push(lit);
+            }
+            out[loc].push(lits);
+        }
+        (out, value_literals)
+    }
+
     fn ask(&mut self, conj: &[ExprId], driver: &mut dyn Driver) -> Answer {
         // One constraint: the solver layers' slicing assumes every
         // constraint but the last is satisfiable, which holds for a path

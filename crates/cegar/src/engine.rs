@@ -7,8 +7,10 @@
 
 use std::cell::RefCell;
 
+use crate::certificate::Certificate;
 use crate::checker::{Checker, CheckerFigures, CheckerSettings, Driver, Outcome};
 use crate::model::{Model, ModelSettings};
+use crate::CegarError;
 use walkdown_campaign::{work, Claim, Engine, EngineCtx, EngineEnd, EngineError, GoalClosure, OpenReason};
 use walkdown_encode::vc::InputSite;
 use walkdown_ir::goals::{ErrorSite, GoalId, GoalKind};
@@ -43,7 +45,7 @@ pub fn aimed(kind: &GoalKind) -> bool {
 }
 
 /// The model checker engine.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct CegarEngine {
     /// Its settings.
     pub settings: CegarSettings,
@@ -53,6 +55,9 @@ pub struct CegarEngine {
     pub blocks: usize,
     /// How the last run ended, in words.
     pub end: String,
+    /// What a complete run proved, with the graph's invariants (for
+    /// correctness witnesses).
+    pub certificate: Option<Certificate>,
 }
 
 impl CegarEngine {
@@ -165,10 +170,11 @@ impl Engine for CegarEngine {
         let aimed_goals: Vec<GoalId> = goals.goals.iter().filter(|(_, g)| aimed(&g.kind)).map(|(id, _)| id).collect();
         let mut driver = CtxDriver { ctx, closures: RefCell::new((u64::MAX, Vec::new())), dm: program.data_model };
         self.publish(ctx, "running");
-        let (outcome, figures, abandoned) = {
+        let (outcome, figures, abandoned, states) = {
             let mut checker = Checker::new(&mut model, solver, self.settings.checker);
             let outcome = checker.run(&aimed_goals, &mut driver);
-            (outcome, checker.figures, checker.abandoned())
+            let states = matches!(outcome, Outcome::Complete { .. }).then(|| checker.location_states());
+            (outcome, checker.figures, checker.abandoned(), states)
         };
         for (g, why) in abandoned {
             if driver.is_open(g) {
@@ -181,6 +187,9 @@ impl Engine for CegarEngine {
                 let method = format!("predicate abstraction, {} predicates", figures.predicates);
                 for g in &unreachable {
                     ctx.claim(*g, Claim::Unreachable { method: method.clone() });
+                }
+                if let Some((states, values)) = states {
+                    self.certificate = Some(Certificate::new(model, states, values, unreachable.clone()));
                 }
                 format!("complete: {} goals proved unreachable", unreachable.len())
             }
@@ -243,4 +252,58 @@ pub fn run_cegar(
         walkdown_campaign::run_portfolio(&campaign, engines, &[], &portfolio, &mut |_| {});
     }
     Ok((campaign.snapshot(), engine))
+}
+
+/// Runs the model checker outside any campaign with `targets` as its only
+/// goals (addresses as the interpreter lays them out), for at most `time`, and returns the certificate of a complete
+/// graph that proves all of them unreachable (`None` otherwise: the budget
+/// ended, a path reached one, or the graph reached a cut). For goals other
+/// engines already proved, when their proof has no invariants to show
+/// (correctness witnesses).
+pub fn certify(
+    program: &walkdown_ir::Program,
+    goals: &walkdown_ir::goals::Goals,
+    global_addr: &dyn Fn(walkdown_ir::GlobalId) -> u64,
+    func_addr: &dyn Fn(walkdown_ir::FuncId) -> u64,
+    targets: &[GoalId],
+    settings: &CegarSettings,
+    time: std::time::Duration,
+) -> Result<Option<Certificate>, CegarError> {
+    struct Alone<'t> {
+        deadline: std::time::Instant,
+        targets: &'t [GoalId],
+        reached: bool,
+    }
+    impl Driver for Alone<'_> {
+        fn keep_going(&mut self) -> bool {
+            std::time::Instant::now() < self.deadline
+        }
+        fn is_open(&mut self, goal: GoalId) -> bool {
+            self.targets.contains(&goal)
+        }
+        fn test(&mut self, _inputs: &[(InputSite, u64)], _goal: GoalId) -> bool {
+            // A feasible path to a target: no proof of it (and no test is
+            // kept outside a campaign).
+            self.reached = true;
+            false
+        }
+        fn charge(&mut self, _: u64, _: u64) {}
+    }
+    let deadline = std::time::Instant::now() + time;
+    let mut model = Model::build(program, goals, global_addr, func_addr, &settings.model)?;
+    let mut solver = SolverStack::build(&settings.solver);
+    walkdown_smt::Solver::set_deadline(&mut solver, Some(deadline));
+    let mut driver = Alone { deadline, targets, reached: false };
+    let (outcome, states) = {
+        let mut checker = Checker::new(&mut model, solver, settings.checker);
+        let outcome = checker.run(targets, &mut driver);
+        let states = matches!(outcome, Outcome::Complete { .. }).then(|| checker.location_states());
+        (outcome, states)
+    };
+    match (outcome, states) {
+        (Outcome::Complete { unreachable }, Some((states, values))) if !driver.reached && targets.iter().all(|t| unreachable.contains(t)) => {
+            Ok(Some(Certificate::new(model, states, values, unreachable)))
+        }
+        _ => Ok(None),
+    }
 }

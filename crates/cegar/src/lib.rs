@@ -8,12 +8,14 @@
 
 #![deny(missing_docs)]
 
+pub mod certificate;
 pub mod checker;
 pub mod engine;
 pub mod model;
 
+pub use certificate::{Certificate, CheckReport, HeadInvariant};
 pub use checker::{Checker, CheckerFigures, CheckerSettings, Driver, Outcome};
-pub use engine::{aimed, run_cegar, CegarEngine, CegarSettings};
+pub use engine::{aimed, certify, run_cegar, CegarEngine, CegarSettings};
 pub use model::{Model, ModelSettings};
 
 /// Why the model checker cannot handle a program.

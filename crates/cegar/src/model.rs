@@ -132,7 +132,11 @@ impl Model {
         let (inlined, prov) = inline_main(program, &inline)?;
         let main = inlined.entry().ok_or(CegarError::NoEntry)?;
         let mut body = inlined.funcs[main].body.clone().ok_or(CegarError::NoEntry)?;
-        localize(&mut body, &inlined.funcs[main].name)?;
+        let mut prov = prov;
+        for (param, carried) in localize(&mut body, &inlined.funcs[main].name)? {
+            let origin = *prov.values.get(carried);
+            prov.values.set(param, origin);
+        }
         if body.blocks.iter().any(|(_, d)| d.term.successors().any(|c| c.block == Body::ENTRY)) {
             return Err(CegarError::Unsupported {
                 construct: "a jump back to the entry block of main".into(),

@@ -198,7 +198,9 @@ impl Inliner<'_> {
             let nb = self.new_block()?;
             bmap[b.index()] = Some(nb);
             for &p in &body.blocks[b].params {
-                vmap[p.index()] = Some(self.out.add_param(nb, body.values[p].ty));
+                let np = self.out.add_param(nb, body.values[p].ty);
+                vmap[p.index()] = Some(np);
+                self.prov.values.set(np, Some((f, p)));
             }
         }
         let map_op = |vmap: &[Option<Value>], op: &Operand| -> Operand {
@@ -210,7 +212,7 @@ impl Inliner<'_> {
         for &b in &rpo {
             let data = &body.blocks[b];
             let mut cur = bmap[b.index()].unwrap();
-            self.prov.blocks.set(cur, Some(BlockOrigin { func: f, block: b, terminator: false }));
+            self.prov.blocks.set(cur, Some(BlockOrigin { func: f, block: b, terminator: false, start: true }));
             for &inst in &data.insts {
                 let idata = &body.insts[inst];
                 if let InstKind::Call { callee, args, ret } = &idata.kind {
@@ -223,9 +225,11 @@ impl Inliner<'_> {
                         // The second half of the block, reached when the
                         // callee returns; its parameter is the result.
                         let cont = self.new_block()?;
-                        self.prov.blocks.set(cont, Some(BlockOrigin { func: f, block: b, terminator: false }));
+                        self.prov.blocks.set(cont, Some(BlockOrigin { func: f, block: b, terminator: false, start: false }));
                         if let (Some(r), Some(ty)) = (idata.result, *ret) {
-                            vmap[r.index()] = Some(self.out.add_param(cont, ty));
+                            let np = self.out.add_param(cont, ty);
+                            vmap[r.index()] = Some(np);
+                            self.prov.values.set(np, Some((f, r)));
                         }
                         let margs: Vec<Operand> = args.iter().map(|a| map_op(&vmap, a)).collect();
                         match callee {
@@ -251,7 +255,7 @@ impl Inliner<'_> {
                                     self.prov.insts.set(ci, None);
                                     let (call_b, next) = (self.new_block()?, self.new_block()?);
                                     for nb in [call_b, next] {
-                                        self.prov.blocks.set(nb, Some(BlockOrigin { func: f, block: b, terminator: false }));
+                                        self.prov.blocks.set(nb, Some(BlockOrigin { func: f, block: b, terminator: false, start: false }));
                                     }
                                     self.out.set_term(
                                         at,
@@ -288,6 +292,7 @@ impl Inliner<'_> {
                 self.out.blocks[cur].insts.push(ni);
                 if let (Some(old), Some(new)) = (idata.result, self.out.insts[ni].result) {
                     vmap[old.index()] = Some(new);
+                    self.prov.values.set(new, Some((f, old)));
                 }
                 self.prov.insts.set(ni, Some((f, inst)));
             }
@@ -322,7 +327,8 @@ impl Inliner<'_> {
                 Terminator::Unreachable => Terminator::Unreachable,
             };
             self.out.set_term(cur, term, data.term_loc);
-            self.prov.blocks.set(cur, Some(BlockOrigin { func: f, block: b, terminator: true }));
+            let start = Some(cur) == bmap[b.index()];
+            self.prov.blocks.set(cur, Some(BlockOrigin { func: f, block: b, terminator: true, start }));
         }
         Ok(bmap[Body::ENTRY.index()].expect("the entry is reachable"))
     }

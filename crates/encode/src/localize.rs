@@ -15,8 +15,9 @@ use walkdown_ir::verify::reverse_postorder;
 use walkdown_ir::{Block, Body, Operand, Terminator, Value};
 
 /// Rewrites `body` so no value is used outside its defining block except
-/// through block parameters.
-pub fn localize(body: &mut Body, func_name: &str) -> Result<(), EncodeError> {
+/// through block parameters. Returns each new parameter with the value it
+/// carries.
+pub fn localize(body: &mut Body, func_name: &str) -> Result<Vec<(Value, Value)>, EncodeError> {
     let n = body.blocks.len();
     // Which block defines each value (one pass instead of a search per use).
     let mut def_of: Vec<Option<Block>> = vec![None; body.values.len()];
@@ -118,5 +119,5 @@ pub fn localize(body: &mut Body, func_name: &str) -> Result<(), EncodeError> {
         }
         body.blocks[b].term = term;
     }
-    Ok(())
+    Ok(maps.into_iter().flat_map(|m| m.into_iter().map(|(old, new)| (new, old))).collect())
 }

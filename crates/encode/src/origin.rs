@@ -3,7 +3,7 @@
 //! table keyed by the transformed body's ids; passes compose it.
 
 use walkdown_ir::entity::SecondaryMap;
-use walkdown_ir::{Block, FuncId, Inst};
+use walkdown_ir::{Block, FuncId, Inst, Value};
 
 /// The original block a transformed block comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -16,6 +16,9 @@ pub struct BlockOrigin {
     /// edges are the original's branch outcomes). A block split at an
     /// inlined call keeps the terminator in its second half only.
     pub terminator: bool,
+    /// Whether this block begins where the original block begins (its
+    /// first piece, with the original's parameters).
+    pub start: bool,
 }
 
 /// Why an execution is cut.
@@ -72,6 +75,11 @@ pub struct Provenance {
     /// The first header copy of every loop entry (set by
     /// the bounded engine's unwinding).
     pub loop_entries: Vec<LoopEntry>,
+    /// Per value: the original function and value it is a copy of (block
+    /// parameters, instruction results, a call's result as the parameter
+    /// of the block after the inlined call, and parameters a pass adds to
+    /// carry a value).
+    pub values: SecondaryMap<Value, Option<(FuncId, Value)>>,
 }
 
 impl Provenance {

@@ -11,7 +11,8 @@
 //! - [`html`]: `report/index.html`, the verdict report a person reads;
 //! - [`lcov`]: `coverage.info`, native coverage as an lcov tracefile;
 //! - [`task`]: SV-COMP/Test-Comp task definitions (`TASK.yml`);
-//! - [`batch`]: shard summaries of `walkdown batch`.
+//! - [`batch`]: shard summaries of `walkdown batch`;
+//! - [`witness`]: `witness.yml`, an SV-COMP correctness witness (YAML 2.0).
 //!
 //! Every writer is crash-safe ([`atomic`]): an interrupted run leaves whole
 //! files only.
@@ -28,6 +29,7 @@ pub mod task;
 pub mod report;
 pub mod sarif;
 pub mod testcase;
+pub mod witness;
 mod xmldoc;
 
 use std::io;
@@ -136,4 +138,7 @@ pub enum FormatError {
         /// The path given.
         path: PathBuf,
     },
+    /// A document could not be serialized as YAML (a bug).
+    #[error("cannot write YAML: {0}")]
+    Yaml(String),
 }

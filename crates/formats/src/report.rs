@@ -60,6 +60,29 @@ pub struct Report {
     /// Each engine's figures, in the order they were started.
     #[serde(default)]
     pub engines: Vec<EngineFigures>,
+    /// The correctness witness, when the program has `reach_error` goals.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub witness: Option<WitnessEntry>,
+}
+
+/// What became of the correctness witness.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct WitnessEntry {
+    /// Its file in the output directory (empty when not written).
+    pub file: String,
+    /// `written` or `not written`.
+    pub status: String,
+    /// Why it was written or not.
+    pub reason: String,
+    /// Loop invariants it states.
+    #[serde(default)]
+    pub loop_invariants: usize,
+    /// Kept tests replayed with the invariants checked at their loops.
+    #[serde(default)]
+    pub tests_checked: usize,
+    /// Solver queries of the inductiveness check.
+    #[serde(default)]
+    pub inductiveness_queries: u64,
 }
 
 /// A proof a test contradicts.

@@ -8,7 +8,7 @@
 //! width changes. Division and shifts are left out (a C expression must
 //! not fault or be undefined where it is evaluated).
 
-use crate::{BinOp, Block, Body, CastOp, CheckKind, CmpPred, Const, FuncId, InstKind, Loc, Operand, Program, Type, Value};
+use crate::{BinOp, Block, Body, CastOp, CheckKind, CmpPred, Const, FuncId, Inst, InstKind, Loc, Operand, Program, Type, Value};
 
 /// An integer term.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -228,21 +228,23 @@ pub struct BlockInvariant {
 
 /// `program` with a check of each invariant first thing in its block: an
 /// [`CheckKind::Assertion`] that fails where the invariant does not hold.
-/// Running tests on it tells whether they respect the invariants.
-pub fn instrument_checks(program: &Program, invariants: &[BlockInvariant]) -> Program {
+/// Running tests on it tells whether they respect the invariants. Also
+/// returns each invariant's check instruction (`None` where its block does
+/// not exist).
+pub fn instrument_checks(program: &Program, invariants: &[BlockInvariant]) -> (Program, Vec<Option<Inst>>) {
     let mut p = program.clone();
+    let mut checks = Vec::with_capacity(invariants.len());
     for inv in invariants {
-        if !p.funcs.is_valid(inv.func) {
+        let body = if p.funcs.is_valid(inv.func) { p.funcs[inv.func].body.as_mut() } else { None };
+        let Some(body) = body.filter(|b| b.blocks.is_valid(inv.block)) else {
+            checks.push(None);
             continue;
-        }
-        let Some(body) = p.funcs[inv.func].body.as_mut() else { continue };
-        if !body.blocks.is_valid(inv.block) {
-            continue;
-        }
+        };
         let old = std::mem::take(&mut body.blocks[inv.block].insts);
         let cond = inv.formula.emit(body, inv.block, inv.loc);
-        body.append(inv.block, InstKind::Check { kind: CheckKind::Assertion, cond }, inv.loc);
+        let (check, _) = body.append(inv.block, InstKind::Check { kind: CheckKind::Assertion, cond }, inv.loc);
         body.blocks[inv.block].insts.extend(old);
+        checks.push(Some(check));
     }
-    p
+    (p, checks)
 }

@@ -14,6 +14,7 @@ mod report;
 mod run;
 mod task;
 mod validate;
+mod witness;
 use std::path::{Path, PathBuf};
 use walkdown_frontend::FrontendSettings;
 use walkdown_ir::goals::Goals;
@@ -153,6 +154,17 @@ fn run(cli: Cli) -> Result<i32> {
 /// Reads a program: C through the frontend, `.wir` through the IR reader.
 fn load(args: &ProgramArgs) -> Result<Program> {
     load_program(&args.file, args.data_model())
+}
+
+/// [`load_program`], with what the debug information says about the
+/// source's loops and variables (nothing for `.wir` files).
+pub fn load_program_with_sources(file: &Path, dm: DataModel) -> Result<(Program, walkdown_ir::source::SourceInfo)> {
+    check_input_file(file, &["c", "i", "wir"])?;
+    if file.extension().is_some_and(|e| e == "wir") {
+        return Ok((load_program(file, dm)?, Default::default()));
+    }
+    let settings = FrontendSettings { data_model: dm, ..Default::default() };
+    walkdown_frontend::compile_c_with_sources(file, &settings).with_context(|| format!("cannot lower {}", file.display()))
 }
 
 /// Reads a program from a C file (`.c`, `.i`) or a textual IR file (`.wir`,

@@ -9,7 +9,8 @@
 use super::output::{err, errln, outln};
 use super::outdir::{self, Manifest};
 use super::report::{make_report, spec_name, write_errors_sarif, write_html_report, write_report, HTML_FILE};
-use super::{load, ProgramArgs};
+use super::witness::WITNESS_FILE;
+use super::ProgramArgs;
 use anyhow::{bail, Context, Result};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -249,7 +250,7 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     // cleanly (during lowering, with the output directory untouched).
     let interrupt = &INTERRUPTED;
     install_stop_handler(interrupt);
-    let program = load(&args.program)?;
+    let (program, sources) = super::load_program_with_sources(&args.program.file, args.program.data_model())?;
     let goals = Goals::compute(&program);
     let property = match args.property.unwrap_or(PropertyArg::CoverageBranches) {
         PropertyArg::CoverageBranches => Property::CoverBranches,
@@ -284,7 +285,8 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     }
     let _lock = outdir::lock_out_dir(&args.out, &args.program.file)?;
     let metadata_name = format!("{SUITE_DIR}/metadata.xml");
-    let others = manifest.begin(&[REPORT_FILE, SARIF_FILE, HTML_FILE, LCOV_FILE, metadata_name.as_str()], is_test_file_name, SUITE_DIR)?;
+    let others =
+        manifest.begin(&[REPORT_FILE, SARIF_FILE, HTML_FILE, LCOV_FILE, WITNESS_FILE, metadata_name.as_str()], is_test_file_name, SUITE_DIR)?;
     if !others.is_empty() {
         errln(format_args!(
             "walkdown: warning: {} holds {} files walkdown did not write (left as they are, and read as tests by validators): {}",
@@ -312,6 +314,14 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
         _ => Vec::new(),
     };
 
+    // The model checker stays ours: a complete graph's invariants make the
+    // correctness witness after the run.
+    let mut cegar_engine = engines.contains(&EngineArg::Cegar).then(|| {
+        let mut settings = CegarSettings::default();
+        settings.solver.timeout_ms = Some(args.solver_timeout_ms);
+        CegarEngine::new(settings)
+    });
+    let mut cegar_slot = cegar_engine.as_mut();
     let mut members: Vec<Box<dyn Engine + '_>> = Vec::new();
     let mut described = Vec::new();
     for e in &engines {
@@ -366,10 +376,10 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
                 members.push(Box::new(BmcEngine::new(DeepeningSettings { bmc, first, last, strengthened })));
             }
             EngineArg::Cegar => {
-                let mut settings = CegarSettings::default();
-                settings.solver.timeout_ms = Some(args.solver_timeout_ms);
-                described.push(format!("cegar (recursion inlined {} deep)", settings.model.recursion_bound));
-                members.push(Box::new(CegarEngine::new(settings)));
+                if let Some(engine) = cegar_slot.take() {
+                    described.push(format!("cegar (recursion inlined {} deep)", engine.settings.model.recursion_bound));
+                    members.push(Box::new(engine));
+                }
             }
         }
     }
@@ -407,7 +417,36 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     let ends = walkdown_campaign::run_portfolio(&campaign, members, &args.shares, &portfolio, &mut observe);
     let snap = campaign.snapshot();
     let status = if interrupt.load(Ordering::Relaxed) { "interrupted" } else { "finished" };
-    let report = make_report(&header, &program, &goals, &snap, status);
+    let mut report = make_report(&header, &program, &goals, &snap, status);
+    if snap.conflicts.is_empty() {
+        report.witness = super::witness::write_witness(
+            &args.out,
+            &args.program.file,
+            &program,
+            &sources,
+            &goals,
+            &snap,
+            cegar_engine.as_mut().and_then(|e| e.certificate.as_mut()),
+            &mut |targets| {
+                // What is left of the budget (a run that settled every goal
+                // early has most of it), at most a minute.
+                let left = Duration::from_secs_f64(args.time).saturating_sub(snap.elapsed).min(Duration::from_secs(60));
+                if left < Duration::from_millis(500) || interrupt.load(Ordering::Relaxed) {
+                    return None;
+                }
+                let interp = campaign.interpreter();
+                let gaddr = |g| interp.global_address(g).unwrap_or(0);
+                let faddr = |f| interp.func_address(f).unwrap_or(0);
+                let mut settings = CegarSettings::default();
+                settings.solver.timeout_ms = Some(args.solver_timeout_ms);
+                walkdown_cegar::certify(&program, &goals, &gaddr, &faddr, targets, &settings, left).ok().flatten()
+            },
+            env!("CARGO_PKG_VERSION"),
+        );
+        if report.witness.as_ref().is_some_and(|w| w.status == "written") {
+            manifest.record(WITNESS_FILE).map_err(anyhow::Error::msg)?;
+        }
+    }
     walkdown_formats::report::write_report(&report_path, &report)?;
     write_errors_sarif(&args.out.join(SARIF_FILE), &report, &suite_dir)?;
     if let Err(e) = write_html_report(&args.out.join(HTML_FILE), &report, &suite_dir, None) {

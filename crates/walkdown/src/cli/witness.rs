@@ -1,0 +1,178 @@
+//! The correctness witness of a `gen` run: when every `reach_error` goal
+//! ended unreachable and the model checker's graph was complete, its
+//! invariants at the source loops' heads become `loop_invariant`s over the
+//! C variables in scope there (`witness.yml`, YAML witness format 2.0).
+//!
+//! A witness is written only after two checks of our own: every kept test,
+//! replayed on the program with each invariant checked at its loop head,
+//! satisfies them all; and the invariants, as printed (atoms over what C
+//! cannot name are dropped), are inductive under the encoding of the model
+//! checker and the bounded engine and exclude every `reach_error` check.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use walkdown_campaign::{Snapshot, Verdict};
+use walkdown_cegar::Certificate;
+use walkdown_formats::report::WitnessEntry;
+use walkdown_formats::witness::{c_expression, write_correctness_witness, LoopInvariantEntry, WitnessTask};
+use walkdown_interp::{Interpreter, Outcome, RunOptions};
+use walkdown_ir::formula::{instrument_checks, BlockInvariant};
+use walkdown_ir::goals::{ErrorSite, GoalId, GoalKind, Goals};
+use walkdown_ir::source::SourceInfo;
+use walkdown_ir::entity::EntityRef;
+use walkdown_ir::{CheckKind, Operand, Program, Type, Value};
+
+/// The witness file in the output directory.
+pub const WITNESS_FILE: &str = "witness.yml";
+
+/// How long the inductiveness check may take.
+const CHECK_TIME: Duration = Duration::from_secs(20);
+
+/// How long replaying the tests against the invariants may take.
+const REPLAY_TIME: Duration = Duration::from_secs(20);
+
+/// Makes and checks the witness; writes it to `out` when it passes.
+/// Returns what happened, for `report.json` (`None`: no `reach_error`
+/// goal, nothing to witness).
+#[allow(clippy::too_many_arguments)]
+pub fn write_witness(
+    out: &Path,
+    program_file: &Path,
+    program: &Program,
+    sources: &SourceInfo,
+    goals: &Goals,
+    snap: &Snapshot,
+    certificate: Option<&mut Certificate>,
+    certify: &mut dyn FnMut(&[GoalId]) -> Option<Certificate>,
+    producer_version: &str,
+) -> Option<WitnessEntry> {
+    let reach: Vec<_> = goals
+        .goals
+        .iter()
+        .filter(|(_, g)| matches!(g.kind, GoalKind::Error { site: ErrorSite::Check(CheckKind::ReachError), .. }))
+        .map(|(id, _)| id)
+        .collect();
+    if reach.is_empty() {
+        return None;
+    }
+    let not_written = |reason: String| Some(WitnessEntry { file: String::new(), status: "not written".into(), reason, ..Default::default() });
+    if let Some(g) = reach.iter().find(|g| !matches!(snap.goals[g.index()].verdict, Verdict::Unreachable(_))) {
+        return not_written(format!("reach_error goal {g} is {}, not proved unreachable", snap.goals[g.index()].verdict.word()));
+    }
+    let heads: Vec<_> = sources.all_loops().map(|(f, l)| (f, l.head)).collect();
+    if heads.is_empty() {
+        return not_written("the program has no loops: there is no loop invariant to state".into());
+    }
+    // The campaign's graph, if it has one that proves every reach_error
+    // goal; else a graph of the model checker's own for them.
+    let covers_all = |c: &Certificate| reach.iter().all(|g| c.proved().contains(g));
+    let mut own = None;
+    let certificate = match certificate {
+        Some(c) if covers_all(c) => c,
+        _ => match certify(&reach) {
+            Some(c) => own.insert(c),
+            None => return not_written("the model checker did not prove every reach_error goal unreachable in the time left".into()),
+        },
+    };
+    let name_of = |f: walkdown_ir::FuncId, head: walkdown_ir::Block, v: Value| -> Option<String> {
+        let l = sources.loop_at(f, head)?;
+        l.vars.iter().find(|sv| sv.value == Operand::Value(v)).map(|sv| sv.name.clone())
+    };
+    let keep = |f: walkdown_ir::FuncId, head: walkdown_ir::Block, v: Value| -> bool {
+        let Some(body) = program.funcs[f].body.as_ref() else { return false };
+        let int = body.values.get(v).is_some_and(|d| matches!(d.ty, Type::I8 | Type::I16 | Type::I32 | Type::I64));
+        int && name_of(f, head, v).is_some()
+    };
+    // Predicates alone first (short and readable); with the tracked
+    // values if those are not inductive.
+    let mut report = None;
+    let mut invariants = Vec::new();
+    for with_values in [false, true] {
+        invariants = certificate.head_invariants(&heads, &keep, with_values);
+        let r = certificate.check(&invariants, &reach, CHECK_TIME);
+        let valid = r.valid;
+        report = Some(r);
+        if valid {
+            break;
+        }
+    }
+    let report = report.expect("checked once at least");
+    if !report.valid {
+        return not_written(format!("the invariants as C can state them are not inductive: {}", report.failure));
+    }
+    // Invariants in C, and as checks at their heads.
+    let mut entries = Vec::new();
+    let mut checks = Vec::new();
+    for inv in &invariants {
+        let Some(l) = sources.loop_at(inv.func, inv.head) else { continue };
+        let Some(value) = c_expression(&inv.formula, &|v| name_of(inv.func, inv.head, v)) else {
+            return not_written(format!("the invariant at line {} reads a value C cannot name (a bug)", l.keyword.line));
+        };
+        entries.push(LoopInvariantEntry { line: l.keyword.line, column: l.keyword.col, function: program.funcs[inv.func].name.clone(), value });
+        checks.push(BlockInvariant { func: inv.func, block: inv.head, formula: inv.formula.clone(), loc: l.keyword });
+    }
+    if std::env::var_os("WALKDOWN_WITNESS_DEBUG").is_some() {
+        for (e, inv) in entries.iter().zip(&invariants) {
+            eprintln!("witness: line {}: {} ({:?})", e.line, e.value, inv.formula);
+        }
+    }
+    let tests_checked = match check_on_tests(program, &checks, snap) {
+        Ok(n) => n,
+        Err(why) => return not_written(why),
+    };
+    let hash = match std::fs::read(program_file) {
+        Ok(bytes) => walkdown_formats::batch::sha256_hex(&bytes),
+        Err(e) => return not_written(format!("cannot read {}: {e}", program_file.display())),
+    };
+    let task = WitnessTask {
+        input_file: program_file.display().to_string(),
+        input_file_sha256: hash,
+        data_model: program.data_model,
+        producer: ("walkdown".into(), producer_version.into()),
+        creation_time: walkdown_formats::metadata::utc_timestamp(std::time::SystemTime::now()),
+    };
+    let path = out.join(WITNESS_FILE);
+    if let Err(e) = write_correctness_witness(&path, &task, &entries) {
+        return not_written(format!("cannot write {}: {e}", path.display()));
+    }
+    Some(WitnessEntry {
+        file: WITNESS_FILE.into(),
+        status: "written".into(),
+        reason: format!("{} reach_error goals proved unreachable by predicate abstraction", reach.len()),
+        loop_invariants: entries.len(),
+        tests_checked,
+        inductiveness_queries: report.queries,
+    })
+}
+
+/// Replays every kept test on `program` with each invariant checked at its
+/// head; returns how many were replayed, or which test breaks which
+/// invariant (a bug: the proof would be wrong).
+fn check_on_tests(program: &Program, invariants: &[BlockInvariant], snap: &Snapshot) -> Result<usize, String> {
+    let (instrumented, check_insts) = instrument_checks(program, invariants);
+    if let Err(e) = walkdown_ir::verify::verify_program(&instrumented) {
+        return Err(format!("the invariants do not make a well-formed check (a bug): {e}"));
+    }
+    let goals = Goals::compute(&instrumented);
+    let interp = Interpreter::new(&instrumented, &goals).map_err(|e| format!("cannot replay the tests: {e}"))?;
+    let start = Instant::now();
+    let mut replayed = 0;
+    for t in &snap.tests {
+        if start.elapsed() > REPLAY_TIME {
+            break;
+        }
+        let r = interp.run(&t.vector, &RunOptions::default());
+        if let Outcome::Error { kind: CheckKind::Assertion, inst, .. } = r.outcome {
+            if let Some(k) = check_insts.iter().position(|c| *c == Some(inst)) {
+                return Err(format!(
+                    "test {} breaks the invariant at line {} (a bug in the model checker's proof; please report it)",
+                    t.index + 1,
+                    invariants[k].loc.line
+                ));
+            }
+        }
+        replayed += 1;
+    }
+    Ok(replayed)
+}
