@@ -330,6 +330,11 @@ fn global_offset(
 }
 
 impl<'p> Analysis<'p> {
+    /// The analysed program.
+    pub fn program(&self) -> &'p Program {
+        self.program
+    }
+
     /// Whether `func` was analyzed (it is defined and may run).
     pub fn is_reached(&self, func: FuncId) -> bool {
         self.funcs.contains_key(&func)

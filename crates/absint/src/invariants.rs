@@ -138,7 +138,7 @@ fn fact_blocks(body: &Body, loops: &[crate::relational::LoopInfo]) -> BTreeMap<B
 
 /// The type in which `terms` (sign-extended) sum without wrapping, given
 /// the values' intervals.
-fn eval_type(body: &Body, dm: DataModel, iv: impl Fn(Value) -> Interval, terms: &[(i64, Value)], constant: i64) -> Option<Type> {
+pub(crate) fn eval_type(body: &Body, dm: DataModel, iv: impl Fn(Value) -> Interval, terms: &[(i64, Value)], constant: i64) -> Option<Type> {
     'ty: for ty in [Type::I32, Type::I64] {
         let tw = ty.bits(dm);
         let fits = |x: i128| (smin(tw)..=smax(tw)).contains(&x);

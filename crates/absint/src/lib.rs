@@ -28,6 +28,8 @@
 //!   loop heads, loop exits and branches after loops over values available
 //!   there, and [`instrument`], which adds them to a program as `assume`s
 //!   when their arithmetic cannot wrap.
+//! - [`formulas`]: [`entry_formula`], a block's states as a formula over
+//!   values (for witnesses and invariant checks).
 //! - [`trip`]: [`trip_count_forms`], each loop's head parameters as affine
 //!   functions of its counter and of values defined before it, for the
 //!   concolic engine's trip-count symbols.
@@ -52,6 +54,7 @@ pub mod affine;
 pub mod analysis;
 pub mod domain;
 pub mod fixpoint;
+pub mod formulas;
 pub mod interval;
 pub mod invariants;
 pub mod octagon;
@@ -63,6 +66,7 @@ pub mod trip;
 pub use analysis::{analyze, analyze_with, return_summaries, AbsintError, Analysis};
 pub use transfer::{ReturnSummary, Summaries};
 pub use domain::Domain;
+pub use formulas::entry_formula;
 pub use interval::Interval;
 pub use invariants::{instrument, invariants_at_exits, FactKind, LinearFact};
 pub use relational::{analyze_relational, RelAnalysis, RelState};

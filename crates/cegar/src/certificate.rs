@@ -44,17 +44,30 @@ pub struct CheckReport {
     pub failure: String,
 }
 
-/// A complete graph's invariants over its model.
+/// Where a certificate's invariants come from.
+enum Source {
+    /// A complete abstract reachability graph.
+    Graph {
+        /// Per location: the node states, each a conjunction of literals.
+        states: Vec<Vec<Vec<ExprId>>>,
+        /// The literals that state a tracked value (`param == constant`).
+        value_literals: HashSet<ExprId>,
+    },
+    /// A formula per original block (the abstract interpretation's states;
+    /// `None`: unreachable), which holds at every piece of its copies (values
+    /// are SSA: a value keeps its value after an inlined call).
+    Formulas(HashMap<(FuncId, Block), Option<Formula>>),
+}
+
+/// Invariants over a model that prove goals unreachable: a complete
+/// graph's, or another analysis' per-block formulas.
 pub struct Certificate {
     model: Model,
-    /// Per location: the node states, each a conjunction of literals.
-    states: Vec<Vec<Vec<ExprId>>>,
-    /// The goals the graph proved unreachable.
+    source: Source,
+    /// The goals proved unreachable.
     proved: Vec<GoalId>,
     /// Per state symbol: its location and parameter number.
     sym_param: HashMap<SymId, (Block, usize)>,
-    /// The literals that state a tracked value (`param == constant`).
-    value_literals: HashSet<ExprId>,
 }
 
 fn int_type(width: u32) -> Option<Type> {
@@ -73,6 +86,32 @@ impl Certificate {
     /// per location are `states`, of which `value_literals` state tracked
     /// values ([`crate::Checker::location_states`]).
     pub fn new(model: Model, states: Vec<Vec<Vec<ExprId>>>, value_literals: HashSet<ExprId>, proved: Vec<GoalId>) -> Certificate {
+        Certificate::with_source(model, Source::Graph { states, value_literals }, proved)
+    }
+
+    /// The certificate that the formulas `formula_of` gives per original
+    /// block (`None`: no execution gets there) prove `proved` unreachable
+    /// — to be confirmed by [`Certificate::check`].
+    pub fn from_formulas(model: Model, formula_of: &dyn Fn(FuncId, Block) -> Option<Formula>, proved: Vec<GoalId>) -> Certificate {
+        let mut by_origin = HashMap::new();
+        for b in model.body.blocks.keys() {
+            if let Some(o) = model.prov.blocks.get(b) {
+                by_origin.entry((o.func, o.block)).or_insert_with(|| formula_of(o.func, o.block));
+            }
+            for &(f, cb) in model.prov.call_sites.get(b) {
+                by_origin.entry((f, cb)).or_insert_with(|| formula_of(f, cb));
+            }
+        }
+        Certificate::with_source(model, Source::Formulas(by_origin), proved)
+    }
+
+    /// Whether the invariants come from a model checker's graph (else from
+    /// per-block formulas).
+    pub fn from_graph(&self) -> bool {
+        matches!(self.source, Source::Graph { .. })
+    }
+
+    fn with_source(model: Model, source: Source, proved: Vec<GoalId>) -> Certificate {
         let mut sym_param = HashMap::new();
         for (b, st) in model.states.iter().enumerate() {
             for (j, &p) in st.params.iter().enumerate() {
@@ -81,7 +120,7 @@ impl Certificate {
                 }
             }
         }
-        Certificate { model, states, proved, sym_param, value_literals }
+        Certificate { model, source, proved, sym_param }
     }
 
     /// The goals the graph proved unreachable.
@@ -97,6 +136,31 @@ impl Certificate {
             .keys()
             .filter(|&b| matches!(self.model.prov.blocks.get(b), Some(o) if o.func == func && o.block == head && o.start))
             .collect()
+    }
+
+    /// For per-block formulas: what held at the calls block `b` is inlined
+    /// in, about the callers' values `b` carries.
+    fn call_site_terms(&mut self, b: Block) -> Vec<ExprId> {
+        let Source::Formulas(by_origin) = &self.source else { return Vec::new() };
+        let sites: Vec<(FuncId, Formula)> = self
+            .model
+            .prov
+            .call_sites
+            .get(b)
+            .iter()
+            .filter_map(|&(cf, cb)| by_origin.get(&(cf, cb)).cloned().flatten().map(|f| (cf, f)))
+            .collect();
+        let mut terms = Vec::new();
+        for (func, f) in sites {
+            let f = f.restrict(&|v| self.param_of(b, func, v).is_some());
+            terms.push(self.encode_formula(&f, b, func, &mut HashMap::new()));
+        }
+        terms
+    }
+
+    /// The parameter number of block `b` that carries value `v` of `func`.
+    fn param_of(&self, b: Block, func: FuncId, v: Value) -> Option<usize> {
+        self.model.body.blocks[b].params.iter().position(|p| *self.model.prov.values.get(*p) == Some((func, v)))
     }
 
     /// The original value state symbol `sym` stands for, if it is a
@@ -121,13 +185,30 @@ impl Certificate {
     /// predicates alone are often enough, and readable).
     pub fn head_invariants(&self, heads: &[(FuncId, Block)], keep: &dyn Fn(FuncId, Block, Value) -> bool, with_values: bool) -> Vec<HeadInvariant> {
         let mut out = Vec::new();
+        let (states, value_literals) = match &self.source {
+            Source::Graph { states, value_literals } => (states, value_literals),
+            Source::Formulas(by_origin) => {
+                for &(func, head) in heads {
+                    // A value the head's copies do not carry is dead there:
+                    // nothing checked speaks about it.
+                    let copies = self.copies(func, head);
+                    let live = |v: Value| copies.iter().all(|&b| self.param_of(b, func, v).is_some());
+                    let formula = match by_origin.get(&(func, head)) {
+                        Some(Some(f)) => f.restrict(&|v| keep(func, head, v) && live(v)),
+                        _ => Formula::Bool(false),
+                    };
+                    out.push(HeadInvariant { func, head, formula });
+                }
+                return out;
+            }
+        };
         for &(func, head) in heads {
             let mut disjuncts = Vec::new();
             for b in self.copies(func, head) {
-                for lits in &self.states[b.index()] {
+                for lits in &states[b.index()] {
                     let mut conj = Vec::new();
                     for &l in lits {
-                        if !with_values && self.value_literals.contains(&l) {
+                        if !with_values && value_literals.contains(&l) {
                             continue;
                         }
                         let t = Translate { c: self, func, head, keep };
@@ -156,13 +237,42 @@ impl Certificate {
         let n = self.model.body.blocks.len();
         let mut inv: Vec<ExprId> = Vec::with_capacity(n);
         for b in 0..n {
-            let parts: Vec<ExprId> = self.states[b].iter().map(|lits| self.model.pool.and(lits).expect("Boolean")).collect();
-            inv.push(self.model.pool.or(&parts).expect("Boolean"));
+            let block = Block::new(b);
+            let term = match &self.source {
+                Source::Graph { states, .. } => {
+                    let parts: Vec<ExprId> = states[b].iter().map(|lits| self.model.pool.and(lits).expect("Boolean")).collect();
+                    self.model.pool.or(&parts).expect("Boolean")
+                }
+                Source::Formulas(by_origin) => match self.model.prov.blocks.get(block) {
+                    Some(o) => match by_origin.get(&(o.func, o.block)).cloned().flatten() {
+                        Some(f) => {
+                            // The block's own state, and what held at the
+                            // calls it is inlined in about the callers'
+                            // values it carries (SSA values keep their
+                            // value through a call).
+                            let f = f.restrict(&|v| self.param_of(block, o.func, v).is_some());
+                            let mut terms = vec![self.encode_formula(&f, block, o.func, &mut HashMap::new())];
+                            terms.extend(self.call_site_terms(block));
+                            self.model.pool.and(&terms).expect("Boolean")
+                        }
+                        None => self.model.pool.bool_const(false),
+                    },
+                    // A block a pass made up: nothing claimed there.
+                    None => self.model.pool.bool_const(true),
+                },
+            };
+            inv.push(term);
         }
         for hi in invariants {
             for b in self.copies(hi.func, hi.head) {
                 let mut fresh = HashMap::new();
-                inv[b.index()] = self.encode_formula(&hi.formula, b, hi.func, &mut fresh);
+                let mut terms = vec![self.encode_formula(&hi.formula, b, hi.func, &mut fresh)];
+                // What held at the calls the loop's function is inlined in,
+                // about the callers' values the head carries (no C
+                // expression at the loop can name them, but the steps after
+                // the head may need them).
+                terms.extend(self.call_site_terms(b));
+                inv[b.index()] = self.model.pool.and(&terms).expect("Boolean");
             }
         }
         let mut solver = SolverStack::build(&SolverSettings::default());
@@ -170,6 +280,40 @@ impl Certificate {
         let proved: HashSet<GoalId> = self.proved.iter().chain(exclude).copied().collect();
         let mut report = CheckReport { valid: true, queries: 0, failure: String::new() };
         let f = self.model.pool.bool_const(false);
+        // A block no step can enter from the invariants of its
+        // predecessors is unreached: its invariant is `false` (an analysis
+        // that proved an edge dead need not have a bottom state after it).
+        // One pass in reverse postorder; a later predecessor's invariant
+        // is used as it is, which is only weaker.
+        let mut incoming: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
+        for (b, steps) in self.model.steps.iter().enumerate() {
+            for (k, s) in steps.iter().enumerate() {
+                incoming[s.to.index()].push((b, k));
+            }
+        }
+        let heads_fixed: HashSet<usize> =
+            invariants.iter().flat_map(|hi| self.copies(hi.func, hi.head)).map(|b| b.index()).collect();
+        for b in walkdown_ir::verify::reverse_postorder(&self.model.body) {
+            let i = b.index();
+            if b == walkdown_ir::Body::ENTRY || inv[i] == f || heads_fixed.contains(&i) {
+                continue;
+            }
+            let mut entered = false;
+            for &(p, k) in &incoming[i] {
+                if inv[p] == f {
+                    continue;
+                }
+                let q = self.model.pool.and(&[inv[p], self.model.steps[p][k].guard]).expect("Boolean");
+                report.queries += 1;
+                if !matches!(solver.is_sat(&self.model.pool, &[q]), Ok(Some(false))) {
+                    entered = true;
+                    break;
+                }
+            }
+            if !entered {
+                inv[i] = f;
+            }
+        }
         for b in 0..n {
             if inv[b] == f {
                 continue;
@@ -187,6 +331,11 @@ impl Certificate {
                 match solver.is_sat(&self.model.pool, &[q]) {
                     Ok(Some(false)) => {}
                     answer => {
+                        if std::env::var_os("WALKDOWN_WITNESS_DEBUG").is_some() {
+                            eprintln!("certificate: from {}: {}", b, self.model.pool.display(inv[b]));
+                            eprintln!("certificate: to {}: {}", to.as_u32(), self.model.pool.display(inv[to.index()]));
+                            eprintln!("certificate: guard: {}", self.model.pool.display(guard));
+                        }
                         report.valid = false;
                         report.failure = format!(
                             "the step from {} to {} {}",
@@ -271,8 +420,7 @@ impl Certificate {
         let bits = |ty: Type| ty.bits(walkdown_ir::DataModel::LP64);
         match term {
             Term::Operand(Operand::Value(v)) => {
-                let params = &self.model.body.blocks[b].params;
-                if let Some(j) = params.iter().position(|p| *self.model.prov.values.get(*p) == Some((func, *v))) {
+                if let Some(j) = self.param_of(b, func, *v) {
                     return self.model.states[b.index()].params[j];
                 }
                 if let Some(&e) = fresh.get(v) {

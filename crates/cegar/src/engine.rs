@@ -307,3 +307,25 @@ pub fn certify(
         _ => Ok(None),
     }
 }
+
+/// The certificate that `formula_of` (per original block; `None`: no
+/// execution gets there) proves `proved` unreachable, over the model of
+/// `program` (addresses as the interpreter lays them out); to be confirmed
+/// by [`Certificate::check`].
+pub fn certificate_from_formulas(
+    program: &walkdown_ir::Program,
+    goals: &walkdown_ir::goals::Goals,
+    global_addr: &dyn Fn(walkdown_ir::GlobalId) -> u64,
+    func_addr: &dyn Fn(walkdown_ir::FuncId) -> u64,
+    settings: &CegarSettings,
+    formula_of: &dyn Fn(walkdown_ir::FuncId, walkdown_ir::Block) -> Option<walkdown_ir::formula::Formula>,
+    proved: Vec<GoalId>,
+) -> Result<Certificate, CegarError> {
+    let model = Model::build(program, goals, global_addr, func_addr, &settings.model)?;
+    if model.cuts.iter().any(|c| c.is_some()) {
+        // Recursion deeper than the inlining bound: the model does not
+        // have every execution, so a check over it proves nothing.
+        return Err(CegarError::Unsupported { construct: "recursion deeper than the inlining bound".into(), line: 0 });
+    }
+    Ok(Certificate::from_formulas(model, formula_of, proved))
+}

@@ -15,7 +15,7 @@ pub mod model;
 
 pub use certificate::{Certificate, CheckReport, HeadInvariant};
 pub use checker::{Checker, CheckerFigures, CheckerSettings, Driver, Outcome};
-pub use engine::{aimed, certify, run_cegar, CegarEngine, CegarSettings};
+pub use engine::{aimed, certificate_from_formulas, certify, run_cegar, CegarEngine, CegarSettings};
 pub use model::{Model, ModelSettings};
 
 /// Why the model checker cannot handle a program.

@@ -65,7 +65,16 @@ pub fn inline_function(
     settings: &InlineSettings,
     keep: &[FuncId],
 ) -> Result<(Program, Provenance), EncodeError> {
-    let mut inl = Inliner { program, settings, out: Body::default(), prov: Provenance::default(), stack: vec![f], taken: None, keep };
+    let mut inl = Inliner {
+        program,
+        settings,
+        out: Body::default(),
+        prov: Provenance::default(),
+        stack: vec![f],
+        call_sites: Vec::new(),
+        taken: None,
+        keep,
+    };
     inl.copy_function(f, None)?;
     let mut p = program.clone();
     p.funcs[f].body = Some(inl.out);
@@ -79,6 +88,8 @@ struct Inliner<'p> {
     prov: Provenance,
     /// The functions being copied, outermost first.
     stack: Vec<FuncId>,
+    /// The original blocks of the calls being inlined, outermost first.
+    call_sites: Vec<(FuncId, Block)>,
     /// Functions whose address is taken (computed on the first indirect call).
     taken: Option<Vec<FuncId>>,
     /// Functions whose direct calls stay calls.
@@ -90,7 +101,11 @@ impl Inliner<'_> {
         if self.out.blocks.len() >= self.settings.max_blocks {
             return Err(EncodeError::TooLarge { what: "blocks after inlining", limit: self.settings.max_blocks });
         }
-        Ok(self.out.add_block())
+        let b = self.out.add_block();
+        if !self.call_sites.is_empty() {
+            self.prov.call_sites.set(b, self.call_sites.clone());
+        }
+        Ok(b)
     }
 
     /// Ends `cur` with a jump into a copy of `g` whose returns go to `cont`,
@@ -138,7 +153,14 @@ impl Inliner<'_> {
             self.prov.cuts.push(Cut { block: cut, reason: CutReason::Recursion { func: g } });
         } else {
             self.stack.push(g);
+            let site = self.prov.blocks.get(cur).map(|o| (o.func, o.block));
+            if let Some(site) = site {
+                self.call_sites.push(site);
+            }
             let entry = self.copy_function(g, Some(cont))?;
+            if site.is_some() {
+                self.call_sites.pop();
+            }
             self.stack.pop();
             self.out.set_term(cur, Terminator::Jump(BlockCall { block: entry, args }), loc);
         }

@@ -80,6 +80,10 @@ pub struct Provenance {
     /// of the block after the inlined call, and parameters a pass adds to
     /// carry a value).
     pub values: SecondaryMap<Value, Option<(FuncId, Value)>>,
+    /// Per block of an inlined callee: the original blocks of the calls
+    /// it was inlined at, outermost first (empty in the outermost
+    /// function).
+    pub call_sites: SecondaryMap<Block, Vec<(FuncId, Block)>>,
 }
 
 impl Provenance {

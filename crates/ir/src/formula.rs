@@ -140,6 +140,31 @@ impl Formula {
         }
     }
 
+    /// A weaker formula reading only values `keep` accepts: each
+    /// comparison reading another value becomes `true` where it occurs
+    /// positively (negations are pushed into comparisons first, so every
+    /// comparison occurs positively).
+    pub fn restrict(&self, keep: &dyn Fn(Value) -> bool) -> Formula {
+        match self {
+            Formula::Bool(b) => Formula::Bool(*b),
+            Formula::Cmp { .. } => {
+                if self.values().into_iter().all(keep) {
+                    self.clone()
+                } else {
+                    Formula::Bool(true)
+                }
+            }
+            Formula::Not(f) => match &**f {
+                Formula::Not(g) => g.restrict(keep),
+                Formula::And(fs) => Formula::or(fs.iter().map(|g| g.clone().negate().restrict(keep)).collect()),
+                Formula::Or(fs) => Formula::and(fs.iter().map(|g| g.clone().negate().restrict(keep)).collect()),
+                other => other.clone().negate().restrict(keep),
+            },
+            Formula::And(fs) => Formula::and(fs.iter().map(|f| f.restrict(keep)).collect()),
+            Formula::Or(fs) => Formula::or(fs.iter().map(|f| f.restrict(keep)).collect()),
+        }
+    }
+
     /// Every value the formula reads, each once, in order of appearance.
     pub fn values(&self) -> Vec<Value> {
         let mut out = Vec::new();

@@ -419,6 +419,30 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     let status = if interrupt.load(Ordering::Relaxed) { "interrupted" } else { "finished" };
     let mut report = make_report(&header, &program, &goals, &snap, status);
     if snap.conflicts.is_empty() {
+        let interp = campaign.interpreter();
+        let gaddr = |g| interp.global_address(g).unwrap_or(0);
+        let faddr = |f| interp.func_address(f).unwrap_or(0);
+        let mut cegar_settings = CegarSettings::default();
+        cegar_settings.solver.timeout_ms = Some(args.solver_timeout_ms);
+        let mut from_analysis = |targets: &[walkdown_ir::goals::GoalId]| {
+            let intervals = walkdown_absint::analyze(&program);
+            let formula_of = |f, b| walkdown_absint::entry_formula(&intervals, relational.as_ref(), f, b);
+            walkdown_cegar::certificate_from_formulas(&program, &goals, &gaddr, &faddr, &cegar_settings, &formula_of, targets.to_vec()).ok()
+        };
+        let mut model_check = |targets: &[walkdown_ir::goals::GoalId]| {
+            // What is left of the budget (a run that settled every goal
+            // early has most of it), at most a minute.
+            let left = Duration::from_secs_f64(args.time).saturating_sub(snap.elapsed).min(Duration::from_secs(60));
+            if left < Duration::from_millis(500) || interrupt.load(Ordering::Relaxed) {
+                return None;
+            }
+            walkdown_cegar::certify(&program, &goals, &gaddr, &faddr, targets, &cegar_settings, left).ok().flatten()
+        };
+        let provers = super::witness::Provers {
+            campaign_graph: cegar_engine.as_mut().and_then(|e| e.certificate.as_mut()),
+            from_analysis: &mut from_analysis,
+            model_check: &mut model_check,
+        };
         report.witness = super::witness::write_witness(
             &args.out,
             &args.program.file,
@@ -426,21 +450,7 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
             &sources,
             &goals,
             &snap,
-            cegar_engine.as_mut().and_then(|e| e.certificate.as_mut()),
-            &mut |targets| {
-                // What is left of the budget (a run that settled every goal
-                // early has most of it), at most a minute.
-                let left = Duration::from_secs_f64(args.time).saturating_sub(snap.elapsed).min(Duration::from_secs(60));
-                if left < Duration::from_millis(500) || interrupt.load(Ordering::Relaxed) {
-                    return None;
-                }
-                let interp = campaign.interpreter();
-                let gaddr = |g| interp.global_address(g).unwrap_or(0);
-                let faddr = |f| interp.func_address(f).unwrap_or(0);
-                let mut settings = CegarSettings::default();
-                settings.solver.timeout_ms = Some(args.solver_timeout_ms);
-                walkdown_cegar::certify(&program, &goals, &gaddr, &faddr, targets, &settings, left).ok().flatten()
-            },
+            provers,
             env!("CARGO_PKG_VERSION"),
         );
         if report.witness.as_ref().is_some_and(|w| w.status == "written") {

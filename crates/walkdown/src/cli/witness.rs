@@ -32,6 +32,25 @@ const CHECK_TIME: Duration = Duration::from_secs(20);
 /// How long replaying the tests against the invariants may take.
 const REPLAY_TIME: Duration = Duration::from_secs(20);
 
+/// The ways to a certificate for the `reach_error` goals, tried in order.
+pub struct Provers<'a> {
+    /// The campaign's model checker's complete graph, if it has one.
+    pub campaign_graph: Option<&'a mut Certificate>,
+    /// The abstract interpretation's states over the model.
+    pub from_analysis: &'a mut dyn FnMut(&[GoalId]) -> Option<Certificate>,
+    /// A model-checking run of its own, with these goals as targets.
+    pub model_check: &'a mut dyn FnMut(&[GoalId]) -> Option<Certificate>,
+}
+
+/// Invariants that passed the inductiveness check, with how they were
+/// found and checked.
+struct Checked {
+    entries: Vec<LoopInvariantEntry>,
+    checks: Vec<BlockInvariant>,
+    queries: u64,
+    method: &'static str,
+}
+
 /// Makes and checks the witness; writes it to `out` when it passes.
 /// Returns what happened, for `report.json` (`None`: no `reach_error`
 /// goal, nothing to witness).
@@ -43,8 +62,7 @@ pub fn write_witness(
     sources: &SourceInfo,
     goals: &Goals,
     snap: &Snapshot,
-    certificate: Option<&mut Certificate>,
-    certify: &mut dyn FnMut(&[GoalId]) -> Option<Certificate>,
+    provers: Provers<'_>,
     producer_version: &str,
 ) -> Option<WitnessEntry> {
     let reach: Vec<_> = goals
@@ -64,60 +82,36 @@ pub fn write_witness(
     if heads.is_empty() {
         return not_written("the program has no loops: there is no loop invariant to state".into());
     }
-    // The campaign's graph, if it has one that proves every reach_error
-    // goal; else a graph of the model checker's own for them.
-    let covers_all = |c: &Certificate| reach.iter().all(|g| c.proved().contains(g));
-    let mut own = None;
-    let certificate = match certificate {
-        Some(c) if covers_all(c) => c,
-        _ => match certify(&reach) {
-            Some(c) => own.insert(c),
-            None => return not_written("the model checker did not prove every reach_error goal unreachable in the time left".into()),
-        },
-    };
-    let name_of = |f: walkdown_ir::FuncId, head: walkdown_ir::Block, v: Value| -> Option<String> {
-        let l = sources.loop_at(f, head)?;
-        l.vars.iter().find(|sv| sv.value == Operand::Value(v)).map(|sv| sv.name.clone())
-    };
-    let keep = |f: walkdown_ir::FuncId, head: walkdown_ir::Block, v: Value| -> bool {
-        let Some(body) = program.funcs[f].body.as_ref() else { return false };
-        let int = body.values.get(v).is_some_and(|d| matches!(d.ty, Type::I8 | Type::I16 | Type::I32 | Type::I64));
-        int && name_of(f, head, v).is_some()
-    };
-    // Predicates alone first (short and readable); with the tracked
-    // values if those are not inductive.
-    let mut report = None;
-    let mut invariants = Vec::new();
-    for with_values in [false, true] {
-        invariants = certificate.head_invariants(&heads, &keep, with_values);
-        let r = certificate.check(&invariants, &reach, CHECK_TIME);
-        let valid = r.valid;
-        report = Some(r);
-        if valid {
-            break;
+    let mut failures = Vec::new();
+    let mut checked = None;
+    if let Some(c) = provers.campaign_graph.filter(|c| reach.iter().all(|g| c.proved().contains(g))) {
+        match state_invariants(c, program, sources, &heads, &reach) {
+            Ok(k) => checked = Some(k),
+            Err(why) => failures.push(format!("the model checker's graph: {why}")),
         }
     }
-    let report = report.expect("checked once at least");
-    if !report.valid {
-        return not_written(format!("the invariants as C can state them are not inductive: {}", report.failure));
-    }
-    // Invariants in C, and as checks at their heads.
-    let mut entries = Vec::new();
-    let mut checks = Vec::new();
-    for inv in &invariants {
-        let Some(l) = sources.loop_at(inv.func, inv.head) else { continue };
-        let Some(value) = c_expression(&inv.formula, &|v| name_of(inv.func, inv.head, v)) else {
-            return not_written(format!("the invariant at line {} reads a value C cannot name (a bug)", l.keyword.line));
-        };
-        entries.push(LoopInvariantEntry { line: l.keyword.line, column: l.keyword.col, function: program.funcs[inv.func].name.clone(), value });
-        checks.push(BlockInvariant { func: inv.func, block: inv.head, formula: inv.formula.clone(), loc: l.keyword });
-    }
-    if std::env::var_os("WALKDOWN_WITNESS_DEBUG").is_some() {
-        for (e, inv) in entries.iter().zip(&invariants) {
-            eprintln!("witness: line {}: {} ({:?})", e.line, e.value, inv.formula);
+    if checked.is_none() {
+        match (provers.from_analysis)(&reach) {
+            Some(mut c) => match state_invariants(&mut c, program, sources, &heads, &reach) {
+                Ok(k) => checked = Some(k),
+                Err(why) => failures.push(format!("the abstract interpretation: {why}")),
+            },
+            None => failures.push("the abstract interpretation: no states over the model (recursion deeper than the inlining bound, or no model)".into()),
         }
     }
-    let tests_checked = match check_on_tests(program, &checks, snap) {
+    if checked.is_none() {
+        match (provers.model_check)(&reach) {
+            Some(mut c) => match state_invariants(&mut c, program, sources, &heads, &reach) {
+                Ok(k) => checked = Some(k),
+                Err(why) => failures.push(format!("a model-checking run: {why}")),
+            },
+            None => failures.push("a model-checking run: no complete proof in the time left".into()),
+        }
+    }
+    let Some(checked) = checked else {
+        return not_written(failures.join("; "));
+    };
+    let tests_checked = match check_on_tests(program, &checked.checks, snap) {
         Ok(n) => n,
         Err(why) => return not_written(why),
     };
@@ -133,17 +127,66 @@ pub fn write_witness(
         creation_time: walkdown_formats::metadata::utc_timestamp(std::time::SystemTime::now()),
     };
     let path = out.join(WITNESS_FILE);
-    if let Err(e) = write_correctness_witness(&path, &task, &entries) {
+    if let Err(e) = write_correctness_witness(&path, &task, &checked.entries) {
         return not_written(format!("cannot write {}: {e}", path.display()));
     }
     Some(WitnessEntry {
         file: WITNESS_FILE.into(),
         status: "written".into(),
-        reason: format!("{} reach_error goals proved unreachable by predicate abstraction", reach.len()),
-        loop_invariants: entries.len(),
+        reason: format!("{} reach_error goals proved unreachable; invariants from {}", reach.len(), checked.method),
+        loop_invariants: checked.entries.len(),
         tests_checked,
-        inductiveness_queries: report.queries,
+        inductiveness_queries: checked.queries,
     })
+}
+
+/// The certificate's invariants at the loop heads as C can state them,
+/// checked for inductiveness (readable ones first: a graph's predicates
+/// without the values it tracked, then with them).
+fn state_invariants(
+    certificate: &mut Certificate,
+    program: &Program,
+    sources: &SourceInfo,
+    heads: &[(walkdown_ir::FuncId, walkdown_ir::Block)],
+    reach: &[GoalId],
+) -> Result<Checked, String> {
+    let name_of = |f: walkdown_ir::FuncId, head: walkdown_ir::Block, v: Value| -> Option<String> {
+        let l = sources.loop_at(f, head)?;
+        l.vars.iter().find(|sv| sv.value == Operand::Value(v)).map(|sv| sv.name.clone())
+    };
+    let keep = |f: walkdown_ir::FuncId, head: walkdown_ir::Block, v: Value| -> bool {
+        let Some(body) = program.funcs[f].body.as_ref() else { return false };
+        let int = body.values.get(v).is_some_and(|d| matches!(d.ty, Type::I8 | Type::I16 | Type::I32 | Type::I64));
+        int && name_of(f, head, v).is_some()
+    };
+    let mut last_failure = String::new();
+    let mut queries = 0;
+    let variants: &[bool] = if certificate.from_graph() { &[false, true] } else { &[false] };
+    for &with_values in variants {
+        let invariants = certificate.head_invariants(heads, &keep, with_values);
+        let report = certificate.check(&invariants, reach, CHECK_TIME);
+        queries += report.queries;
+        if !report.valid {
+            last_failure = format!("the invariants as C can state them are not inductive: {}", report.failure);
+            continue;
+        }
+        let mut entries = Vec::new();
+        let mut checks = Vec::new();
+        for inv in &invariants {
+            let Some(l) = sources.loop_at(inv.func, inv.head) else { continue };
+            let Some(value) = c_expression(&inv.formula, &|v| name_of(inv.func, inv.head, v)) else {
+                return Err(format!("the invariant at line {} reads a value C cannot name (a bug)", l.keyword.line));
+            };
+            if std::env::var_os("WALKDOWN_WITNESS_DEBUG").is_some() {
+                eprintln!("witness: line {}: {value}", l.keyword.line);
+            }
+            entries.push(LoopInvariantEntry { line: l.keyword.line, column: l.keyword.col, function: program.funcs[inv.func].name.clone(), value });
+            checks.push(BlockInvariant { func: inv.func, block: inv.head, formula: inv.formula.clone(), loc: l.keyword });
+        }
+        let method = if certificate.from_graph() { "predicate abstraction" } else { "abstract interpretation (intervals, equalities)" };
+        return Ok(Checked { entries, checks, queries, method });
+    }
+    Err(last_failure)
 }
 
 /// Replays every kept test on `program` with each invariant checked at its
