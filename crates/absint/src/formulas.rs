@@ -1,8 +1,10 @@
 //! The analyses' states as [`Formula`]s over a function's values, for
 //! engines that check or print invariants (correctness witnesses): per
 //! block, the meet of the interval analysis and the relational product —
-//! each value's bounds, and the affine equalities among values (counters
-//! projected away) evaluated in a type where their sums cannot wrap.
+//! each value's bounds, the affine equalities among values (counters
+//! projected away) evaluated in a type where their sums cannot wrap, and
+//! the octagonal inequalities between two values of at most 32 bits
+//! (computed in `i64`).
 
 use walkdown_ir::formula::{Formula, Term};
 use walkdown_ir::{BinOp, Block, CastOp, CmpPred, Const, FuncId, Operand, Type};
@@ -88,7 +90,42 @@ pub fn entry_formula(intervals: &Analysis<'_>, relational: Option<&RelAnalysis<'
             }
         }
     }
+    if let Some(r) = &rel {
+        for (&(x, sx, y, sy), c) in r.oct.constraints() {
+            let (Var::Val(x), Var::Val(y)) = (x, y) else { continue };
+            if let Some(f) = octagonal(body, dm, (x, sx), (y, sy), c) {
+                atoms.push(f);
+            }
+        }
+    }
     Some(Formula::and(atoms))
+}
+
+/// `sx * x + sy * y <= c` over the values' signed readings, computed in
+/// `i64` from values of at most 32 bits (so it cannot wrap).
+fn octagonal(
+    body: &walkdown_ir::Body,
+    dm: walkdown_ir::DataModel,
+    (x, sx): (walkdown_ir::Value, bool),
+    (y, sy): (walkdown_ir::Value, bool),
+    c: i128,
+) -> Option<Formula> {
+    let wide = |v: walkdown_ir::Value| -> Option<Term> {
+        let ty = body.values[v].ty;
+        (ty.is_int() && (2..=32).contains(&ty.bits(dm)))
+            .then(|| Term::Cast { op: CastOp::SExt, from: ty, to: Type::I64, arg: Box::new(Term::value(v)) })
+    };
+    let (tx, ty) = (wide(x)?, wide(y)?);
+    let c = i64::try_from(c).ok()?;
+    let bin = |op, a: Term, b: Term| Term::Bin { op, ty: Type::I64, lhs: Box::new(a), rhs: Box::new(b) };
+    let le = |lhs: Term, k: i64| Formula::Cmp { pred: CmpPred::Sle, ty: Type::I64, lhs, rhs: constant(Type::I64, i128::from(k), dm) };
+    Some(match (sx, sy) {
+        (true, true) => le(bin(BinOp::Add, tx, ty), c),
+        (true, false) => le(bin(BinOp::Sub, tx, ty), c),
+        (false, true) => le(bin(BinOp::Sub, ty, tx), c),
+        // -(x + y) <= c is x + y >= -c.
+        (false, false) => Formula::Cmp { pred: CmpPred::Sle, ty: Type::I64, lhs: constant(Type::I64, -i128::from(c), dm), rhs: bin(BinOp::Add, tx, ty) },
+    })
 }
 
 fn constant(ty: Type, c: i128, dm: walkdown_ir::DataModel) -> Term {

@@ -224,6 +224,8 @@ struct Printed {
     /// Of the term's unsigned C type (else a variable of unknown
     /// signedness).
     unsigned_typed: bool,
+    /// Of the term's signed C type, holding its signed reading.
+    signed_typed: bool,
 }
 
 impl Printed {
@@ -259,6 +261,9 @@ fn leaf_or_cast(t: &Term, w: u32, signed: bool, equality: bool, name_of: &dyn Fn
     if equality && w >= 32 {
         return Some(p.wrapped());
     }
+    if signed && p.signed_typed {
+        return Some(p.wrapped());
+    }
     Some(if signed { format!("({st}){}", p.wrapped()) } else { p.as_unsigned(ut) })
 }
 
@@ -285,12 +290,12 @@ fn literal(bits: u64, w: u32, signed: bool) -> String {
 /// term's bits.
 fn term(t: &Term, name_of: &dyn Fn(Value) -> Option<String>) -> Option<Printed> {
     match t {
-        Term::Operand(Operand::Value(v)) => Some(Printed { text: name_of(*v)?, atomic: true, unsigned_typed: false }),
+        Term::Operand(Operand::Value(v)) => Some(Printed { text: name_of(*v)?, atomic: true, unsigned_typed: false, signed_typed: false }),
         Term::Operand(Operand::Const(c)) => {
             let w = width(c.ty)?;
             let text = literal(c.bits, w, false);
             // Literals narrower than int are of type unsigned int.
-            Some(Printed { text, atomic: true, unsigned_typed: w >= 32 })
+            Some(Printed { text, atomic: true, unsigned_typed: w >= 32, signed_typed: false })
         }
         Term::Operand(_) => None,
         Term::Bin { op, ty, lhs, rhs } => {
@@ -308,30 +313,47 @@ fn term(t: &Term, name_of: &dyn Fn(Value) -> Option<String>) -> Option<Printed> 
                 BinOp::Xor => "^",
                 _ => return None,
             };
+            // The sum or difference of two values sign-extended from at most
+            // half the width cannot wrap: it is written in the signed type,
+            // as a reader would.
+            let narrow_sext = |x: &Term| matches!(x, Term::Cast { op: CastOp::SExt, from, .. } if width(*from).is_some_and(|f| 2 * f <= w));
+            if matches!(op, BinOp::Add | BinOp::Sub) && narrow_sext(lhs) && narrow_sext(rhs) {
+                let (st, _) = c_types(w)?;
+                let signed_operand = |x: &Term| -> Option<String> {
+                    let Term::Cast { arg, from, .. } = x else { return None };
+                    let (fs, _) = c_types(width(*from)?)?;
+                    Some(format!("({st})({fs}){}", term(arg, name_of)?.wrapped()))
+                };
+                let text = format!("{} {sym} {}", signed_operand(lhs)?, signed_operand(rhs)?);
+                return Some(Printed { text, atomic: false, unsigned_typed: false, signed_typed: true });
+            }
             let operand = |x: &Term| -> Option<String> {
                 let p = term(x, name_of)?;
                 Some(if w >= 32 { p.as_unsigned(wide) } else { format!("({wide}){}", p.wrapped()) })
             };
             let (l, r) = (operand(lhs)?, operand(rhs)?);
             if w >= 32 {
-                Some(Printed { text: format!("{l} {sym} {r}"), atomic: false, unsigned_typed: true })
+                Some(Printed { text: format!("{l} {sym} {r}"), atomic: false, unsigned_typed: true, signed_typed: false })
             } else {
-                Some(Printed { text: format!("({ut})({l} {sym} {r})"), atomic: false, unsigned_typed: true })
+                Some(Printed { text: format!("({ut})({l} {sym} {r})"), atomic: false, unsigned_typed: true, signed_typed: false })
             }
         }
         Term::Cast { op, from, to, arg } => {
             let fw = width(*from)?;
             let (fs, fu) = c_types(fw)?;
-            let a = term(arg, name_of)?.wrapped();
+            let inner = term(arg, name_of)?;
+            let a = inner.wrapped();
+            // A value converts to a type of its own width keeping its bits.
             let text = match op {
                 CastOp::Trunc => format!("({}){a}", c_types(width(*to)?)?.1),
                 CastOp::ZExt => format!("({fu}){a}"),
+                CastOp::SExt if inner.atomic => format!("({fs}){a}"),
                 CastOp::SExt => format!("({fs})({fu}){a}"),
                 _ => return None,
             };
             // The result is of a type of the operand's width; the
             // comparison or operation around it converts it by value.
-            Some(Printed { text, atomic: false, unsigned_typed: matches!(op, CastOp::Trunc) && width(*to)? >= 32 })
+            Some(Printed { text, atomic: false, unsigned_typed: matches!(op, CastOp::Trunc) && width(*to)? >= 32, signed_typed: false })
         }
     }
 }
@@ -374,7 +396,12 @@ mod tests {
         assert_eq!(c_expression(&f, &names).unwrap(), "(int)((unsigned int)i + 1U) >= (int)n");
         let narrow = Term::Cast { op: CastOp::SExt, from: Type::I8, to: Type::I32, arg: Box::new(var(0)) };
         let g = Formula::Cmp { pred: CmpPred::Eq, ty: Type::I32, lhs: narrow, rhs: c32(-1) };
-        assert_eq!(c_expression(&g, &names).unwrap(), "((signed char)(unsigned char)i) == -1");
+        assert_eq!(c_expression(&g, &names).unwrap(), "((signed char)i) == -1");
+        let wide = |k| Term::Cast { op: CastOp::SExt, from: Type::I32, to: Type::I64, arg: Box::new(var(k)) };
+        let diff = Term::Bin { op: BinOp::Sub, ty: Type::I64, lhs: Box::new(wide(0)), rhs: Box::new(wide(1)) };
+        let lim = Term::Operand(Operand::Const(Const { ty: Type::I64, bits: 1 }));
+        let o = Formula::Cmp { pred: CmpPred::Sle, ty: Type::I64, lhs: diff, rhs: lim };
+        assert_eq!(c_expression(&o, &names).unwrap(), "((long long)(int)i - (long long)(int)n) <= 1LL");
         let byte = Term::Bin { op: BinOp::Add, ty: Type::I8, lhs: Box::new(var(0)), rhs: Box::new(var(1)) };
         let h = Formula::Cmp { pred: CmpPred::Ult, ty: Type::I8, lhs: byte, rhs: var(2) };
         assert_eq!(c_expression(&h, &names).unwrap(), "((unsigned char)((unsigned int)i + (unsigned int)n)) < (unsigned char)s");

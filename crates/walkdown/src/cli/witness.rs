@@ -133,7 +133,7 @@ pub fn write_witness(
     Some(WitnessEntry {
         file: WITNESS_FILE.into(),
         status: "written".into(),
-        reason: format!("{} reach_error goals proved unreachable; invariants from {}", reach.len(), checked.method),
+        reason: format!("every reach_error goal ({}) is proved unreachable; the invariants are from {}", reach.len(), checked.method),
         loop_invariants: checked.entries.len(),
         tests_checked,
         inductiveness_queries: checked.queries,
