@@ -45,7 +45,14 @@ pub struct MonitorState {
     /// Per successor: whether a goal open when the monitor was built may
     /// be reached that way.
     pub useful: Vec<bool>,
+    /// Per successor: the fewest further branch decisions before a run
+    /// that way can take an edge to a goal that was open (0: this edge
+    /// itself, or the graph ends there); [`NO_WAY`] when none can.
+    pub distance: Vec<u32>,
 }
+
+/// A [`MonitorState::distance`] with no way to an open goal.
+pub const NO_WAY: u32 = u32::MAX;
 
 /// Where a run is in a [`Monitor`].
 #[derive(Clone, Debug)]
@@ -79,6 +86,54 @@ impl Monitor {
             let st = &self.states[s as usize];
             st.site != site || st.useful.get(succ as usize).copied().unwrap_or(true)
         })
+    }
+
+    /// How many branch decisions after taking successor `succ` of the
+    /// branch at `site`, from `pos`, a run may first reach an open goal's
+    /// edge (the least over the states of `pos`); `None` when the run is
+    /// lost or a state of `pos` decides another branch.
+    pub fn distance(&self, pos: &MonitorPosition, site: (FuncId, Block), succ: u32) -> Option<u32> {
+        let MonitorPosition::At(states) = pos else { return None };
+        let mut best: Option<u32> = None;
+        for &s in states {
+            let st = &self.states[s as usize];
+            if st.site != site {
+                return None;
+            }
+            let d = st.distance.get(succ as usize).copied()?;
+            best = Some(best.map_or(d, |b| b.min(d)));
+        }
+        best
+    }
+
+    /// Fills in [`MonitorState::distance`] from `next`, `useful` and
+    /// `direct` (per state and successor: the edge itself reaches an open
+    /// goal, or leads where the graph ends).
+    pub fn compute_distances(&mut self, direct: &[Vec<bool>]) {
+        for (st, d) in self.states.iter_mut().zip(direct) {
+            st.distance = st.useful.iter().zip(d).map(|(&u, &hit)| if hit { 0 } else if u { NO_WAY - 1 } else { NO_WAY }).collect();
+        }
+        // Shortest ways backwards, to a fixpoint (distances only shrink).
+        let mut changed = true;
+        let mut rounds = 0;
+        while changed && rounds < 10_000 {
+            changed = false;
+            rounds += 1;
+            let best: Vec<u32> = self.states.iter().map(|st| st.distance.iter().copied().min().unwrap_or(NO_WAY)).collect();
+            for st in &mut self.states {
+                for k in 0..st.distance.len() {
+                    if st.distance[k] == 0 || st.distance[k] == NO_WAY {
+                        continue;
+                    }
+                    let via = st.next[k].iter().filter(|&&t| t != MONITOR_TOP).map(|&t| best[t as usize]).min().unwrap_or(NO_WAY);
+                    let d = via.saturating_add(1).min(NO_WAY - 1);
+                    if d < st.distance[k] {
+                        st.distance[k] = d;
+                        changed = true;
+                    }
+                }
+            }
+        }
     }
 
     /// The position after the branch at `site` took successor `succ`.
@@ -154,8 +209,8 @@ mod tests {
     fn monitor() -> Monitor {
         Monitor {
             states: vec![
-                MonitorState { site: site(1), next: vec![vec![1], vec![]], useful: vec![true, false] },
-                MonitorState { site: site(1), next: vec![vec![MONITOR_TOP], vec![0]], useful: vec![true, true] },
+                MonitorState { site: site(1), next: vec![vec![1], vec![]], useful: vec![true, false], distance: vec![] },
+                MonitorState { site: site(1), next: vec![vec![MONITOR_TOP], vec![0]], useful: vec![true, true], distance: vec![] },
             ],
             initial: vec![0],
         }
@@ -172,6 +227,27 @@ mod tests {
         // Lost or elsewhere: everything is useful.
         assert!(m.useful(&MonitorPosition::Anywhere, site(1), 1));
         assert!(m.useful(&start, site(2), 1));
+    }
+
+    #[test]
+    fn distances_count_decisions_to_an_open_edge() {
+        // 0 -a-> 1 -a-> 2 -a-> (open edge); 0 -b-> nothing useful; 1 -b-> 0.
+        let mut m = Monitor {
+            states: vec![
+                MonitorState { site: site(1), next: vec![vec![1], vec![]], useful: vec![true, false], distance: vec![] },
+                MonitorState { site: site(2), next: vec![vec![2], vec![0]], useful: vec![true, true], distance: vec![] },
+                MonitorState { site: site(3), next: vec![vec![], vec![]], useful: vec![true, false], distance: vec![] },
+            ],
+            initial: vec![0],
+        };
+        m.compute_distances(&[vec![false, false], vec![false, false], vec![true, false]]);
+        assert_eq!(m.states[2].distance, vec![0, NO_WAY]);
+        assert_eq!(m.states[1].distance, vec![1, 3]);
+        assert_eq!(m.states[0].distance, vec![2, NO_WAY]);
+        assert_eq!(m.distance(&m.start(), site(1), 0), Some(2));
+        assert_eq!(m.distance(&MonitorPosition::At(vec![1]), site(2), 1), Some(3));
+        assert_eq!(m.distance(&MonitorPosition::Anywhere, site(1), 0), None);
+        assert_eq!(m.distance(&m.start(), site(9), 0), None);
     }
 
     #[test]

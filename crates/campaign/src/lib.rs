@@ -22,7 +22,7 @@ pub mod portfolio;
 mod verdict;
 pub mod work;
 
-pub use guidance::{Guidance, Monitor, MonitorPosition, MonitorState, MONITOR_TOP};
+pub use guidance::{Guidance, Monitor, MonitorPosition, MonitorState, MONITOR_TOP, NO_WAY};
 pub use ledger::{
     Campaign, CampaignSettings, EngineFigures, ErrorFound, GoalClosure, GoalState, KeptTest, Property, ReplayTime, Snapshot, StopCause,
     Submission,

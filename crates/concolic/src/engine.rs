@@ -138,6 +138,9 @@ pub struct Stats {
     /// Candidates not solved for because a model checker's graph shows
     /// their branch edge leads to no open goal (the monitor's pruning).
     pub monitor_pruned: u64,
+    /// Candidates of covered edges tried in the order of the monitor's
+    /// distance to an open goal.
+    pub monitor_ordered: u64,
     /// Expressions in the pool.
     pub expressions: usize,
     /// Goals covered by a test although proved unreachable (a soundness
@@ -308,6 +311,7 @@ impl walkdown_campaign::Engine for ConcolicEngine {
             adopted: 0,
             searcher: settings.search.build(),
             deferred: settings.search.build(),
+            nearer: std::collections::BTreeMap::new(),
             tried: HashSet::new(),
             rng: Rng::new(settings.seed),
             seq: 0,
@@ -368,6 +372,9 @@ struct Search<'a, 's, 'k, 'p> {
     adopted: usize,
     searcher: Box<dyn Searcher>,
     deferred: Box<dyn Searcher>,
+    /// Deferred candidates the monitor puts at a known number of branch
+    /// decisions from an open goal, nearest first (then oldest).
+    nearer: std::collections::BTreeMap<(u32, u64), Candidate>,
     tried: HashSet<u64>,
     distances: Distances,
     distances_epoch: u64,
@@ -560,6 +567,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
             ("waiting", s.waiting as f64),
             ("dropped", s.dropped as f64),
             ("monitor_pruned", s.monitor_pruned as f64),
+            ("monitor_ordered", s.monitor_ordered as f64),
             ("expressions", s.expressions as f64),
             ("solver_s", s.solver_time.as_secs_f64()),
             ("trace_s", s.trace_time.as_secs_f64()),
@@ -588,14 +596,29 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
                     if c.alternative().useless || guidance.useless_edges.contains(&g) {
                         self.stats.monitor_pruned += 1;
                     } else if matches!(c.alternative().kind, AltKind::Branch) {
-                        self.deferred.add(c);
+                        match c.alternative().distance {
+                            Some(d) if d < walkdown_campaign::NO_WAY - 1 => {
+                                self.nearer.insert((d, c.seq), c);
+                            }
+                            _ => self.deferred.add(c),
+                        }
                     }
                 }
                 _ => return Some(c),
             }
         }
-        // Covered edges are taken again only to reach further; not those
-        // a model checker's graph shows lead to no open goal.
+        // Covered edges are taken again only to reach further: first
+        // those the monitor shows nearest to an open goal (the product's
+        // distance), then the others; never those it shows lead to none.
+        while let Some((_, c)) = self.nearer.pop_first() {
+            match c.alternative().goal {
+                Some(g) if guidance.useless_edges.contains(&g) => self.stats.monitor_pruned += 1,
+                _ => {
+                    self.stats.monitor_ordered += 1;
+                    return Some(c);
+                }
+            }
+        }
         while let Some(c) = self.deferred.next(&ctx, &mut self.rng) {
             match c.alternative().goal {
                 Some(g) if c.alternative().useless || guidance.useless_edges.contains(&g) => self.stats.monitor_pruned += 1,
@@ -765,7 +788,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
                         continue;
                     }
                 }
-                if !aims_at_open_goal && self.searcher.len() + self.deferred.len() >= self.settings.max_waiting {
+                if !aims_at_open_goal && self.searcher.len() + self.deferred.len() + self.nearer.len() >= self.settings.max_waiting {
                     self.stats.dropped += 1;
                     continue;
                 }
@@ -803,7 +826,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
     fn finish_stats(&mut self) {
         let s = &mut self.stats;
         s.elapsed = self.start.elapsed();
-        s.waiting = self.searcher.len() + self.deferred.len();
+        s.waiting = self.searcher.len() + self.deferred.len() + self.nearer.len();
         s.covered = self.closures.iter().filter(|&&c| c == GoalClosure::Covered).count();
         s.expressions = self.pool.len();
         s.layers = self.solver.report();

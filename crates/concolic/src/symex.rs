@@ -167,6 +167,10 @@ pub struct Alternative {
     /// A model checker's monitor, stepped along the run, shows this way
     /// leads to no goal that was open (see [`walkdown_campaign::Monitor`]).
     pub useless: bool,
+    /// The monitor's count of further branch decisions before this way
+    /// can reach an open goal's edge (`None`: no monitor, or the run is
+    /// lost in it).
+    pub distance: Option<u32>,
 }
 
 /// A point where the run could have gone another way.
@@ -563,7 +567,7 @@ impl<'p, 'a> Run<'p, 'a> {
             let pool = self.sym.pool();
             let Ok(moved) = pool.cmp(op, x, y) else { continue };
             let cond = if negated { self.sym.not(moved) } else { moved };
-            alts.push(Alternative { cond, goal: None, kind: AltKind::Branch, target: Some(target), useless: false });
+            alts.push(Alternative { cond, goal: None, kind: AltKind::Branch, target: Some(target), useless: false, distance: None });
         }
         alts
     }
@@ -597,7 +601,7 @@ impl<'p, 'a> Run<'p, 'a> {
             if k != bits {
                 let kc = self.sym.bv(k, w);
                 let cond = self.sym.eq(e, kc);
-                alts.push(Alternative { cond, goal: None, kind: AltKind::Branch, target: None, useless: false });
+                alts.push(Alternative { cond, goal: None, kind: AltKind::Branch, target: None, useless: false, distance: None });
             }
         }
         let c = self.sym.bv(bits, w);
@@ -829,6 +833,7 @@ impl<'p, 'a> Run<'p, 'a> {
                         kind: if c & 1 != 0 { AltKind::Check(*kind) } else { AltKind::Branch },
                         target: None,
                         useless: false,
+                        distance: None,
                     };
                     self.branch_point(site, vec![alternative], taken);
                 }
@@ -858,7 +863,7 @@ impl<'p, 'a> Run<'p, 'a> {
                 let inside = self.sym.and(ge, le);
                 let outside = self.sym.not(inside);
                 let goal = self.t.goals.error_site(self.frame().func, inst);
-                let alt = Alternative { cond: outside, goal, kind: AltKind::Check(CheckKind::OutOfBounds), target: None, useless: false };
+                let alt = Alternative { cond: outside, goal, kind: AltKind::Check(CheckKind::OutOfBounds), target: None, useless: false, distance: None };
                 self.branch_point(site, vec![alt], inside);
             }
         }
@@ -1345,6 +1350,12 @@ impl<'p, 'a> Run<'p, 'a> {
         }
     }
 
+    /// The monitor's distance from successor `succ` of the branch at
+    /// `site` to an open goal's edge.
+    fn monitor_distance(&self, site: (FuncId, Block), succ: u32) -> Option<u32> {
+        self.t.monitor.as_ref().and_then(|m| m.distance(&self.monitor_at, site, succ))
+    }
+
     /// Steps the monitor over the run's decision at `site`.
     fn monitor_step(&mut self, site: (FuncId, Block), succ: u32) {
         if let Some(m) = &self.t.monitor {
@@ -1447,6 +1458,7 @@ impl<'p, 'a> Run<'p, 'a> {
                 let taken = c & 1 != 0;
                 let (taken_succ, other_succ) = if taken { (0, 1) } else { (1, 0) };
                 let other_useless = self.monitor_useless((func, block), other_succ);
+                let other_distance = self.monitor_distance((func, block), other_succ);
                 self.monitor_step((func, block), taken_succ);
                 let goal = |succ: u32| self.t.goals.edge(func, block, succ);
                 let (g_taken, g_other) = if taken { (goal(0), goal(1)) } else { (goal(1), goal(0)) };
@@ -1473,7 +1485,7 @@ impl<'p, 'a> Run<'p, 'a> {
                         let b = self.sym.bv1_to_bool(e);
                         let stay = if taken { self.sym.not(b) } else { b };
                         let other = if taken { if_false.block } else { if_true.block };
-                        alts.push(Alternative { cond: stay, goal: g_other, kind: AltKind::Branch, target: Some((func, other)), useless: other_useless });
+                        alts.push(Alternative { cond: stay, goal: g_other, kind: AltKind::Branch, target: Some((func, other)), useless: other_useless, distance: other_distance });
                     }
                     if self.may_record((func, block)) && !alts.is_empty() {
                         let prefix = self.trace.path.len();
@@ -1494,7 +1506,7 @@ impl<'p, 'a> Run<'p, 'a> {
                     let nb = self.sym.not(b);
                     let (t, alt) = if taken { (b, nb) } else { (nb, b) };
                     let other = if taken { if_false.block } else { if_true.block };
-                    let a = Alternative { cond: alt, goal: g_other, kind: AltKind::Branch, target: Some((func, other)), useless: other_useless };
+                    let a = Alternative { cond: alt, goal: g_other, kind: AltKind::Branch, target: Some((func, other)), useless: other_useless, distance: other_distance };
                     let mut alts = vec![a];
                     if self.limits.accelerate {
                         self.note_counter((func, block), t);
@@ -1516,6 +1528,7 @@ impl<'p, 'a> Run<'p, 'a> {
                 let succ = chosen.unwrap_or(cases.len()) as u32;
                 self.cover(self.t.goals.edge(func, block, succ));
                 let useless: Vec<bool> = (0..=cases.len() as u32).map(|k| self.monitor_useless((func, block), k)).collect();
+                let distance: Vec<Option<u32>> = (0..=cases.len() as u32).map(|k| self.monitor_distance((func, block), k)).collect();
                 self.monitor_step((func, block), succ);
                 if let Some(e) = sv {
                     let mut eqs = Vec::with_capacity(cases.len());
@@ -1532,12 +1545,12 @@ impl<'p, 'a> Run<'p, 'a> {
                     for (i, &q) in eqs.iter().enumerate() {
                         if Some(i) != chosen {
                             let goal = self.t.goals.edge(func, block, i as u32);
-                            alts.push(Alternative { cond: q, goal, kind: AltKind::Branch, target: Some((func, cases[i].1.block)), useless: useless[i] });
+                            alts.push(Alternative { cond: q, goal, kind: AltKind::Branch, target: Some((func, cases[i].1.block)), useless: useless[i], distance: distance[i] });
                         }
                     }
                     if chosen.is_some() {
                         let goal = self.t.goals.edge(func, block, cases.len() as u32);
-                        alts.push(Alternative { cond: none, goal, kind: AltKind::Branch, target: Some((func, default.block)), useless: useless[cases.len()] });
+                        alts.push(Alternative { cond: none, goal, kind: AltKind::Branch, target: Some((func, default.block)), useless: useless[cases.len()], distance: distance[cases.len()] });
                     }
                     let taken = match chosen {
                         Some(i) => eqs[i],

@@ -38,6 +38,7 @@ impl<S: Solver> Checker<'_, S> {
         let mut state_of: HashMap<usize, u32> = HashMap::new();
         let mut memo: HashMap<usize, Vec<u32>> = HashMap::new();
         let mut pending: Vec<usize> = Vec::new();
+        let mut direct: Vec<Vec<bool>> = Vec::new();
         let root = self.advance(0, &mut state_of, &mut pending, &mut memo, &mut HashSet::new(), 0);
         mon.initial = root;
         let mut done = 0;
@@ -50,6 +51,7 @@ impl<S: Solver> Checker<'_, S> {
             let nsucc = self.m.steps[loc].len();
             let mut next = vec![Vec::new(); nsucc];
             let mut useful = vec![false; nsucc];
+            let mut hit = vec![false; nsucc];
             let children = node.children.clone();
             for c in children {
                 if self.nodes[c].removed {
@@ -58,11 +60,18 @@ impl<S: Solver> Checker<'_, S> {
                 let (_, si) = self.nodes[c].parent.expect("a child has a parent");
                 let k = si as usize;
                 let r = self.nodes[c].covered_by.unwrap_or(c);
-                useful[k] = may[r] || self.m.steps[loc][k].goal.is_some_and(|g| driver.is_open(g));
+                let open_edge = self.m.steps[loc][k].goal.is_some_and(|g| driver.is_open(g));
+                useful[k] = may[r] || open_edge;
                 next[k] = self.advance(c, &mut state_of, &mut pending, &mut memo, &mut HashSet::new(), 0);
+                // The edge covers an open goal, leads where the graph ends,
+                // or into a block with an open error site.
+                let to = self.nodes[r].loc.index();
+                hit[k] = open_edge || next[k].contains(&MONITOR_TOP) || self.m.site_goals[to].iter().any(|&g| driver.is_open(g));
             }
-            mon.states.push(MonitorState { site, next, useful });
+            mon.states.push(MonitorState { site, next, useful, distance: Vec::new() });
+            direct.push(hit);
         }
+        mon.compute_distances(&direct);
         mon
     }
 
