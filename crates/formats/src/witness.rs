@@ -31,6 +31,9 @@ pub struct WitnessTask {
     pub producer: (String, String),
     /// When the witness was made (ISO 8601, UTC).
     pub creation_time: String,
+    /// The error function the property is about (`reach_error`, or
+    /// `__VERIFIER_error` in older tasks).
+    pub error_function: String,
 }
 
 /// One loop invariant of a witness.
@@ -72,7 +75,7 @@ struct Producer<'a> {
 struct Task<'a> {
     input_files: Vec<&'a str>,
     input_file_hashes: std::collections::BTreeMap<&'a str, &'a str>,
-    specification: &'static str,
+    specification: String,
     data_model: &'static str,
     language: &'static str,
 }
@@ -99,8 +102,10 @@ struct Location<'a> {
     function: &'a str,
 }
 
-/// The SV-COMP property the witness is for: `reach_error` is never called.
-pub const UNREACH_CALL: &str = "G ! call(reach_error())";
+/// The SV-COMP property the witness is for: `function` is never called.
+pub fn unreach_call(function: &str) -> String {
+    format!("G ! call({function}())")
+}
 
 /// The witness text.
 pub fn correctness_witness(task: &WitnessTask, invariants: &[LoopInvariantEntry]) -> Result<String, FormatError> {
@@ -131,7 +136,7 @@ pub fn correctness_witness(task: &WitnessTask, invariants: &[LoopInvariantEntry]
             task: Task {
                 input_files: vec![&task.input_file],
                 input_file_hashes: hashes,
-                specification: UNREACH_CALL,
+                specification: unreach_call(&task.error_function),
                 data_model,
                 language: "C",
             },
@@ -421,6 +426,7 @@ mod tests {
             data_model: DataModel::ILP32,
             producer: ("walkdown".into(), "0.1.0".into()),
             creation_time: "2026-11-25T06:00:00Z".into(),
+            error_function: "reach_error".into(),
         };
         let inv = vec![LoopInvariantEntry { line: 6, column: 3, function: "main".into(), value: "(int)i <= (int)n".into() }];
         let text = correctness_witness(&task, &inv).unwrap();
@@ -429,7 +435,7 @@ mod tests {
         assert_eq!(entry["entry_type"], "invariant_set");
         assert_eq!(entry["metadata"]["format_version"], "2.0");
         assert_eq!(entry["metadata"]["task"]["data_model"], "ILP32");
-        assert_eq!(entry["metadata"]["task"]["specification"], UNREACH_CALL);
+        assert_eq!(entry["metadata"]["task"]["specification"], "G ! call(reach_error())");
         let i = &entry["content"][0]["invariant"];
         assert_eq!(i["type"], "loop_invariant");
         assert_eq!(i["location"]["line"], 6);

@@ -125,6 +125,11 @@ pub fn write_witness(
         data_model: program.data_model,
         producer: ("walkdown".into(), producer_version.into()),
         creation_time: walkdown_formats::metadata::utc_timestamp(std::time::SystemTime::now()),
+        error_function: if program.func_by_name("reach_error").is_none() && program.func_by_name("__VERIFIER_error").is_some() {
+            "__VERIFIER_error".into()
+        } else {
+            "reach_error".into()
+        },
     };
     let path = out.join(WITNESS_FILE);
     if let Err(e) = write_correctness_witness(&path, &task, &checked.entries) {
