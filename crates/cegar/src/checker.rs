@@ -51,11 +51,34 @@ pub struct CheckerSettings {
     /// of it were seen there; then by predicates alone, so the graph stays
     /// finite. 0 turns value tracking off. Default 64.
     pub max_tracked_values: usize,
+    /// Which steps of an infeasible path give predicates. Default
+    /// [`Refinement::Suffix`].
+    pub refinement: Refinement,
+}
+
+/// Which steps of an infeasible path give the predicates (each carried
+/// back along the path by weakest precondition).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Refinement {
+    /// The steps of the longest suffix that is infeasible from any state
+    /// (found by bisection; about log2 of the path's length in queries).
+    #[default]
+    Suffix,
+    /// The steps of a minimal unsatisfiable core of the path's step
+    /// conditions (found by deletion, one query per step), wherever they
+    /// are on the path; the suffix when the core gives nothing new.
+    Core,
 }
 
 impl Default for CheckerSettings {
     fn default() -> Self {
-        CheckerSettings { max_predicates_per_location: 256, max_nodes: 200_000, share_every: 500, max_tracked_values: 64 }
+        CheckerSettings {
+            max_predicates_per_location: 256,
+            max_nodes: 200_000,
+            share_every: 500,
+            max_tracked_values: 64,
+            refinement: Refinement::Suffix,
+        }
     }
 }
 

@@ -14,7 +14,7 @@ pub mod engine;
 pub mod model;
 
 pub use certificate::{Certificate, CheckReport, HeadInvariant};
-pub use checker::{Checker, CheckerFigures, CheckerSettings, Driver, Outcome};
+pub use checker::{Checker, CheckerFigures, CheckerSettings, Driver, Outcome, Refinement};
 pub use engine::{aimed, certificate_from_formulas, certify, run_cegar, CegarEngine, CegarSettings};
 pub use model::{Model, ModelSettings};
 

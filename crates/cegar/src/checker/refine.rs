@@ -166,6 +166,19 @@ impl<S: Solver> Checker<'_, S> {
         }
         let k = lo;
         let before = self.figures.predicates;
+        if self.settings.refinement == Refinement::Core {
+            if let Some(core) = self.core_positions(path, fin, driver) {
+                for j in core {
+                    let (loc, cond) = self.step_condition(path, fin, j);
+                    for atom in self.atoms(loc, cond) {
+                        self.add_with_preconditions(path, j, atom, 1);
+                    }
+                }
+                if self.figures.predicates > before {
+                    return std::mem::take(&mut self.touched);
+                }
+            }
+        }
         // Weakest preconditions back to the suffix's start first; when that
         // adds nothing (the facts at the start are lost earlier on the
         // path), back to the path's start.
@@ -180,18 +193,43 @@ impl<S: Solver> Checker<'_, S> {
 
     pub(super) fn add_suffix_atoms(&mut self, path: &[(Block, u32)], fin: Final, k: usize, last: usize, stop: usize) {
         for j in k..=last {
-            let (loc, cond) = if j < path.len() {
-                let (b, si) = path[j];
-                (b, self.m.steps[b.index()][si as usize].guard)
-            } else {
-                let Final::Error(ei) = fin else { unreachable!() };
-                let b = self.final_loc(path);
-                (b, self.m.errors[b.index()][ei].fails)
-            };
+            let (loc, cond) = self.step_condition(path, fin, j);
             for atom in self.atoms(loc, cond) {
                 self.add_with_preconditions(path, j, atom, stop);
             }
         }
+    }
+
+    /// The location and condition of position `j` of the path (a step's
+    /// guard, or past the last step the final check's failure).
+    fn step_condition(&self, path: &[(Block, u32)], fin: Final, j: usize) -> (Block, ExprId) {
+        if j < path.len() {
+            let (b, si) = path[j];
+            (b, self.m.steps[b.index()][si as usize].guard)
+        } else {
+            let Final::Error(ei) = fin else { unreachable!("an edge path ends with its last step") };
+            let b = self.final_loc(path);
+            (b, self.m.errors[b.index()][ei].fails)
+        }
+    }
+
+    /// The positions of a minimal unsatisfiable subset of the path's step
+    /// conditions (each condition over the state the earlier steps
+    /// computed, so dropping one drops only that step's test): deletion,
+    /// one query per position. `None` when an answer is unknown.
+    fn core_positions(&mut self, path: &[(Block, u32)], fin: Final, driver: &mut dyn Driver) -> Option<Vec<usize>> {
+        let (conds, _) = self.path_formula(path, fin, 0);
+        let mut keep: Vec<bool> = vec![true; conds.len()];
+        for i in (0..conds.len()).rev() {
+            keep[i] = false;
+            let subset: Vec<ExprId> = conds.iter().zip(&keep).filter(|(_, k)| **k).map(|(c, _)| *c).collect();
+            match self.ask(&subset, driver) {
+                Answer::Unsat => {}
+                Answer::Sat => keep[i] = true,
+                Answer::Unknown => return None,
+            }
+        }
+        Some((0..conds.len()).filter(|&i| keep[i]).collect())
     }
 
     /// Adds `atom` (over the state at path position `j`) at its location and

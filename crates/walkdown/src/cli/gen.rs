@@ -118,6 +118,18 @@ pub struct GenArgs {
     /// bmc: first cover with calls of memory- and input-free functions replaced by procedure summaries (up to half the time), then inline.
     #[arg(long)]
     summaries: bool,
+    /// cegar: which steps of an infeasible path give predicates: suffix (the longest suffix infeasible from any state) or core (a minimal unsatisfiable core of the step conditions).
+    #[arg(long, value_enum, default_value = "suffix")]
+    refinement: RefinementArg,
+}
+
+/// `--refinement`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum RefinementArg {
+    /// The longest suffix infeasible from any state.
+    Suffix,
+    /// A minimal unsatisfiable core of the path's step conditions.
+    Core,
 }
 
 /// An engine of the portfolio.
@@ -316,11 +328,13 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
 
     // The model checker stays ours: a complete graph's invariants make the
     // correctness witness after the run.
-    let mut cegar_engine = engines.contains(&EngineArg::Cegar).then(|| {
-        let mut settings = CegarSettings::default();
-        settings.solver.timeout_ms = Some(args.solver_timeout_ms);
-        CegarEngine::new(settings)
-    });
+    let mut cegar_settings = CegarSettings::default();
+    cegar_settings.solver.timeout_ms = Some(args.solver_timeout_ms);
+    cegar_settings.checker.refinement = match args.refinement {
+        RefinementArg::Suffix => walkdown_cegar::Refinement::Suffix,
+        RefinementArg::Core => walkdown_cegar::Refinement::Core,
+    };
+    let mut cegar_engine = engines.contains(&EngineArg::Cegar).then(|| CegarEngine::new(cegar_settings.clone()));
     let mut cegar_slot = cegar_engine.as_mut();
     let mut members: Vec<Box<dyn Engine + '_>> = Vec::new();
     let mut described = Vec::new();
@@ -422,8 +436,6 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
         let interp = campaign.interpreter();
         let gaddr = |g| interp.global_address(g).unwrap_or(0);
         let faddr = |f| interp.func_address(f).unwrap_or(0);
-        let mut cegar_settings = CegarSettings::default();
-        cegar_settings.solver.timeout_ms = Some(args.solver_timeout_ms);
         let mut from_analysis = |targets: &[walkdown_ir::goals::GoalId]| {
             let intervals = walkdown_absint::analyze(&program);
             let formula_of = |f, b| walkdown_absint::entry_formula(&intervals, relational.as_ref(), f, b);
