@@ -17,7 +17,7 @@ use walkdown_cegar::{run_cegar, CegarSettings};
 use walkdown_interp::{Interpreter, RunOptions};
 use walkdown_ir::goals::{GoalKind, Goals};
 
-fn check(path: &std::path::Path) -> Vec<String> {
+fn check(path: &std::path::Path, settings: &CegarSettings) -> Vec<String> {
     let name = path.file_name().unwrap().to_string_lossy().to_string();
     let text = std::fs::read_to_string(path).unwrap();
     let line_of = |tok: &str| walkdown_testsupport::fixture_line(&text, tok);
@@ -25,7 +25,7 @@ fn check(path: &std::path::Path) -> Vec<String> {
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     walkdown_ir::verify::verify_program(&program).unwrap_or_else(|e| panic!("{name}: {e:?}"));
     let goals = Goals::compute(&program);
-    let (snap, engine) = run_cegar(&program, &goals, CegarSettings::default(), Duration::from_secs(20), &AtomicBool::new(false))
+    let (snap, engine) = run_cegar(&program, &goals, settings.clone(), Duration::from_secs(20), &AtomicBool::new(false))
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     eprintln!("{name}: {} ({:?})", engine.end, engine.figures);
     let mut failures = Vec::new();
@@ -71,12 +71,26 @@ fn check(path: &std::path::Path) -> Vec<String> {
 
 use walkdown_ir::entity::EntityRef;
 
-#[test]
-fn fixtures_get_their_verdicts() {
+fn fixture_files() -> Vec<std::path::PathBuf> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "c")).collect();
     files.sort();
     assert!(files.len() >= 3, "fixtures are missing");
-    let failures: Vec<String> = files.iter().flat_map(|f| check(f)).collect();
+    files
+}
+
+#[test]
+fn fixtures_get_their_verdicts() {
+    let settings = CegarSettings::default();
+    let failures: Vec<String> = fixture_files().iter().flat_map(|f| check(f, &settings)).collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The same verdicts when predicates come from unsatisfiable cores.
+#[test]
+fn fixtures_get_their_verdicts_with_core_refinement() {
+    let mut settings = CegarSettings::default();
+    settings.checker.refinement = walkdown_cegar::Refinement::Core;
+    let failures: Vec<String> = fixture_files().iter().flat_map(|f| check(f, &settings)).collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
