@@ -118,6 +118,9 @@ pub struct GenArgs {
     /// bmc: first cover with calls of memory- and input-free functions replaced by procedure summaries (up to half the time), then inline.
     #[arg(long)]
     summaries: bool,
+    /// concolic: with a model checker's monitor, try candidates of covered edges nearest first by the monitor's distance to an open goal, taking turns with the others (off by default; see README).
+    #[arg(long)]
+    monitor_order: bool,
     /// cegar: which steps of an infeasible path give predicates: suffix (the longest suffix infeasible from any state) or core (a minimal unsatisfiable core of the step conditions).
     #[arg(long, value_enum, default_value = "suffix")]
     refinement: RefinementArg,
@@ -348,6 +351,7 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
                     max_executions: args.max_executions,
                     mutation_share: args.mutation_share,
                     loop_forms: loop_forms.clone(),
+                    monitor_order: args.monitor_order,
                     ..GenSettings::default()
                 };
                 settings.solver.timeout_ms = Some(args.solver_timeout_ms);
