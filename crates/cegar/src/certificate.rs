@@ -70,16 +70,6 @@ pub struct Certificate {
     sym_param: HashMap<SymId, (Block, usize)>,
 }
 
-fn int_type(width: u32) -> Option<Type> {
-    Some(match width {
-        1 => Type::I1,
-        8 => Type::I8,
-        16 => Type::I16,
-        32 => Type::I32,
-        64 => Type::I64,
-        _ => return None,
-    })
-}
 
 impl Certificate {
     /// The certificate of a complete run over `model` whose node states
@@ -530,14 +520,14 @@ impl Translate<'_> {
             return Some(Formula::Bool(holds));
         }
         // C has no 1-bit integers to compare.
-        let ty = int_type(w).filter(|t| *t != Type::I1)?;
+        let ty = Type::int(w).filter(|t| *t != Type::I1)?;
         Some(Formula::Cmp { pred, ty, lhs: self.term(a)?, rhs: self.term(b)? })
     }
 
     fn term(&self, e: ExprId) -> Option<Term> {
         let pool = &self.c.model.pool;
         let width = pool.width(e)?;
-        let ty = int_type(width)?;
+        let ty = Type::int(width)?;
         match pool.get(e) {
             Node::Bv { value, .. } => Some(Term::Operand(Operand::Const(Const { ty, bits: *value as u64 }))),
             Node::Var { sym, .. } => {
@@ -570,12 +560,12 @@ impl Translate<'_> {
                 })
             }
             Node::ZExt { arg, .. } | Node::SExt { arg, .. } => {
-                let from = int_type(pool.width(*arg)?)?;
+                let from = Type::int(pool.width(*arg)?)?;
                 let op = if matches!(pool.get(e), Node::ZExt { .. }) { CastOp::ZExt } else { CastOp::SExt };
                 Some(Term::Cast { op, from, to: ty, arg: Box::new(self.term(*arg)?) })
             }
             Node::Extract { arg, hi, lo: 0 } if *hi + 1 == width => {
-                let from = int_type(pool.width(*arg)?)?;
+                let from = Type::int(pool.width(*arg)?)?;
                 Some(Term::Cast { op: CastOp::Trunc, from, to: ty, arg: Box::new(self.term(*arg)?) })
             }
             _ => None,

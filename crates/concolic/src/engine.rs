@@ -242,6 +242,25 @@ pub enum GenError {
     Engine(String),
 }
 
+/// The nearest waiting candidate by the monitor's distance that still
+/// leads to an open goal.
+fn next_nearer(
+    nearer: &mut std::collections::BTreeMap<(u32, u64), Candidate>,
+    stats: &mut Stats,
+    guidance: &walkdown_campaign::Guidance,
+) -> Option<Candidate> {
+    while let Some((_, c)) = nearer.pop_first() {
+        match c.alternative().goal {
+            Some(g) if guidance.useless_edges.contains(&g) => stats.monitor_pruned += 1,
+            _ => {
+                stats.monitor_ordered += 1;
+                return Some(c);
+            }
+        }
+    }
+    None
+}
+
 /// The concolic engine as a member of a campaign. `stats` and `query_log`
 /// hold the figures of its last run.
 pub struct ConcolicEngine {
@@ -623,14 +642,8 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
         // those it shows lead to none.
         self.nearer_turn = !self.nearer_turn;
         if self.nearer_turn || self.deferred.is_empty() {
-            while let Some((_, c)) = self.nearer.pop_first() {
-                match c.alternative().goal {
-                    Some(g) if guidance.useless_edges.contains(&g) => self.stats.monitor_pruned += 1,
-                    _ => {
-                        self.stats.monitor_ordered += 1;
-                        return Some(c);
-                    }
-                }
+            if let Some(c) = next_nearer(&mut self.nearer, &mut self.stats, &guidance) {
+                return Some(c);
             }
         }
         while let Some(c) = self.deferred.next(&ctx, &mut self.rng) {
@@ -639,16 +652,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
                 _ => return Some(c),
             }
         }
-        while let Some((_, c)) = self.nearer.pop_first() {
-            match c.alternative().goal {
-                Some(g) if guidance.useless_edges.contains(&g) => self.stats.monitor_pruned += 1,
-                _ => {
-                    self.stats.monitor_ordered += 1;
-                    return Some(c);
-                }
-            }
-        }
-        None
+        next_nearer(&mut self.nearer, &mut self.stats, &guidance)
     }
 
     /// Solves the candidate's path prefix with its alternative; the new

@@ -250,14 +250,7 @@ pub(crate) fn source_loops(d: &DebugText, f: &FuncText, body: &Body, names: &Nam
         match op {
             DbgOperand::Local(n) => names.values.get(n).copied(),
             DbgOperand::Int { bits, value } => {
-                let ty = match bits {
-                    1 => Type::I1,
-                    8 => Type::I8,
-                    16 => Type::I16,
-                    32 => Type::I32,
-                    64 => Type::I64,
-                    _ => return None,
-                };
+                let ty = Type::int(*bits)?;
                 let mask = if *bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
                 Some(Operand::Const(Const { ty, bits: (*value as u64) & mask }))
             }
