@@ -445,10 +445,17 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
             let formula_of = |f, b| walkdown_absint::entry_formula(&intervals, relational.as_ref(), f, b);
             walkdown_cegar::certificate_from_formulas(&program, &goals, &gaddr, &faddr, &cegar_settings, &formula_of, targets.to_vec()).ok()
         };
+        // The witness uses what is left of the budget (a run that settled
+        // every goal early has most of it), and at least a quarter of it
+        // up to 5 s past it, so a run that used its whole budget can still
+        // check invariants it has.
+        let budget = Duration::from_secs_f64(args.time);
+        let left = budget.saturating_sub(snap.elapsed);
+        let witness_deadline = Instant::now() + left.max((budget / 4).min(Duration::from_secs(5)));
         let mut model_check = |targets: &[walkdown_ir::goals::GoalId]| {
-            // What is left of the budget (a run that settled every goal
-            // early has most of it), at most a minute.
-            let left = Duration::from_secs_f64(args.time).saturating_sub(snap.elapsed).min(Duration::from_secs(60));
+            // A model-checking run of its own in half the witness's time
+            // left (the other half checks what it finds), at most a minute.
+            let left = (witness_deadline.saturating_duration_since(Instant::now()) / 2).min(Duration::from_secs(60));
             if left < Duration::from_millis(500) || interrupt.load(Ordering::Relaxed) {
                 return None;
             }
@@ -468,6 +475,7 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
             &snap,
             provers,
             env!("CARGO_PKG_VERSION"),
+            witness_deadline,
         );
         if report.witness.as_ref().is_some_and(|w| w.status == "written") {
             manifest.record(WITNESS_FILE).map_err(anyhow::Error::msg)?;

@@ -10,7 +10,7 @@
 //! checker and the bounded engine and exclude every `reach_error` check.
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use walkdown_campaign::{Snapshot, Verdict};
 use walkdown_cegar::Certificate;
@@ -26,11 +26,6 @@ use walkdown_ir::{CheckKind, Operand, Program, Type, Value};
 /// The witness file in the output directory.
 pub const WITNESS_FILE: &str = "witness.yml";
 
-/// How long the inductiveness check may take.
-const CHECK_TIME: Duration = Duration::from_secs(20);
-
-/// How long replaying the tests against the invariants may take.
-const REPLAY_TIME: Duration = Duration::from_secs(20);
 
 /// The ways to a certificate for the `reach_error` goals, tried in order.
 pub struct Provers<'a> {
@@ -64,6 +59,7 @@ pub fn write_witness(
     snap: &Snapshot,
     provers: Provers<'_>,
     producer_version: &str,
+    deadline: Instant,
 ) -> Option<WitnessEntry> {
     let reach: Vec<_> = goals
         .goals
@@ -85,14 +81,14 @@ pub fn write_witness(
     let mut failures = Vec::new();
     let mut checked = None;
     if let Some(c) = provers.campaign_graph.filter(|c| reach.iter().all(|g| c.proved().contains(g))) {
-        match state_invariants(c, program, sources, &heads, &reach) {
+        match state_invariants(c, program, sources, &heads, &reach, deadline) {
             Ok(k) => checked = Some(k),
             Err(why) => failures.push(format!("the model checker's graph: {why}")),
         }
     }
     if checked.is_none() {
         match (provers.from_analysis)(&reach) {
-            Some(mut c) => match state_invariants(&mut c, program, sources, &heads, &reach) {
+            Some(mut c) => match state_invariants(&mut c, program, sources, &heads, &reach, deadline) {
                 Ok(k) => checked = Some(k),
                 Err(why) => failures.push(format!("the abstract interpretation: {why}")),
             },
@@ -101,7 +97,7 @@ pub fn write_witness(
     }
     if checked.is_none() {
         match (provers.model_check)(&reach) {
-            Some(mut c) => match state_invariants(&mut c, program, sources, &heads, &reach) {
+            Some(mut c) => match state_invariants(&mut c, program, sources, &heads, &reach, deadline) {
                 Ok(k) => checked = Some(k),
                 Err(why) => failures.push(format!("a model-checking run: {why}")),
             },
@@ -111,10 +107,17 @@ pub fn write_witness(
     let Some(checked) = checked else {
         return not_written(failures.join("; "));
     };
-    let tests_checked = match check_on_tests(program, &checked.checks, snap) {
+    let tests_checked = match check_on_tests(program, &checked.checks, snap, deadline) {
         Ok(n) => n,
         Err(why) => return not_written(why),
     };
+    if tests_checked < snap.tests.len() {
+        return not_written(format!(
+            "out of time: {} of the {} tests were replayed with the invariants checked",
+            tests_checked,
+            snap.tests.len()
+        ));
+    }
     let hash = match std::fs::read(program_file) {
         Ok(bytes) => walkdown_formats::batch::sha256_hex(&bytes),
         Err(e) => return not_written(format!("cannot read {}: {e}", program_file.display())),
@@ -154,6 +157,7 @@ fn state_invariants(
     sources: &SourceInfo,
     heads: &[(walkdown_ir::FuncId, walkdown_ir::Block)],
     reach: &[GoalId],
+    deadline: Instant,
 ) -> Result<Checked, String> {
     let name_of = |f: walkdown_ir::FuncId, head: walkdown_ir::Block, v: Value| -> Option<String> {
         let l = sources.loop_at(f, head)?;
@@ -169,7 +173,7 @@ fn state_invariants(
     let variants: &[bool] = if certificate.from_graph() { &[false, true] } else { &[false] };
     for &with_values in variants {
         let invariants = certificate.head_invariants(heads, &keep, with_values);
-        let report = certificate.check(&invariants, reach, CHECK_TIME);
+        let report = certificate.check(&invariants, reach, deadline.saturating_duration_since(Instant::now()));
         queries += report.queries;
         if !report.valid {
             last_failure = format!("the invariants as C can state them are not inductive: {}", report.failure);
@@ -197,20 +201,21 @@ fn state_invariants(
 /// Replays every kept test on `program` with each invariant checked at its
 /// head; returns how many were replayed, or which test breaks which
 /// invariant (a bug: the proof would be wrong).
-fn check_on_tests(program: &Program, invariants: &[BlockInvariant], snap: &Snapshot) -> Result<usize, String> {
+fn check_on_tests(program: &Program, invariants: &[BlockInvariant], snap: &Snapshot, deadline: Instant) -> Result<usize, String> {
     let (instrumented, check_insts) = instrument_checks(program, invariants);
     if let Err(e) = walkdown_ir::verify::verify_program(&instrumented) {
         return Err(format!("the invariants do not make a well-formed check (a bug): {e}"));
     }
     let goals = Goals::compute(&instrumented);
     let interp = Interpreter::new(&instrumented, &goals).map_err(|e| format!("cannot replay the tests: {e}"))?;
-    let start = Instant::now();
     let mut replayed = 0;
+    let mut options = RunOptions::default();
+    options.limits.deadline = Some(deadline);
     for t in &snap.tests {
-        if start.elapsed() > REPLAY_TIME {
+        if Instant::now() >= deadline {
             break;
         }
-        let r = interp.run(&t.vector, &RunOptions::default());
+        let r = interp.run(&t.vector, &options);
         if let Outcome::Error { kind: CheckKind::Assertion, inst, .. } = r.outcome {
             if let Some(k) = check_insts.iter().position(|c| *c == Some(inst)) {
                 return Err(format!(
