@@ -98,6 +98,17 @@ pub struct GenSettings {
     /// Crabs programs (`bench/crabs`) it did not reach the final coverage
     /// sooner, and trying them before all others was 2 to 4 times slower.
     pub monitor_order: bool,
+    /// The program the tracer runs instead of the campaign's, with the
+    /// same blocks, goals and instruction ids: the campaign's program with
+    /// the annotation pass's `prune`/`tryfirst` instrumentation
+    /// (`walkdown-annot`). Runs a `prune` stops are not submitted as tests
+    /// (their executions are verified); the campaign still replays every
+    /// other vector on its own program. Default none.
+    pub instrumented: Option<std::sync::Arc<Program>>,
+    /// Candidates of `tryfirst` points solved before every other candidate,
+    /// at most (the paper's bound on interrupts); later ones wait like any
+    /// other. Default 100.
+    pub max_tryfirst: u64,
 }
 
 impl Default for GenSettings {
@@ -119,6 +130,8 @@ impl Default for GenSettings {
             loop_forms: Vec::new(),
             log_queries: false,
             monitor_order: false,
+            instrumented: None,
+            max_tryfirst: 100,
         }
     }
 }
@@ -163,6 +176,10 @@ pub struct Stats {
     pub mutations: u64,
     /// Mutants kept.
     pub mutations_kept: u64,
+    /// Traced runs a `prune` of the annotation pass stopped (not submitted).
+    pub pruned: u64,
+    /// `tryfirst` candidates solved ahead of the others.
+    pub tryfirst: u64,
     /// Time in the solver stack.
     pub solver_time: Duration,
     /// Time tracing.
@@ -290,14 +307,22 @@ impl walkdown_campaign::Engine for ConcolicEngine {
         let campaign = ctx.campaign();
         let program = campaign.program();
         let goals = campaign.goals();
-        let interp = campaign.interpreter();
         let settings = &self.settings;
+        let instrumented_interp = match &settings.instrumented {
+            Some(p) => Some(
+                walkdown_interp::Interpreter::new(p, goals)
+                    .map_err(|e| EngineError(format!("the instrumented program: {e}")))?,
+            ),
+            None => None,
+        };
+        let interp = instrumented_interp.as_ref().unwrap_or(campaign.interpreter());
+        let traced: &Program = settings.instrumented.as_deref().unwrap_or(program);
         let trip_loops = settings
             .loop_forms
             .iter()
             .filter_map(|f| Some(TripLoop::new(f.clone(), program.funcs.get(f.func)?.body.as_ref()?)))
             .collect();
-        let mut tracer = Tracer::new(program, goals, interp.prepared()).with_trip_loops(trip_loops);
+        let mut tracer = Tracer::new(traced, goals, interp.prepared()).with_trip_loops(trip_loops);
         let start = Instant::now();
         if !settings.runtime_checks {
             for (id, g) in goals.goals.iter() {
@@ -339,6 +364,7 @@ impl walkdown_campaign::Engine for ConcolicEngine {
             deferred: settings.search.build(),
             nearer: std::collections::BTreeMap::new(),
             nearer_turn: false,
+            tryfirst: std::collections::VecDeque::new(),
             tried: HashSet::new(),
             rng: Rng::new(settings.seed),
             seq: 0,
@@ -404,6 +430,9 @@ struct Search<'a, 's, 'k, 'p> {
     nearer: std::collections::BTreeMap<(u32, u64), Candidate>,
     /// Whose turn it is among deferred candidates: `nearer`'s or the rest's.
     nearer_turn: bool,
+    /// Candidates of `tryfirst` points, first come first served, ahead of
+    /// the searcher's (up to `max_tryfirst` of them).
+    tryfirst: std::collections::VecDeque<Candidate>,
     tried: HashSet<u64>,
     distances: Distances,
     distances_epoch: u64,
@@ -587,6 +616,8 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
             ("random_runs", s.random_runs as f64),
             ("mutations", s.mutations as f64),
             ("mutations_kept", s.mutations_kept as f64),
+            ("pruned", s.pruned as f64),
+            ("tryfirst", s.tryfirst as f64),
             ("queries", s.queries as f64),
             ("sat", s.sat as f64),
             ("unsat", s.unsat as f64),
@@ -614,6 +645,10 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
         if self.distances_epoch != self.epoch {
             self.distances = Distances::compute(self.program, self.goals, &closed_flags(&self.closures));
             self.distances_epoch = self.epoch;
+        }
+        if let Some(c) = self.tryfirst.pop_front() {
+            self.stats.tryfirst += 1;
+            return Some(c);
         }
         let ctx = SearchContext { distances: &self.distances, coverage_epoch: self.epoch };
         let guidance = self.ctx.campaign().guidance();
@@ -707,7 +742,13 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
         self.ctx.charge(work::traced(trace.steps));
         self.stats.executions += 1;
         let run_no = self.stats.executions;
-        self.submit(&vector);
+        if trace.end == crate::symex::TraceEnd::Pruned {
+            // Verified from the prune on: no test (as in the paper, an
+            // aborted run is none), but its way on is a candidate.
+            self.stats.pruned += 1;
+        } else {
+            self.submit(&vector);
+        }
         self.expand(trace, vector, bound, run_no);
     }
 
@@ -820,7 +861,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
                     continue;
                 }
                 self.seq += 1;
-                self.searcher.add(Candidate {
+                let candidate = Candidate {
                     path: Rc::clone(&path),
                     inputs: Rc::clone(&inputs),
                     vector: Rc::clone(&vector),
@@ -829,7 +870,12 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
                     alt: *alt,
                     seq: self.seq,
                     run: run_no,
-                });
+                };
+                if alt.kind == AltKind::TryFirst && self.stats.tryfirst + (self.tryfirst.len() as u64) < self.settings.max_tryfirst {
+                    self.tryfirst.push_back(candidate);
+                } else {
+                    self.searcher.add(candidate);
+                }
             }
         }
     }
@@ -853,7 +899,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
     fn finish_stats(&mut self) {
         let s = &mut self.stats;
         s.elapsed = self.start.elapsed();
-        s.waiting = self.searcher.len() + self.deferred.len() + self.nearer.len();
+        s.waiting = self.searcher.len() + self.deferred.len() + self.nearer.len() + self.tryfirst.len();
         s.covered = self.closures.iter().filter(|&&c| c == GoalClosure::Covered).count();
         s.expressions = self.pool.len();
         s.layers = self.solver.report();

@@ -151,6 +151,9 @@ pub enum AltKind {
     Branch,
     /// The failure of a check (or a memory access that can leave its object).
     Check(CheckKind),
+    /// The side of a `tryfirst` condition the run did not take: inputs for
+    /// which every later execution must be unverified (tried first).
+    TryFirst,
 }
 
 /// Another way a run could have gone at a branch point.
@@ -230,6 +233,9 @@ pub enum TraceEnd {
     Error(String),
     /// An `assume` failed.
     AssumeFailed,
+    /// A `prune` of the annotation pass stopped it: every later execution
+    /// is verified.
+    Pruned,
     /// A limit was hit.
     Limit,
     /// Something the shadow cannot execute.
@@ -846,6 +852,37 @@ impl<'p, 'a> Run<'p, 'a> {
         Ok(())
     }
 
+    /// The annotation pass's instrumentation (see `walkdown-annot`).
+    /// `prune(c)`: where `c` holds the run goes on under it; where it fails,
+    /// every later execution is verified, so the run stops and the one way
+    /// on is the alternative `c`. `tryfirst(c)`: a branch point whose side
+    /// `c` is an [`AltKind::TryFirst`] alternative, which the search tries
+    /// before others.
+    fn annotation_point(&mut self, b: Builtin, (c, sc): (u64, Option<ExprId>)) -> Result<(), Stop> {
+        let holds_now = c & 1 != 0;
+        let Some(e) = sc else {
+            return if b == Builtin::Prune && !holds_now { Err(Stop::End(TraceEnd::Pruned)) } else { Ok(()) };
+        };
+        let holds = self.sym.bv1_to_bool(e);
+        let fails = self.sym.not(holds);
+        let site = (self.frame().func, self.frame().block);
+        let (taken, alt) = if holds_now { (holds, fails) } else { (fails, holds) };
+        match (b, holds_now) {
+            (Builtin::Prune, true) => self.push_constraint(holds),
+            (Builtin::Prune, false) => {
+                let a = Alternative { cond: holds, goal: None, kind: AltKind::Branch, target: None, useless: false, distance: None };
+                self.branch_point(site, vec![a], fails);
+                return Err(Stop::End(TraceEnd::Pruned));
+            }
+            _ => {
+                let kind = if holds_now { AltKind::Branch } else { AltKind::TryFirst };
+                let a = Alternative { cond: alt, goal: None, kind, target: None, useless: false, distance: None };
+                self.branch_point(site, vec![a], taken);
+            }
+        }
+        Ok(())
+    }
+
     /// Checks a memory access of `n` bytes through a pointer whose address
     /// may be symbolic: offers the out-of-bounds alternative, then fixes
     /// the address unless the load can read it symbolically.
@@ -1218,7 +1255,11 @@ impl<'p, 'a> Run<'p, 'a> {
             }
             Builtin::Exit => return Err(Stop::End(TraceEnd::Exit)),
             Builtin::Abort => return Err(error("abort".into())),
-            Builtin::Print | Builtin::NoOp => 0,
+            Builtin::Print | Builtin::NoOp | Builtin::Annotation => 0,
+            Builtin::Prune | Builtin::TryFirst => {
+                self.annotation_point(b, arg(0))?;
+                0
+            }
             Builtin::Fabs | Builtin::Sqrt => {
                 let ty = ret.unwrap_or(Type::F64);
                 let v = arg(0).0;

@@ -1118,7 +1118,7 @@ impl Enc<'_> {
                 let fails = self.x(|p| p.eq(flag, one));
                 Some(self.x(|p| p.ite(fails, null, addr)))
             }
-            Builtin::Free | Builtin::NoOp => ret0(self),
+            Builtin::Free | Builtin::NoOp | Builtin::Annotation | Builtin::Prune | Builtin::TryFirst => ret0(self),
             Builtin::Print => ret0(self),
             Builtin::Memset => {
                 match konst(self, arg(2)) {

@@ -63,6 +63,44 @@ pub struct Report {
     /// The correctness witness, when the program has `reach_error` goals.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub witness: Option<WitnessEntry>,
+    /// Verification annotations, when `gen --annotations` read them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<AnnotationsEntry>,
+}
+
+/// The verification annotations a run used (`gen --annotations`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct AnnotationsEntry {
+    /// Where they came from (`source`, `self`).
+    pub sources: Vec<String>,
+    /// The configuration: `uv`, `pv`, `may`, `must` or `may+must`.
+    pub configuration: String,
+    /// Assumption ids.
+    pub assumptions: Vec<String>,
+    /// Every error goal with its status.
+    pub checks: Vec<CheckAnnotation>,
+    /// What the instrumentation put in (`prunes`, `tryfirsts`,
+    /// `assumed_sites`), or why none (`reason`).
+    pub instrumentation: std::collections::BTreeMap<String, String>,
+}
+
+/// One error goal's verification status.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct CheckAnnotation {
+    /// The goal (`g16`).
+    pub goal: String,
+    /// `error reach_error`, ...
+    pub kind: String,
+    /// `file:line:col`.
+    pub location: String,
+    /// `verified` (premise `true`), `verified under a premise`, or
+    /// `unverified`.
+    pub status: String,
+    /// The premise, over assumption ids.
+    pub premise: String,
+    /// The sources that verified it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<String>,
 }
 
 /// What became of the correctness witness.

@@ -71,7 +71,7 @@ impl Machine<'_, '_> {
             Builtin::Strcpy => self.strcpy(a0, a1),
             Builtin::Strncpy => self.strncpy(a0, a1, a2),
             Builtin::Strchr => self.strchr(a0, a1 as u8),
-            Builtin::Print | Builtin::NoOp => Ok(0),
+            Builtin::Print | Builtin::NoOp | Builtin::Annotation | Builtin::Prune | Builtin::TryFirst => Ok(0),
             Builtin::Exit => {
                 let code = self.arg(regs, site, base, 0).unwrap_or(0) as u32 as i32;
                 return Flow::Stop(Outcome::Exit(code));
@@ -280,6 +280,9 @@ fn arity(b: Builtin) -> usize {
         | Builtin::Strncpy => 3,
         Builtin::Print
         | Builtin::NoOp
+        | Builtin::Annotation
+        | Builtin::Prune
+        | Builtin::TryFirst
         | Builtin::Exit
         | Builtin::Abort
         | Builtin::Fabs

@@ -273,4 +273,10 @@ builtins! {
     NoOp = ["__VERIFIER_atomic_begin", "__VERIFIER_atomic_end", "srand"]: "Functions without effect.",
     Fabs = ["fabs", "fabsf"]: "`fabs`.",
     Sqrt = ["sqrt", "sqrtf"]: "`sqrt`.",
+    Annotation = ["__VERIFIER_assumed", "__VERIFIER_assert_verified"]:
+        "Verification annotations (`assumed(cond, id)`, `assert_verified(cond, premise)`): no effect on runs; read by the annotation pass.",
+    Prune = ["__walkdown_prune"]:
+        "`prune(cond)`, put in by the annotation pass: where `cond` is false every later execution is verified; no effect in the interpreter, the concolic tracer stops the run there.",
+    TryFirst = ["__walkdown_tryfirst"]:
+        "`tryfirst(cond)`, put in by the annotation pass: the concolic search first tries inputs that make `cond` true here; no effect in the interpreter.",
 }

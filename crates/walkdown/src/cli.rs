@@ -4,6 +4,7 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 
 mod analyze;
+mod annotations;
 mod batch;
 mod gen;
 mod lcov;

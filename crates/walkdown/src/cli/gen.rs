@@ -124,6 +124,12 @@ pub struct GenArgs {
     /// cegar: which steps of an infeasible path give predicates: suffix (the longest suffix infeasible from any state) or core (a minimal unsatisfiable core of the step conditions).
     #[arg(long, value_enum, default_value = "suffix")]
     refinement: RefinementArg,
+    /// Verification annotations to read, comma-separated: source (`__VERIFIER_assumed(cond, "id")` and `__VERIFIER_assert_verified(cond, "premise")` in the program), self (error sites walkdown's static analysis proves safe). With `--property coverage-error`, the concolic engine then skips executions already verified (see `--verification`); report.json lists every error goal's status.
+    #[arg(long, value_enum, value_delimiter = ',')]
+    annotations: Vec<super::annotations::SourceArg>,
+    /// How the annotations guide the concolic search (with `--property coverage-error`): uv (not at all), pv (stop a run at an annotated assertion whose premise holds), may (stop a run where every later execution is verified), must (try first the inputs whose executions must be unverified), may+must. Default: may+must with --annotations.
+    #[arg(long, value_enum)]
+    verification: Option<super::annotations::ConfigArg>,
 }
 
 /// `--refinement`.
@@ -324,6 +330,52 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     if !args.no_static {
         static_pass(&campaign, &program, &goals, relational.as_ref(), args.quiet);
     }
+    // Annotations: statuses for the report; with errors as the goal, the
+    // instrumented program the concolic engine traces.
+    let mut instrumented: Option<std::sync::Arc<Program>> = None;
+    let mut annotation_entry = None;
+    if !args.annotations.is_empty() || args.verification.is_some() {
+        let config = args.verification.map_or(walkdown_annot::Config::MayMust, |c| c.config());
+        let proved: Vec<walkdown_ir::goals::GoalId> = campaign
+            .snapshot()
+            .goals
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| matches!(g.verdict, walkdown_campaign::Verdict::Unreachable(_)))
+            .map(|(i, _)| walkdown_ir::entity::EntityRef::new(i))
+            .collect();
+        let a = super::annotations::read(&program, &goals, &args.annotations, &proved)?;
+        let mut figures = std::collections::BTreeMap::new();
+        if property != Property::CoverError {
+            figures.insert("reason".into(), "not used: the search covers branches (annotations guide --property coverage-error only)".into());
+        } else {
+            let targets = |g| walkdown_annot::collect::is_user_property(&goals, g);
+            match walkdown_annot::instrument(&program, &goals, &a, config, &targets) {
+                Ok((p, inst)) => {
+                    figures.insert("prunes".into(), inst.prunes.to_string());
+                    figures.insert("tryfirsts".into(), inst.tryfirsts.to_string());
+                    figures.insert("assumed_sites".into(), inst.assumed_sites.to_string());
+                    if config != walkdown_annot::Config::Uv {
+                        if let Err(e) = walkdown_ir::verify::verify_program(&p) {
+                            bail!("internal error: the annotation pass broke the IR: {e}");
+                        }
+                        instrumented = Some(std::sync::Arc::new(p));
+                    }
+                }
+                Err(walkdown_annot::NoInference::TooManyIds(n)) => {
+                    errln(format_args!(
+                        "walkdown: warning: {n} assumption ids; the annotation pass handles at most {}: the search is not guided",
+                        walkdown_annot::MAX_IDS
+                    ));
+                    figures.insert("reason".into(), format!("{n} assumption ids (at most {})", walkdown_annot::MAX_IDS));
+                }
+                Err(walkdown_annot::NoInference::NoMain) => {
+                    figures.insert("reason".into(), "no main".into());
+                }
+            }
+        }
+        annotation_entry = Some(super::annotations::entry(&program, &goals, &a, &args.annotations, config, figures));
+    }
     let loop_forms = match (args.no_invariants, &relational) {
         (false, Some(rel)) => walkdown_absint::trip_count_forms(rel),
         _ => Vec::new(),
@@ -352,8 +404,15 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
                     mutation_share: args.mutation_share,
                     loop_forms: loop_forms.clone(),
                     monitor_order: args.monitor_order,
+                    // Mutants are not traced, so no prune would stop them:
+                    // with the instrumentation they would walk verified
+                    // executions.
+                    instrumented: instrumented.clone(),
                     ..GenSettings::default()
                 };
+                if instrumented.is_some() {
+                    settings.mutation_share = 0.0;
+                }
                 settings.solver.timeout_ms = Some(args.solver_timeout_ms);
                 settings.trace.accelerate = !args.no_loop_acceleration;
                 settings.trace.exec.max_call_depth = args.max_call_depth;
@@ -409,6 +468,7 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
         data_model: program.data_model.to_string(),
         search: format!("{} on {} worker{}", described.join(" + "), portfolio.jobs, if portfolio.jobs == 1 { "" } else { "s" }),
         seed: args.seed,
+        annotations: annotation_entry,
         ..Default::default()
     };
     let report_path = args.out.join(REPORT_FILE);
