@@ -88,6 +88,9 @@ enum Command {
     Analyze {
         #[command(flatten)]
         program: ProgramArgs,
+        /// Also print every error check's verification status and premise, from these sources (source, self; comma-separated).
+        #[arg(long, value_enum, value_delimiter = ',')]
+        annotations: Vec<annotations::SourceArg>,
     },
     /// Compile the program natively with gcc --coverage, run every test of a
     /// Test-Comp suite, and report gcov branch and line coverage.
@@ -144,7 +147,7 @@ fn run(cli: Cli) -> Result<i32> {
         }
         Command::Run(args) => run::run(&args),
         Command::Gen(args) => gen::gen(&args),
-        Command::Analyze { program } => analyze::analyze(&program),
+        Command::Analyze { program, annotations } => analyze::analyze(&program, &annotations),
         Command::Validate(args) => validate::validate(&args),
         Command::Report(args) => report::report_command(&args),
         Command::Replay(args) => replay::replay(&args),

@@ -8,7 +8,7 @@ use anyhow::Result;
 use walkdown_ir::goals::Goals;
 
 /// Runs the command.
-pub fn analyze(args: &ProgramArgs) -> Result<i32> {
+pub fn analyze(args: &ProgramArgs, sources: &[super::annotations::SourceArg]) -> Result<i32> {
     let program = load(args)?;
     let goals = Goals::compute(&program);
     let analysis = walkdown_absint::analyze(&program);
@@ -44,6 +44,29 @@ pub fn analyze(args: &ProgramArgs) -> Result<i32> {
     println!("{} linear facts over program values (for the search):", facts.len());
     for f in &facts {
         println!("  {f}");
+    }
+    if !sources.is_empty() {
+        // The error sites the static pass of `gen` proves: intervals
+        // (unreachable blocks, checks that always hold).
+        let mut proved: Vec<_> = analysis.safe_error_sites(&goals).into_iter().map(|(g, _)| g).collect();
+        proved.extend(dead.iter().copied());
+        let a = super::annotations::read(&program, &goals, sources, &proved)?;
+        println!(
+            "verification annotations ({}): {} assumption ids{}",
+            sources.iter().map(|s| if *s == super::annotations::SourceArg::Source { "source" } else { "self" }).collect::<Vec<_>>().join(", "),
+            a.assumptions.len(),
+            if a.assumptions.is_empty() { String::new() } else { format!(" ({})", a.assumptions.iter().map(|x| x.name.as_str()).collect::<Vec<_>>().join(", ")) }
+        );
+        for (g, s) in &a.checks {
+            let by = if s.sources.is_empty() { String::new() } else { format!(" [{}]", s.sources.iter().map(|x| x.name()).collect::<Vec<_>>().join(", ")) };
+            println!(
+                "  {g}\t{}\t{}\t{}\tpremise {}{by}",
+                goals.describe(*g),
+                program.describe_loc(goals.goals[*g].loc),
+                super::annotations::status_words(&s.premise),
+                a.premise_text(*g)
+            );
+        }
     }
     Ok(0)
 }
