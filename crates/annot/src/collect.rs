@@ -16,6 +16,8 @@ pub enum Source {
     Source,
     /// walkdown's own analyses (a proof that the check cannot fail).
     SelfProof,
+    /// Frama-C's EVA (no alarm at the check).
+    Eva,
 }
 
 impl Source {
@@ -24,6 +26,7 @@ impl Source {
         match self {
             Source::Source => "source",
             Source::SelfProof => "self",
+            Source::Eva => "eva",
         }
     }
 }
@@ -44,10 +47,29 @@ pub struct AssumedSite {
     pub func: FuncId,
     /// The call.
     pub inst: Inst,
-    /// The assumed condition (an integer, true when non-zero).
-    pub cond: Operand,
+    /// The assumed condition.
+    pub cond: AssumedCond,
     /// Where it is.
     pub loc: Loc,
+}
+
+/// What an assumption site assumed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AssumedCond {
+    /// That this integer is non-zero (`__VERIFIER_assumed`'s condition).
+    Holds(Operand),
+    /// That this signed operation (`add`, `sub` or `mul`) does not overflow
+    /// (an analyzer's assumption at an arithmetic instruction).
+    NoSignedOverflow {
+        /// `Add`, `Sub` or `Mul`.
+        op: walkdown_ir::BinOp,
+        /// The operands' type.
+        ty: walkdown_ir::Type,
+        /// Left operand.
+        lhs: Operand,
+        /// Right operand.
+        rhs: Operand,
+    },
 }
 
 /// One `__VERIFIER_assert_verified(cond, premise)` call, which stands for
@@ -152,7 +174,7 @@ impl Annotations {
                     };
                     if callee.name == "__VERIFIER_assumed" {
                         let id = self.intern(text.trim());
-                        self.assumptions[id.0 as usize].sites.push(AssumedSite { func: fid, inst, cond: *cond, loc: d.loc });
+                        self.assumptions[id.0 as usize].sites.push(AssumedSite { func: fid, inst, cond: AssumedCond::Holds(*cond), loc: d.loc });
                     } else {
                         let premise = Premise::parse(&text, &mut |n| self.intern(n))
                             .map_err(|e| AnnotError::Malformed { what: e.to_string(), at: at() })?;

@@ -13,7 +13,7 @@
 //! same thing on both; it is for the concolic tracer only: the campaign
 //! replays and judges tests on the original.
 
-use crate::collect::Annotations;
+use crate::collect::{Annotations, AssumedCond};
 use crate::infer::{Abstract, Conditions, Event, NoInference, States, Transformer};
 use std::collections::BTreeMap;
 use walkdown_ir::entity::EntityRef;
@@ -219,7 +219,7 @@ pub fn instrument(
 }
 
 enum Put {
-    Assumed { ghost: GlobalId, cond: Operand },
+    Assumed { ghost: GlobalId, cond: AssumedCond },
     Prune(States),
     TryFirst(States),
 }
@@ -270,13 +270,27 @@ fn emit(
     };
     match put {
         Put::Assumed { ghost, cond } => {
-            let ty = body_operand_type(body, &cond);
             let held = push(body, InstKind::Load { ty: Type::I8, ptr: Operand::Global(ghost) }).expect("load");
-            let holds = if ty == Type::I1 {
-                cond
-            } else {
-                let zero = Operand::Const(Const { ty, bits: 0 });
-                Operand::Value(push(body, InstKind::Cmp { pred: CmpPred::Ne, ty, lhs: cond, rhs: zero }).expect("cmp"))
+            let holds = match cond {
+                AssumedCond::Holds(cond) => {
+                    let ty = body_operand_type(body, &cond);
+                    if ty == Type::I1 {
+                        cond
+                    } else {
+                        let zero = Operand::Const(Const { ty, bits: 0 });
+                        Operand::Value(push(body, InstKind::Cmp { pred: CmpPred::Ne, ty, lhs: cond, rhs: zero }).expect("cmp"))
+                    }
+                }
+                AssumedCond::NoSignedOverflow { op, ty, lhs, rhs } => {
+                    let check = match op {
+                        BinOp::Sub => BinOp::SSubO,
+                        BinOp::Mul => BinOp::SMulO,
+                        _ => BinOp::SAddO,
+                    };
+                    let o = push(body, InstKind::Bin { op: check, ty, lhs, rhs }).expect("overflow predicate");
+                    let t = Operand::Const(Const::bool(true));
+                    Operand::Value(push(body, InstKind::Bin { op: BinOp::Xor, ty: Type::I1, lhs: Operand::Value(o), rhs: t }).expect("xor"))
+                }
             };
             let byte = push(body, InstKind::Cast { op: CastOp::ZExt, from: Type::I1, to: Type::I8, arg: holds }).expect("zext");
             let both = push(body, InstKind::Bin { op: BinOp::And, ty: Type::I8, lhs: Operand::Value(held), rhs: Operand::Value(byte) })

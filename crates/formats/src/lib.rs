@@ -21,6 +21,7 @@ pub mod atomic;
 pub mod batch;
 pub mod html;
 pub mod lcov;
+pub mod eva;
 pub mod lines;
 pub mod literal;
 pub mod metadata;

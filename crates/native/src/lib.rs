@@ -14,6 +14,7 @@
 
 pub mod compile;
 pub mod driver;
+pub mod eva;
 pub mod gcov;
 pub mod harness;
 pub mod linemarkers;

@@ -50,10 +50,14 @@ pub fn analyze(args: &ProgramArgs, sources: &[super::annotations::SourceArg]) ->
         // (unreachable blocks, checks that always hold).
         let mut proved: Vec<_> = analysis.safe_error_sites(&goals).into_iter().map(|(g, _)| g).collect();
         proved.extend(dead.iter().copied());
-        let a = super::annotations::read(&program, &goals, sources, &proved)?;
+        let mut figures = std::collections::BTreeMap::new();
+        let a = super::annotations::read(&program, &args.file, &goals, sources, &proved, &mut figures)?;
+        for (k, v) in &figures {
+            println!("  {k}: {v}");
+        }
         println!(
             "verification annotations ({}): {} assumption ids{}",
-            sources.iter().map(|s| if *s == super::annotations::SourceArg::Source { "source" } else { "self" }).collect::<Vec<_>>().join(", "),
+            sources.iter().map(|s| s.name()).collect::<Vec<_>>().join(", "),
             a.assumptions.len(),
             if a.assumptions.is_empty() { String::new() } else { format!(" ({})", a.assumptions.iter().map(|x| x.name.as_str()).collect::<Vec<_>>().join(", ")) }
         );

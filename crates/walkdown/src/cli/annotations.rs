@@ -4,6 +4,8 @@
 //! program the concolic engine runs under `--verification`.
 
 use anyhow::{bail, Result};
+use std::collections::BTreeMap;
+use std::path::Path;
 use walkdown_annot::{Annotations, Config, Premise, Source};
 use walkdown_formats::report::{AnnotationsEntry, CheckAnnotation};
 use walkdown_ir::goals::{GoalId, GoalKind, Goals};
@@ -18,6 +20,20 @@ pub enum SourceArg {
     /// verified without condition.
     #[value(name = "self")]
     SelfProof,
+    /// Frama-C's EVA (Debian frama-c-base): a check it raises no alarm for
+    /// is verified, under the signed overflows it assumed away elsewhere.
+    Eva,
+}
+
+impl SourceArg {
+    /// Its name.
+    pub fn name(self) -> &'static str {
+        match self {
+            SourceArg::Source => "source",
+            SourceArg::SelfProof => "self",
+            SourceArg::Eva => "eva",
+        }
+    }
 }
 
 /// `--verification`: which of the paper's configurations.
@@ -49,9 +65,17 @@ impl ConfigArg {
     }
 }
 
-/// The annotations of `program` from `sources`; `proved` are the error
-/// goals walkdown's static pass proved unreachable (for `self`).
-pub fn read(program: &Program, goals: &Goals, sources: &[SourceArg], proved: &[GoalId]) -> Result<Annotations> {
+/// The annotations of `program` (read from `file`) from `sources`;
+/// `proved` are the error goals walkdown's static pass proved unreachable
+/// (for `self`). EVA's figures, when it ran, go to `eva`.
+pub fn read(
+    program: &Program,
+    file: &Path,
+    goals: &Goals,
+    sources: &[SourceArg],
+    proved: &[GoalId],
+    eva: &mut BTreeMap<String, String>,
+) -> Result<Annotations> {
     let mut a = Annotations::unverified(goals);
     for s in sources {
         match s {
@@ -67,9 +91,146 @@ pub fn read(program: &Program, goals: &Goals, sources: &[SourceArg], proved: &[G
                     }
                 }
             }
+            SourceArg::Eva => read_eva(&mut a, program, file, goals, eva)?,
         }
     }
     Ok(a)
+}
+
+/// Alarm kinds whose violation ends an execution in walkdown's semantics
+/// (an error goal of its own), so that EVA assuming them away afterwards
+/// changes no execution that goes on.
+const ENDING_ALARMS: &[&str] = &["mem_access", "division_by_zero", "dangling_pointer", "freeable", "function_pointer"];
+
+/// Properties of the report that are no alarms (specifications of
+/// functions without body, the assertions at error calls).
+const NOT_ALARMS: &[&str] = &["assigns clause", "from clause", "user assertion", "terminates clause", "exits clause", "complete behaviors", "disjoint behaviors"];
+
+/// Adds EVA's results: a check is verified when EVA raises no alarm at it
+/// (for `reach_error`: the `assert \false` before the call is dead or
+/// valid), under the premise `eva` when EVA assumed signed overflows away
+/// elsewhere (tracked at each such instruction); nothing is used when EVA
+/// did not finish, or assumed something walkdown cannot track.
+fn read_eva(a: &mut Annotations, program: &Program, file: &Path, goals: &Goals, figures: &mut BTreeMap<String, String>) -> Result<()> {
+    use walkdown_ir::goals::ErrorSite;
+    use walkdown_ir::CheckKind;
+    let undefined: Vec<String> = program.funcs.values().filter(|f| f.body.is_none()).map(|f| f.name.clone()).collect();
+    let run = walkdown_native::eva::run_eva(file, program.data_model, &undefined, &walkdown_native::eva::EvaSettings::default())
+        .map_err(|e| anyhow::anyhow!("--annotations eva: {e}"))?;
+    figures.insert("eva_time_s".into(), format!("{:.2}", run.elapsed.as_secs_f64()));
+    let props: Vec<_> = walkdown_formats::eva::read_eva_report(&run.csv)
+        .map_err(|e| anyhow::anyhow!("--annotations eva: the report: {e}"))?
+        .into_iter()
+        .filter(|p| p.file == run.file_name)
+        .collect();
+    figures.insert("eva_properties".into(), props.len().to_string());
+    if !run.complete {
+        figures.insert("eva_reason".into(), format!("EVA did not finish the analysis of main: its results are not used ({})", run.log_tail.lines().last().unwrap_or("")));
+        return Ok(());
+    }
+    let alarms: Vec<_> = props.iter().filter(|p| !p.proved() && !NOT_ALARMS.contains(&p.kind.as_str())).collect();
+    figures.insert("eva_alarms".into(), alarms.len().to_string());
+    // Signed overflows EVA assumed away are tracked as the assumption `eva`
+    // at each add, sub and mul of their line; other alarms must end the
+    // execution where they fire, or EVA's results cannot be used.
+    let mut tracked = Vec::new();
+    let mut untracked = Vec::new();
+    for al in &alarms {
+        if ENDING_ALARMS.contains(&al.kind.as_str()) {
+            continue;
+        }
+        let sites = if al.kind == "signed_overflow" { arithmetic_at(program, &al.function, al.line) } else { Vec::new() };
+        let ends_anyway = al.kind == "signed_overflow" && overflow_check_at(program, &al.function, al.line);
+        if sites.is_empty() && !ends_anyway {
+            untracked.push(format!("{} at line {}", al.kind, al.line));
+        }
+        tracked.extend(sites);
+    }
+    if !untracked.is_empty() {
+        figures.insert(
+            "eva_reason".into(),
+            format!("EVA assumed what walkdown does not track ({}{}): its results are not used", untracked[..untracked.len().min(3)].join(", "), if untracked.len() > 3 { ", …" } else { "" }),
+        );
+        return Ok(());
+    }
+    let premise = if tracked.is_empty() {
+        Premise::True
+    } else {
+        let id = a.intern("eva");
+        for (func, inst, op, ty, lhs, rhs, loc) in tracked.iter().copied() {
+            a.assumptions[id.0 as usize].sites.push(walkdown_annot::AssumedSite {
+                func,
+                inst,
+                cond: walkdown_annot::AssumedCond::NoSignedOverflow { op, ty, lhs, rhs },
+                loc,
+            });
+        }
+        Premise::Id(id)
+    };
+    figures.insert("eva_tracked_overflows".into(), tracked.len().to_string());
+    let unproved_at = |line: u32, kinds: &[&str]| props.iter().any(|p| p.line == line && kinds.contains(&p.kind.as_str()) && !p.proved());
+    let asserts_proved = |line: u32| {
+        let at: Vec<_> = props.iter().filter(|p| p.line == line && p.kind == "user assertion").collect();
+        !at.is_empty() && at.iter().all(|p| p.proved())
+    };
+    let mut verified = 0;
+    for (g, goal) in goals.goals.iter() {
+        let GoalKind::Error { func, site, .. } = goal.kind else { continue };
+        let line = goal.loc.line;
+        let ok = match site {
+            ErrorSite::Check(CheckKind::ReachError | CheckKind::Assertion) => {
+                if walkdown_annot::collect::is_error_function(&program.funcs[func].name) {
+                    !run.error_calls.is_empty() && run.error_calls.iter().all(|&l| asserts_proved(l))
+                } else {
+                    run.error_calls.contains(&line) && asserts_proved(line)
+                }
+            }
+            ErrorSite::Check(CheckKind::DivByZero) => !unproved_at(line, &["division_by_zero"]),
+            ErrorSite::Check(CheckKind::Overflow) => !unproved_at(line, &["signed_overflow"]),
+            ErrorSite::Memory => !unproved_at(line, &["mem_access", "index_bound", "pointer_value", "dangling_pointer"]),
+            ErrorSite::Free => !unproved_at(line, &["freeable", "dangling_pointer"]),
+            _ => false,
+        };
+        if ok && line > 0 {
+            a.verify(g, premise.clone(), Source::Eva);
+            verified += 1;
+        }
+    }
+    figures.insert("eva_verified_checks".into(), verified.to_string());
+    Ok(())
+}
+
+type ArithSite = (walkdown_ir::FuncId, walkdown_ir::Inst, walkdown_ir::BinOp, walkdown_ir::Type, walkdown_ir::Operand, walkdown_ir::Operand, walkdown_ir::Loc);
+
+/// The integer `add`, `sub` and `mul` instructions of `function` at `line`.
+fn arithmetic_at(program: &Program, function: &str, line: u32) -> Vec<ArithSite> {
+    use walkdown_ir::{BinOp, InstKind};
+    let Some(fid) = program.func_by_name(function) else { return Vec::new() };
+    let Some(body) = &program.funcs[fid].body else { return Vec::new() };
+    let mut out = Vec::new();
+    for (_, b) in body.blocks.iter() {
+        for &i in &b.insts {
+            let d = &body.insts[i];
+            if d.loc.line != line {
+                continue;
+            }
+            if let InstKind::Bin { op: op @ (BinOp::Add | BinOp::Sub | BinOp::Mul), ty, lhs, rhs } = &d.kind {
+                if ty.is_int() && *ty != walkdown_ir::Type::I1 {
+                    out.push((fid, i, *op, *ty, *lhs, *rhs, d.loc));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether `function` has a signed-division overflow check at `line`
+/// (`MIN / -1`, which ends the execution as an error).
+fn overflow_check_at(program: &Program, function: &str, line: u32) -> bool {
+    use walkdown_ir::{CheckKind, InstKind};
+    let Some(fid) = program.func_by_name(function) else { return false };
+    let Some(body) = &program.funcs[fid].body else { return false };
+    body.insts.values().any(|d| d.loc.line == line && matches!(d.kind, InstKind::Check { kind: CheckKind::Overflow, .. }))
 }
 
 /// A goal's status in words.
@@ -91,7 +252,7 @@ pub fn entry(
     instrumentation: std::collections::BTreeMap<String, String>,
 ) -> AnnotationsEntry {
     AnnotationsEntry {
-        sources: sources.iter().map(|s| if *s == SourceArg::Source { "source".into() } else { "self".into() }).collect(),
+        sources: sources.iter().map(|s| s.name().into()).collect(),
         configuration: config.name().into(),
         assumptions: a.assumptions.iter().map(|x| x.name.clone()).collect(),
         checks: a

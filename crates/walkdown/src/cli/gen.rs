@@ -344,8 +344,8 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
             .filter(|(_, g)| matches!(g.verdict, walkdown_campaign::Verdict::Unreachable(_)))
             .map(|(i, _)| walkdown_ir::entity::EntityRef::new(i))
             .collect();
-        let a = super::annotations::read(&program, &goals, &args.annotations, &proved)?;
         let mut figures = std::collections::BTreeMap::new();
+        let a = super::annotations::read(&program, &args.program.file, &goals, &args.annotations, &proved, &mut figures)?;
         if property != Property::CoverError {
             figures.insert("reason".into(), "not used: the search covers branches (annotations guide --property coverage-error only)".into());
         } else {
