@@ -22,16 +22,17 @@ use walkdown_ir::program::{FuncData, GlobalData};
 use walkdown_ir::{
     BinOp, Block, CastOp, CmpPred, Const, FuncId, GlobalId, Inst, InstKind, Loc, Operand, Program, Type, Value,
 };
-use walkdown_ir::{Body, Callee};
+use walkdown_ir::{Body, Builtin, Callee};
 
 /// Which of the paper's configurations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Config {
     /// No annotations: plain dynamic symbolic execution.
     Uv,
-    /// Partial verification results used only at the assertions: a run
-    /// whose premise holds where it meets an annotated assertion stops
-    /// there (the authors' earlier work).
+    /// Partial verification results used only at the assertions, as the
+    /// paper's `assume(premise ⇒ cond)`: a run that meets an annotated
+    /// assertion whose premise holds and whose condition fails stops there
+    /// (the authors' earlier work).
     Pv,
     /// May-unverified conditions (prune).
     May,
@@ -139,8 +140,21 @@ pub fn instrument(
                 for e in &ab.events {
                     if let Event::Assert { premise, pos } = *e {
                         if premise != 0 {
-                            // Go on only where the premise fails.
-                            plan.entry((fid, Block::new(b), pos)).or_default().push(Put::Prune(!premise & all));
+                            // The paper's `assume(premise ⇒ cond)`: a run goes on
+                            // where the premise fails or the asserted
+                            // condition holds (a reach_error call asserts false).
+                            let body = f.body.as_ref().expect("defined");
+                            let inst = body.blocks[Block::new(b)].insts[pos];
+                            let cond = match &body.insts[inst].kind {
+                                InstKind::Call { callee: Callee::Direct(t), args, .. }
+                                    if program.funcs[*t].builtin == Some(Builtin::Annotation) =>
+                                {
+                                    args.first().copied()
+                                }
+                                InstKind::Check { cond, .. } => Some(*cond),
+                                _ => None,
+                            };
+                            plan.entry((fid, Block::new(b), pos)).or_default().push(Put::Prune { set: !premise & all, unless: cond });
                             report.prunes += 1;
                         }
                     }
@@ -196,7 +210,7 @@ pub fn instrument(
             if let Some((m, before)) = may_here {
                 let has_ahead = ahead[fi].get(b).copied().unwrap_or(false);
                 if m != r && before != Some(m) && has_ahead {
-                    puts.push(Put::Prune(m));
+                    puts.push(Put::Prune { set: m, unless: None });
                     report.prunes += 1;
                 }
             }
@@ -220,7 +234,8 @@ pub fn instrument(
 
 enum Put {
     Assumed { ghost: GlobalId, cond: AssumedCond },
-    Prune(States),
+    /// Go on only where the ghost state is in `set` or `unless` is non-zero.
+    Prune { set: States, unless: Option<Operand> },
     TryFirst(States),
 }
 
@@ -297,8 +312,11 @@ fn emit(
                 .expect("and");
             push(body, InstKind::Store { ty: Type::I8, ptr: Operand::Global(ghost), value: Operand::Value(both) });
         }
-        Put::Prune(set) | Put::TryFirst(set) => {
-            let target = if matches!(put, Put::Prune(_)) { prune } else { tryfirst };
+        Put::Prune { set, .. } | Put::TryFirst(set) => {
+            let (target, unless) = match put {
+                Put::Prune { unless, .. } => (prune, unless),
+                _ => (tryfirst, None),
+            };
             // state = sum of ghost_i << i; cond = (set >> state) & 1.
             let mut state: Operand = Operand::Const(Const::int(Type::I64, 0, dm));
             for (i, &g) in ghosts.iter().enumerate() {
@@ -316,7 +334,17 @@ fn emit(
             }
             let mask = Operand::Const(Const { ty: Type::I64, bits: set });
             let sh = push(body, InstKind::Bin { op: BinOp::LShr, ty: Type::I64, lhs: mask, rhs: state }).expect("lshr");
-            let bit = push(body, InstKind::Cast { op: CastOp::Trunc, from: Type::I64, to: Type::I1, arg: Operand::Value(sh) }).expect("trunc");
+            let mut bit = push(body, InstKind::Cast { op: CastOp::Trunc, from: Type::I64, to: Type::I1, arg: Operand::Value(sh) }).expect("trunc");
+            if let Some(cond) = unless {
+                let ty = body_operand_type(body, &cond);
+                let holds = if ty == Type::I1 {
+                    cond
+                } else {
+                    let zero = Operand::Const(Const { ty, bits: 0 });
+                    Operand::Value(push(body, InstKind::Cmp { pred: CmpPred::Ne, ty, lhs: cond, rhs: zero }).expect("cmp"))
+                };
+                bit = push(body, InstKind::Bin { op: BinOp::Or, ty: Type::I1, lhs: Operand::Value(bit), rhs: holds }).expect("or");
+            }
             push(body, InstKind::Call { callee: Callee::Direct(target), args: vec![Operand::Value(bit)], ret: None });
         }
     }

@@ -9,7 +9,7 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 use walkdown_interp::{ExecLimits, InterpError, Interpreter, Outcome, RunOptions, RunResult};
 use walkdown_ir::entity::EntityRef;
-use walkdown_ir::goals::{GoalId, Goals};
+use walkdown_ir::goals::{GoalId, GoalKind, Goals};
 use walkdown_ir::testvec::{InputValue, TestVector};
 use walkdown_ir::{CheckKind, Loc, Program};
 
@@ -20,6 +20,10 @@ pub enum Property {
     CoverBranches,
     /// Reach `reach_error` once, then stop (Test-Comp `coverage-error`).
     CoverError,
+    /// Reach every error site that can fail (`reach_error`, assertions and
+    /// the runtime checks): keep going after the first error, stop when
+    /// every error goal is settled.
+    AllErrors,
 }
 
 /// Settings of a campaign, with their defaults.
@@ -490,7 +494,7 @@ impl<'p> Campaign<'p> {
             inner.sink_error.get_or_insert(e);
         }
         inner.tests.push(kept);
-        let all_closed = inner.closed == inner.goals.len();
+        let all_closed = self.targets_closed(&inner);
         drop(inner);
         self.epoch.fetch_add(1, Ordering::AcqRel);
         if self.settings.property == Property::CoverError && error.is_some_and(|e| e.kind == CheckKind::ReachError) {
@@ -499,6 +503,20 @@ impl<'p> Campaign<'p> {
             self.request_stop(StopCause::AllClosed);
         }
         Some(index)
+    }
+
+    /// Whether every goal the property asks about is settled: all of them,
+    /// or under [`Property::AllErrors`] the error goals.
+    fn targets_closed(&self, inner: &Inner<'_>) -> bool {
+        match self.settings.property {
+            Property::CoverBranches | Property::CoverError => inner.closed == inner.goals.len(),
+            Property::AllErrors => self
+                .goals
+                .goals
+                .iter()
+                .zip(&inner.goals)
+                .all(|((_, g), s)| !matches!(g.kind, GoalKind::Error { .. }) || s.verdict.is_closed()),
+        }
     }
 
     /// Records what `engine` proved about `goal`. An unbounded claim on a
@@ -529,7 +547,7 @@ impl<'p> Campaign<'p> {
         }
         if closes {
             inner.closed += 1;
-            let all_closed = inner.closed == inner.goals.len();
+            let all_closed = self.targets_closed(&inner);
             drop(inner);
             self.epoch.fetch_add(1, Ordering::AcqRel);
             if all_closed {

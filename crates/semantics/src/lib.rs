@@ -161,6 +161,9 @@ impl<'a> Sym<'a> {
                 };
                 ok(self.pool.binop(o, a, amount))
             }
+            BinOp::SAddO | BinOp::SSubO | BinOp::SMulO if let Some(over) = self.signed_overflow_cheaply(op, w, a, b) => {
+                self.bool_to_bv1(over)
+            }
             BinOp::SAddO | BinOp::SSubO | BinOp::SMulO => {
                 let wa = self.resize(a, w, 2 * w, true);
                 let wb = self.resize(b, w, 2 * w, true);
@@ -192,6 +195,61 @@ impl<'a> Sym<'a> {
                 self.bool_to_bv1(lt)
             }
             _ => unreachable!("float operators are filtered by the tracer"),
+        }
+    }
+
+    /// Signed overflow of `a op b` without a double-width operation, where
+    /// a cheaper form says the same: for add and sub from the signs of the
+    /// operands and the result, for a product by a constant a range of
+    /// `a` (a chain of doubled-width products is what made queries over
+    /// loops of `x = x * 10 + d` time out). `None`: no such form.
+    fn signed_overflow_cheaply(&mut self, op: BinOp, w: u32, a: ExprId, b: ExprId) -> Option<ExprId> {
+        if w > 64 || w < 2 {
+            return None;
+        }
+        let zero = self.bv(0, w);
+        match op {
+            BinOp::SAddO | BinOp::SSubO => {
+                let o = if op == BinOp::SAddO { BvBinOp::Add } else { BvBinOp::Sub };
+                let r = ok(self.pool.binop(o, a, b));
+                let sa = self.cmp(CmpPred::Slt, a, zero);
+                let sb = self.cmp(CmpPred::Slt, b, zero);
+                let sr = self.cmp(CmpPred::Slt, r, zero);
+                // add: operands of one sign, result of the other; sub:
+                // operands of different signs, result of b's sign.
+                let same = self.eq(sa, sb);
+                let operands = if op == BinOp::SAddO { same } else { self.not(same) };
+                let kept = self.eq(sr, sa);
+                let flipped = self.not(kept);
+                Some(self.and(operands, flipped))
+            }
+            BinOp::SMulO => {
+                let (x, c) = match (self.const_value(a), self.const_value(b)) {
+                    (_, Some(c)) => (a, c),
+                    (Some(c), None) => (b, c),
+                    _ => return None,
+                };
+                let c = (c as i128) << (128 - w) >> (128 - w);
+                let (min, max) = (-(1i128 << (w - 1)), (1i128 << (w - 1)) - 1);
+                if c == 0 || c == 1 {
+                    return Some(self.bool(false));
+                }
+                if c < 0 {
+                    return None;
+                }
+                // x * c fits iff ceil(min / c) <= x <= floor(max / c).
+                let hi = max / c;
+                let lo = -((-min) / c);
+                let hi_e = self.bv(hi as u64, w);
+                let lo_e = self.bv(lo as u64, w);
+                let above = self.cmp(CmpPred::Sgt, x, hi_e);
+                let below = self.cmp(CmpPred::Slt, x, lo_e);
+                let not_above = self.not(above);
+                let not_below = self.not(below);
+                let fits = self.and(not_above, not_below);
+                Some(self.not(fits))
+            }
+            _ => None,
         }
     }
 

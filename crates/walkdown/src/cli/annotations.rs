@@ -144,7 +144,12 @@ fn read_eva(a: &mut Annotations, program: &Program, file: &Path, goals: &Goals, 
         if sites.is_empty() && !ends_anyway {
             untracked.push(format!("{} at line {}", al.kind, al.line));
         }
-        tracked.extend(sites);
+        for s in sites {
+            // Two alarms on one line name the same instructions.
+            if !tracked.iter().any(|t: &ArithSite| t.1 == s.1 && t.0 == s.0) {
+                tracked.push(s);
+            }
+        }
     }
     if !untracked.is_empty() {
         figures.insert(

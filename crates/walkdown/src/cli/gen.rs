@@ -53,7 +53,7 @@ pub struct GenArgs {
     /// Concolic: search order: dfs, bfs, random-branch, uniform-random, cfg-distance, or A+B to alternate two.
     #[arg(long, default_value = "bfs")]
     search: String,
-    /// What the suite is for: coverage-branches, or coverage-error (stop at the first test reaching reach_error).
+    /// What the suite is for: coverage-branches, coverage-error (stop at the first test reaching reach_error), or errors (a test for every error that can happen: reach_error, assertions and runtime checks; stop when every error goal is settled).
     /// (Default: coverage-branches, or what a task file names.)
     #[arg(long, value_enum)]
     property: Option<PropertyArg>,
@@ -124,10 +124,10 @@ pub struct GenArgs {
     /// cegar: which steps of an infeasible path give predicates: suffix (the longest suffix infeasible from any state) or core (a minimal unsatisfiable core of the step conditions).
     #[arg(long, value_enum, default_value = "suffix")]
     refinement: RefinementArg,
-    /// Verification annotations to read, comma-separated: source (`__VERIFIER_assumed(cond, "id")` and `__VERIFIER_assert_verified(cond, "premise")` in the program), self (error sites walkdown's static analysis proves safe). With `--property coverage-error`, the concolic engine then skips executions already verified (see `--verification`); report.json lists every error goal's status.
+    /// Verification annotations to read, comma-separated: source (`__VERIFIER_assumed(cond, "id")` and `__VERIFIER_assert_verified(cond, "premise")` in the program), self (error sites walkdown's static analysis proves safe), eva (checks Frama-C EVA raises no alarm for, under its no-overflow assumptions; needs frama-c). With `--property coverage-error` or `errors`, the concolic engine then skips executions already verified (see `--verification`); report.json lists every error goal's status.
     #[arg(long, value_enum, value_delimiter = ',')]
     annotations: Vec<super::annotations::SourceArg>,
-    /// How the annotations guide the concolic search (with `--property coverage-error`): uv (not at all), pv (stop a run at an annotated assertion whose premise holds), may (stop a run where every later execution is verified), must (try first the inputs whose executions must be unverified), may+must. Default: may+must with --annotations.
+    /// How the annotations guide the concolic search (with `--property coverage-error` or `errors`): uv (not at all), pv (stop a run at an annotated assertion whose premise holds), may (stop a run where every later execution is verified), must (try first the inputs whose executions must be unverified), may+must. Default: may+must with --annotations.
     #[arg(long, value_enum)]
     verification: Option<super::annotations::ConfigArg>,
 }
@@ -170,8 +170,12 @@ pub enum CoverArg {
 enum PropertyArg {
     /// Cover every branch.
     CoverageBranches,
-    /// Reach `reach_error`.
+    /// Reach `reach_error`, then stop.
     CoverageError,
+    /// Reach every error that can happen (`reach_error`, assertions, runtime
+    /// checks): keep going after the first, stop when every error goal is
+    /// settled. The suite's metadata says coverage-error.
+    Errors,
 }
 
 /// Writes each kept test as Test-Comp XML at once, listing it in the
@@ -276,10 +280,11 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     let property = match args.property.unwrap_or(PropertyArg::CoverageBranches) {
         PropertyArg::CoverageBranches => Property::CoverBranches,
         PropertyArg::CoverageError => Property::CoverError,
+        PropertyArg::Errors => Property::AllErrors,
     };
     let spec = match property {
         Property::CoverBranches => Specification::CoverBranches,
-        Property::CoverError => Specification::CoverError,
+        Property::CoverError | Property::AllErrors => Specification::CoverError,
     };
     let producer = concat!("walkdown ", env!("CARGO_PKG_VERSION"));
     let metadata = Metadata::for_program(&args.program.file, spec, program.data_model, producer)?;
@@ -346,10 +351,19 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
             .collect();
         let mut figures = std::collections::BTreeMap::new();
         let a = super::annotations::read(&program, &args.program.file, &goals, &args.annotations, &proved, &mut figures)?;
-        if property != Property::CoverError {
-            figures.insert("reason".into(), "not used: the search covers branches (annotations guide --property coverage-error only)".into());
+        if property == Property::CoverBranches {
+            figures.insert("reason".into(), "not used: the search covers branches (annotations guide --property coverage-error and errors only)".into());
         } else {
-            let targets = |g| walkdown_annot::collect::is_user_property(&goals, g);
+            // coverage-error aims at reach_error and assertions; `errors` at
+            // every check, runtime checks included.
+            let all_errors = property == Property::AllErrors;
+            let targets = |g| {
+                if all_errors {
+                    matches!(goals.goals[g].kind, walkdown_ir::goals::GoalKind::Error { .. })
+                } else {
+                    walkdown_annot::collect::is_user_property(&goals, g)
+                }
+            };
             match walkdown_annot::instrument(&program, &goals, &a, config, &targets) {
                 Ok((p, inst)) => {
                     figures.insert("prunes".into(), inst.prunes.to_string());

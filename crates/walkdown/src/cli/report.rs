@@ -14,6 +14,7 @@ pub fn spec_name(p: Property) -> &'static str {
     match p {
         Property::CoverBranches => "coverage-branches",
         Property::CoverError => "coverage-error",
+        Property::AllErrors => "errors",
     }
 }
 
