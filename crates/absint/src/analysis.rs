@@ -31,7 +31,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 use std::time::{Duration, Instant};
 use walkdown_ir::goals::{GoalId, Goals};
-use walkdown_ir::{Block, Callee, FuncId, InstKind, Operand, Program, RelocTarget, Terminator};
+use walkdown_ir::{BinOp, Block, Callee, FuncId, InstKind, Operand, Program, RelocTarget, Terminator};
 
 /// Why a query on an [`Analysis`] has no answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -71,6 +71,8 @@ pub struct Analysis<'p> {
     pub summaries: Summaries,
     /// Wall-clock time of the analysis.
     pub elapsed: Duration,
+    /// Whether it assumed that no `add`, `sub` or `mul` overflows.
+    no_signed_overflow: bool,
 }
 
 /// The functions an analysis starts from: `main` and every function whose
@@ -143,7 +145,7 @@ pub fn analyze_with(program: &Program, opts: FixpointOptions) -> Analysis<'_> {
             continue;
         }
         let Some(body) = program.funcs.get(f).and_then(|d| d.body.as_ref()) else { continue };
-        let t = IntervalTransfer::new(program, body).with_summaries(&summaries);
+        let t = IntervalTransfer::new(program, body).with_summaries(&summaries).assuming_no_signed_overflow(opts.no_signed_overflow);
         // Functions summarized were solved with every callee's summary
         // already: the same solution.
         let sol = solved.remove(&f).unwrap_or_else(|| solve(body, &t, opts));
@@ -154,7 +156,7 @@ pub fn analyze_with(program: &Program, opts: FixpointOptions) -> Analysis<'_> {
         }
         funcs.insert(f, sol);
     }
-    Analysis { program, funcs, summaries, elapsed: start.elapsed() }
+    Analysis { program, funcs, summaries, elapsed: start.elapsed(), no_signed_overflow: opts.no_signed_overflow }
 }
 
 /// The return summaries of every defined function outside a recursive
@@ -173,7 +175,7 @@ fn summarize(program: &Program, opts: FixpointOptions) -> (Summaries, BTreeMap<F
         if direct_callees(body).contains(&f) {
             continue;
         }
-        let t = IntervalTransfer::new(program, body).with_summaries(&summaries);
+        let t = IntervalTransfer::new(program, body).with_summaries(&summaries).assuming_no_signed_overflow(opts.no_signed_overflow);
         let sol = solve(body, &t, opts);
         let mut ret: Option<Interval> = None;
         for (b, data) in body.blocks.iter() {
@@ -369,6 +371,43 @@ impl<'p> Analysis<'p> {
         Ok((f, b))
     }
 
+    /// Under [`FixpointOptions::no_signed_overflow`], the `add`, `sub` and
+    /// `mul` instructions where the assumption cut something: the states
+    /// reaching them allow an overflow. Its proofs hold for every execution
+    /// that does not overflow at these sites. Empty otherwise. Sorted.
+    pub fn no_overflow_sites(&self) -> Vec<(FuncId, walkdown_ir::Inst)> {
+        let mut out = Vec::new();
+        if !self.no_signed_overflow {
+            return out;
+        }
+        for (fid, f) in self.program.funcs.iter() {
+            let Some(body) = &f.body else { continue };
+            let Some(solution) = self.funcs.get(&fid) else { continue };
+            let t = IntervalTransfer::new(self.program, body).with_summaries(&self.summaries).assuming_no_signed_overflow(true);
+            for (bid, b) in body.blocks.iter() {
+                let mut state = solution.entry[bid].clone();
+                for &inst in &b.insts {
+                    if state.is_bottom() {
+                        break;
+                    }
+                    let data = &body.insts[inst];
+                    if let InstKind::Bin { op: op @ (BinOp::Add | BinOp::Sub | BinOp::Mul), ty, lhs, rhs } = &data.kind {
+                        if ty.is_int() && *ty != walkdown_ir::Type::I1 {
+                            let w = ty.bits(self.program.data_model);
+                            let (_, cut) = crate::interval::binop_no_signed_overflow(*op, t.operand(&state, lhs), t.operand(&state, rhs), w);
+                            if cut {
+                                out.push((fid, inst));
+                            }
+                        }
+                    }
+                    t.inst(&mut state, &data.kind, data.result);
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
     /// Branch and switch outcomes that no execution takes: the guard
     /// contradicts the state at the block, or the block (or its whole
     /// function) is unreachable. Sorted.
@@ -377,7 +416,7 @@ impl<'p> Analysis<'p> {
         let mut edges = Vec::new();
         for (fid, f) in self.program.funcs.iter() {
             let Some(body) = &f.body else { continue };
-            let t = IntervalTransfer::new(self.program, body).with_summaries(&self.summaries);
+            let t = IntervalTransfer::new(self.program, body).with_summaries(&self.summaries).assuming_no_signed_overflow(self.no_signed_overflow);
             edges.clear();
             crate::fixpoint::dead_edges_of(body, &t, self.funcs.get(&fid), &mut edges);
             out.extend(edges.iter().map(|&(b, succ)| (fid, b, succ)));
@@ -410,7 +449,7 @@ impl<'p> Analysis<'p> {
                 }
                 continue;
             };
-            let t = IntervalTransfer::new(self.program, body).with_summaries(&self.summaries);
+            let t = IntervalTransfer::new(self.program, body).with_summaries(&self.summaries).assuming_no_signed_overflow(self.no_signed_overflow);
             for (bid, b) in body.blocks.iter() {
                 let mut state = solution.entry[bid].clone();
                 if state.is_bottom() {

@@ -139,11 +139,17 @@ pub struct FixpointOptions {
     pub widen_delay: u32,
     /// Descending (narrowing) passes after the ascending fixpoint.
     pub narrow_passes: u32,
+    /// Assume that no integer `add`, `sub` or `mul` overflows the signed
+    /// range of its type (executions where one does are cut there).
+    /// Unsound on its own: its proofs hold under the assumption at each
+    /// site [`crate::Analysis::no_overflow_sites`] lists, which is how the
+    /// verification annotations use them. Default false.
+    pub no_signed_overflow: bool,
 }
 
 impl Default for FixpointOptions {
     fn default() -> Self {
-        FixpointOptions { widen_delay: 2, narrow_passes: 2 }
+        FixpointOptions { widen_delay: 2, narrow_passes: 2, no_signed_overflow: false }
     }
 }
 

@@ -301,6 +301,30 @@ fn shift_amounts(amount: Interval, w: u32) -> Interval {
 /// A conversion between the canonical form and a view.
 type ViewFn = fn(Interval, u32) -> Interval;
 
+/// `x op y` for `add`, `sub` or `mul` over the integers, kept to the signed
+/// range of `w` bits: the result of the executions that do not overflow
+/// (bottom when none), and whether the range cut anything (the site then
+/// assumed no overflow). Operands are read as signed.
+pub fn binop_no_signed_overflow(op: BinOp, x: Interval, y: Interval, w: u32) -> (Interval, bool) {
+    let (x, y) = (norm(x, w), norm(y, w));
+    if x.is_bottom() || y.is_bottom() {
+        return (Interval::BOTTOM, false);
+    }
+    let (a, b) = (sview(x, w), sview(y, w));
+    let exact = match op {
+        BinOp::Add => a.lo.checked_add(b.lo).zip(a.hi.checked_add(b.hi)).map(|(l, h)| Interval::new(l, h)),
+        BinOp::Sub => a.lo.checked_sub(b.hi).zip(a.hi.checked_sub(b.lo)).map(|(l, h)| Interval::new(l, h)),
+        BinOp::Mul => checked_corners(a, b, i128::checked_mul),
+        _ => None,
+    };
+    let Some(exact) = exact else { return (binop(op, x, y, w), true) };
+    let kept = exact.meet(Interval::new(smin(w), smax(w)));
+    if kept.is_bottom() {
+        return (Interval::BOTTOM, true);
+    }
+    (from_sview(kept, w), kept != exact)
+}
+
 /// The result of the integer binary operator `op` on operands of width `w`
 /// (canonical intervals in, canonical interval out; the overflow predicates
 /// yield `i1`). Float operators give top.

@@ -52,12 +52,25 @@ pub struct IntervalTransfer<'a> {
     pub(crate) body: &'a Body,
     dm: DataModel,
     summaries: Option<&'a Summaries>,
+    no_signed_overflow: bool,
 }
 
 impl<'a> IntervalTransfer<'a> {
     /// Transfer functions for `body`, a function of `program`.
     pub fn new(program: &'a Program, body: &'a Body) -> Self {
-        IntervalTransfer { program, body, dm: program.data_model, summaries: None }
+        IntervalTransfer { program, body, dm: program.data_model, summaries: None, no_signed_overflow: false }
+    }
+
+    /// The same, assuming (or not) that no `add`, `sub` or `mul` overflows
+    /// (see [`crate::fixpoint::FixpointOptions::no_signed_overflow`]).
+    pub fn assuming_no_signed_overflow(mut self, on: bool) -> Self {
+        self.no_signed_overflow = on;
+        self
+    }
+
+    /// Whether `add`, `sub` and `mul` are assumed not to overflow.
+    pub fn assumes_no_signed_overflow(&self) -> bool {
+        self.no_signed_overflow
     }
 
     /// The same, with calls returning their callees' summaries.
@@ -199,6 +212,17 @@ impl<'a> IntervalTransfer<'a> {
     /// Applies one instruction.
     pub fn inst(&self, s: &mut IntervalState, kind: &InstKind, result: Option<Value>) {
         let val = match kind {
+            InstKind::Bin { op: op @ (BinOp::Add | BinOp::Sub | BinOp::Mul), ty, lhs, rhs }
+                if self.no_signed_overflow && self.int_width(*ty).is_some_and(|w| w > 1) =>
+            {
+                let w = self.int_width(*ty).unwrap_or(1);
+                let (v, _) = interval::binop_no_signed_overflow(*op, self.operand(s, lhs), self.operand(s, rhs), w);
+                if v.is_bottom() {
+                    *s = IntervalState::bottom();
+                    return;
+                }
+                v
+            }
             InstKind::Bin { op, ty, lhs, rhs } => match self.int_width(*ty) {
                 Some(w) => binop(*op, self.operand(s, lhs), self.operand(s, rhs), w),
                 None => Interval::TOP,

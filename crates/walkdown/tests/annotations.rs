@@ -108,3 +108,30 @@ fn the_errors_property_finds_every_error_in_every_configuration() {
         assert_eq!(r.errors, 2, "{config}: both errors of two_errors.c");
     }
 }
+
+/// `--annotations self` runs the interval analysis again assuming no signed
+/// overflow: the checks it proves only so are verified under the premise
+/// `no_overflow`, and the search that prunes on them still finds each error
+/// (which needs an overflow).
+#[test]
+fn self_annotations_verify_under_no_overflow_and_keep_the_errors() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/annotations");
+    let tmp = tempfile::tempdir().unwrap();
+    for name in ["clamp_scale.c", "abs_value.c", "parse_digits.c"] {
+        let f = dir.join(name);
+        let out = Command::new(env!("CARGO_BIN_EXE_walkdown")).args(["analyze", "--annotations", "self"]).arg(&f).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+        assert!(text.contains("verified under a premise\tpremise no_overflow [self]"), "{name}: {text}");
+        let status = Command::new(env!("CARGO_BIN_EXE_walkdown"))
+            .args(["gen", "--quiet", "--jobs", "1", "--time", "20", "--engine", "concolic", "--mutation-share", "0"])
+            .args(["--property", "coverage-error", "--annotations", "self", "--verification", "may", "--out"])
+            .arg(tmp.path().join(name))
+            .arg(&f)
+            .status()
+            .unwrap();
+        assert_eq!(status.code(), Some(1), "{name}: the error is found under may");
+        let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(tmp.path().join(name).join("report.json")).unwrap()).unwrap();
+        let pruned = r["engines"].as_array().unwrap().iter().find(|e| e["name"] == "concolic").unwrap()["figures"]["pruned"].as_f64().unwrap_or(0.0);
+        assert!(pruned > 0.0, "{name}: nothing pruned");
+    }
+}
