@@ -22,11 +22,14 @@ pub struct EvaSettings {
     /// Default `octagon`: relations `x - y ∈ [a, b]` are what proves checks
     /// like `balance >= old_balance` after `balance += amount`.
     pub domains: String,
+    /// `-eva-precision` (0 to 11): more path partitioning and unrolling,
+    /// more time. Default 8, which proves the lock-flag tasks.
+    pub precision: u8,
 }
 
 impl Default for EvaSettings {
     fn default() -> Self {
-        EvaSettings { frama_c: PathBuf::from("frama-c"), timeout: Duration::from_secs(60), domains: "octagon".into() }
+        EvaSettings { frama_c: PathBuf::from("frama-c"), timeout: Duration::from_secs(60), domains: "octagon".into(), precision: 8 }
     }
 }
 
@@ -45,6 +48,36 @@ pub struct EvaRun {
     pub complete: bool,
     /// The end of its log, for reports.
     pub log_tail: String,
+    /// Functions without code or specification that EVA gave a default
+    /// specification from their prototype (its log says so).
+    pub generated_specs: Vec<String>,
+    /// Functions whose EVA builtin was not used (incompatible type).
+    pub builtins_not_used: Vec<String>,
+}
+
+/// The functions EVA replaces by its builtins by default
+/// (`frama-c -eva-builtins-list`, Frama-C 25): a default specification
+/// generated for them is not what EVA runs.
+pub const EVA_AUTO_BUILTINS: &[&str] = &[
+    "acos", "acosf", "alloca", "asin", "asinf", "atan", "atan2", "atan2f", "atanf", "calloc", "ceil", "ceilf", "cos", "cosf", "exp",
+    "expf", "floor", "floorf", "fmod", "fmodf", "free", "log", "log10", "log10f", "logf", "malloc", "memchr", "memcpy", "memmove",
+    "memset", "pow", "powf", "rawmemchr", "realloc", "reallocarray", "round", "roundf", "sin", "sinf", "sqrt", "sqrtf", "strchr",
+    "strlen", "strnlen", "trunc", "truncf", "wcschr", "wcslen", "wmemchr",
+];
+
+/// The names `marker` introduces in `log` (up to the next `,`, space or `.`).
+fn names_after(log: &str, marker: &str) -> Vec<String> {
+    let mut out: Vec<String> = log
+        .match_indices(marker)
+        .filter_map(|(i, _)| {
+            let rest = &log[i + marker.len()..];
+            let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            (!name.is_empty()).then_some(name)
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// Why EVA gave nothing.
@@ -103,6 +136,7 @@ pub fn run_eva(source: &Path, data_model: DataModel, undefined: &[String], setti
         .arg(&settings.frama_c)
         .args(["-machdep", machdep, "-eva"])
         .args(if settings.domains.is_empty() { vec![] } else { vec!["-eva-domains".to_string(), settings.domains.clone()] })
+        .args(["-eva-precision".to_string(), settings.precision.min(11).to_string()])
         .arg(&task)
         .arg(&stub_file)
         .args(["-then", "-report-csv"])
@@ -121,7 +155,14 @@ pub fn run_eva(source: &Path, data_model: DataModel, undefined: &[String], setti
     }
     let csv = std::fs::read_to_string(&csv_file).map_err(|e| EvaError::Io(format!("{}: {e}", csv_file.display())))?;
     let complete = log.contains("[eva] done for function main");
-    Ok(EvaRun { csv, file_name, error_calls, elapsed, complete, log_tail: tail })
+    let generated_specs = names_after(&log, "Neither code nor specification for function ");
+    let builtins_not_used: Vec<String> = log
+        .split("The builtin ")
+        .skip(1)
+        .filter_map(|rest| rest.split_once("will not be used for function ").map(|(_, name)| name))
+        .map(|name| name.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect())
+        .collect();
+    Ok(EvaRun { csv, file_name, error_calls, elapsed, complete, log_tail: tail, generated_specs, builtins_not_used })
 }
 
 /// `text` with `/*@ assert \false; */` before every `reach_error();` or

@@ -88,9 +88,11 @@ enum Command {
     Analyze {
         #[command(flatten)]
         program: ProgramArgs,
-        /// Also print every error check's verification status and premise, from these sources (source, self; comma-separated).
+        /// Also print every error check's verification status and premise, from these sources (source, self, eva; comma-separated).
         #[arg(long, value_enum, value_delimiter = ',')]
         annotations: Vec<annotations::SourceArg>,
+        #[command(flatten)]
+        eva: annotations::EvaArgs,
     },
     /// Compile the program natively with gcc --coverage, run every test of a
     /// Test-Comp suite, and report gcov branch and line coverage.
@@ -147,7 +149,7 @@ fn run(cli: Cli) -> Result<i32> {
         }
         Command::Run(args) => run::run(&args),
         Command::Gen(args) => gen::gen(&args),
-        Command::Analyze { program, annotations } => analyze::analyze(&program, &annotations),
+        Command::Analyze { program, annotations, eva } => analyze::analyze(&program, &annotations, &eva.settings()),
         Command::Validate(args) => validate::validate(&args),
         Command::Report(args) => report::report_command(&args),
         Command::Replay(args) => replay::replay(&args),

@@ -8,7 +8,7 @@ use anyhow::Result;
 use walkdown_ir::goals::Goals;
 
 /// Runs the command.
-pub fn analyze(args: &ProgramArgs, sources: &[super::annotations::SourceArg]) -> Result<i32> {
+pub fn analyze(args: &ProgramArgs, sources: &[super::annotations::SourceArg], eva: &walkdown_native::eva::EvaSettings) -> Result<i32> {
     let program = load(args)?;
     let goals = Goals::compute(&program);
     let analysis = walkdown_absint::analyze(&program);
@@ -51,7 +51,7 @@ pub fn analyze(args: &ProgramArgs, sources: &[super::annotations::SourceArg]) ->
         let mut proved: Vec<_> = analysis.safe_error_sites(&goals).into_iter().map(|(g, _)| g).collect();
         proved.extend(dead.iter().copied());
         let mut figures = std::collections::BTreeMap::new();
-        let a = super::annotations::read(&program, &args.file, &goals, sources, &proved, &mut figures)?;
+        let a = super::annotations::read(&program, &args.file, &goals, sources, &proved, eva, &mut figures)?;
         for (k, v) in &figures {
             println!("  {k}: {v}");
         }

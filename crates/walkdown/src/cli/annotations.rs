@@ -38,6 +38,29 @@ impl SourceArg {
     }
 }
 
+/// `--eva-precision`, `--eva-timeout`: how Frama-C EVA runs for
+/// `--annotations eva`.
+#[derive(Clone, Debug, clap::Args)]
+pub struct EvaArgs {
+    /// EVA's precision (`-eva-precision`, 0 to 11) for `--annotations eva`: more path partitioning, more time.
+    #[arg(long, default_value_t = 8)]
+    pub eva_precision: u8,
+    /// Time limit of the EVA run for `--annotations eva`, in seconds.
+    #[arg(long, default_value_t = 60.0)]
+    pub eva_timeout: f64,
+}
+
+impl EvaArgs {
+    /// The settings of the run.
+    pub fn settings(&self) -> walkdown_native::eva::EvaSettings {
+        walkdown_native::eva::EvaSettings {
+            precision: self.eva_precision,
+            timeout: std::time::Duration::from_secs_f64(self.eva_timeout.max(0.1)),
+            ..Default::default()
+        }
+    }
+}
+
 /// `--verification`: which of the paper's configurations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum ConfigArg {
@@ -76,6 +99,7 @@ pub fn read(
     goals: &Goals,
     sources: &[SourceArg],
     proved: &[GoalId],
+    eva_settings: &walkdown_native::eva::EvaSettings,
     eva: &mut BTreeMap<String, String>,
 ) -> Result<Annotations> {
     let mut a = Annotations::unverified(goals);
@@ -94,7 +118,7 @@ pub fn read(
                 }
                 read_self_no_overflow(&mut a, program, goals, proved, eva);
             }
-            SourceArg::Eva => read_eva(&mut a, program, file, goals, eva)?,
+            SourceArg::Eva => read_eva(&mut a, program, file, goals, eva_settings, eva)?,
         }
     }
     Ok(a)
@@ -145,6 +169,10 @@ fn read_self_no_overflow(a: &mut Annotations, program: &Program, goals: &Goals, 
 /// changes no execution that goes on.
 const ENDING_ALARMS: &[&str] = &["mem_access", "division_by_zero", "dangling_pointer", "freeable", "function_pointer"];
 
+/// Functions whose default specification (assigns nothing, may return)
+/// only adds behaviours: they never return, or they are the error itself.
+const EVA_SAFE_DEFAULT_SPECS: &[&str] = &["abort", "exit", "_exit", "__assert_fail", "reach_error", "__VERIFIER_error", "__VERIFIER_assume"];
+
 /// Properties of the report that are no alarms (specifications of
 /// functions without body, the assertions at error calls).
 const NOT_ALARMS: &[&str] = &["assigns clause", "from clause", "user assertion", "terminates clause", "exits clause", "complete behaviors", "disjoint behaviors"];
@@ -154,11 +182,18 @@ const NOT_ALARMS: &[&str] = &["assigns clause", "from clause", "user assertion",
 /// valid), under the premise `eva` when EVA assumed signed overflows away
 /// elsewhere (tracked at each such instruction); nothing is used when EVA
 /// did not finish, or assumed something walkdown cannot track.
-fn read_eva(a: &mut Annotations, program: &Program, file: &Path, goals: &Goals, figures: &mut BTreeMap<String, String>) -> Result<()> {
+fn read_eva(
+    a: &mut Annotations,
+    program: &Program,
+    file: &Path,
+    goals: &Goals,
+    settings: &walkdown_native::eva::EvaSettings,
+    figures: &mut BTreeMap<String, String>,
+) -> Result<()> {
     use walkdown_ir::goals::ErrorSite;
     use walkdown_ir::CheckKind;
     let undefined: Vec<String> = program.funcs.values().filter(|f| f.body.is_none()).map(|f| f.name.clone()).collect();
-    let run = walkdown_native::eva::run_eva(file, program.data_model, &undefined, &walkdown_native::eva::EvaSettings::default())
+    let run = walkdown_native::eva::run_eva(file, program.data_model, &undefined, settings)
         .map_err(|e| anyhow::anyhow!("--annotations eva: {e}"))?;
     figures.insert("eva_time_s".into(), format!("{:.2}", run.elapsed.as_secs_f64()));
     let props: Vec<_> = walkdown_formats::eva::read_eva_report(&run.csv)
@@ -169,6 +204,27 @@ fn read_eva(a: &mut Annotations, program: &Program, file: &Path, goals: &Goals, 
     figures.insert("eva_properties".into(), props.len().to_string());
     if !run.complete {
         figures.insert("eva_reason".into(), format!("EVA did not finish the analysis of main: its results are not used ({})", run.log_tail.lines().last().unwrap_or("")));
+        return Ok(());
+    }
+    // A function EVA runs on a specification it made up from the prototype
+    // (or whose builtin it could not use) may return what no execution
+    // returns: a pointer result becomes invalid and every path through it
+    // dead. Only functions whose any result is sound are allowed.
+    let mut unmodelled: Vec<String> = run
+        .generated_specs
+        .iter()
+        .filter(|n| !n.starts_with("__VERIFIER_nondet_") && !EVA_SAFE_DEFAULT_SPECS.contains(&n.as_str()))
+        .filter(|n| !walkdown_native::eva::EVA_AUTO_BUILTINS.contains(&n.as_str()))
+        .chain(run.builtins_not_used.iter())
+        .cloned()
+        .collect();
+    unmodelled.sort();
+    unmodelled.dedup();
+    if !unmodelled.is_empty() {
+        figures.insert(
+            "eva_reason".into(),
+            format!("EVA has no model of {}{}: its results are not used", unmodelled[..unmodelled.len().min(4)].join(", "), if unmodelled.len() > 4 { ", …" } else { "" }),
+        );
         return Ok(());
     }
     let alarms: Vec<_> = props.iter().filter(|p| !p.proved() && !NOT_ALARMS.contains(&p.kind.as_str())).collect();

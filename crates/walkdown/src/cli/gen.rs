@@ -127,6 +127,8 @@ pub struct GenArgs {
     /// Verification annotations to read, comma-separated: source (`__VERIFIER_assumed(cond, "id")` and `__VERIFIER_assert_verified(cond, "premise")` in the program), self (error sites walkdown's static analysis proves safe; and, under the assumption no_overflow tracked at each add/sub/mul it needed, those its interval analysis proves assuming no signed overflow), eva (checks Frama-C EVA raises no alarm for, under its no-overflow assumptions; needs frama-c). With `--property coverage-error` or `errors`, the concolic engine then skips executions already verified (see `--verification`); report.json lists every error goal's status.
     #[arg(long, value_enum, value_delimiter = ',')]
     annotations: Vec<super::annotations::SourceArg>,
+    #[command(flatten)]
+    eva: super::annotations::EvaArgs,
     /// How the annotations guide the concolic search (with `--property coverage-error` or `errors`): uv (not at all), pv (stop a run at an annotated assertion whose premise holds), may (stop a run where every later execution is verified), must (try first the inputs whose executions must be unverified), may+must. Default: may+must with --annotations.
     #[arg(long, value_enum)]
     verification: Option<super::annotations::ConfigArg>,
@@ -350,7 +352,7 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
             .map(|(i, _)| walkdown_ir::entity::EntityRef::new(i))
             .collect();
         let mut figures = std::collections::BTreeMap::new();
-        let a = super::annotations::read(&program, &args.program.file, &goals, &args.annotations, &proved, &mut figures)?;
+        let a = super::annotations::read(&program, &args.program.file, &goals, &args.annotations, &proved, &args.eva.settings(), &mut figures)?;
         if property == Property::CoverBranches {
             figures.insert("reason".into(), "not used: the search covers branches (annotations guide --property coverage-error and errors only)".into());
         } else {
