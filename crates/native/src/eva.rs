@@ -151,7 +151,12 @@ pub fn run_eva(source: &Path, data_model: DataModel, undefined: &[String], setti
         Some(0) => {}
         Some(124) | Some(137) | None => return Err(EvaError::Timeout(settings.timeout)),
         Some(127) => return Err(EvaError::Missing(settings.frama_c.display().to_string())),
-        Some(c) => return Err(EvaError::Failed { status: c.to_string(), log_tail: tail }),
+        Some(c) => {
+            // Its own words for the failure, where its log has them.
+            let user_error = log.split("User Error:").nth(1).and_then(|rest| rest.lines().map(str::trim).find(|l| !l.is_empty()));
+            let log_tail = user_error.map_or(tail, |e| e.to_string());
+            return Err(EvaError::Failed { status: c.to_string(), log_tail });
+        }
     }
     let csv = std::fs::read_to_string(&csv_file).map_err(|e| EvaError::Io(format!("{}: {e}", csv_file.display())))?;
     let complete = log.contains("[eva] done for function main");

@@ -193,8 +193,19 @@ fn read_eva(
     use walkdown_ir::goals::ErrorSite;
     use walkdown_ir::CheckKind;
     let undefined: Vec<String> = program.funcs.values().filter(|f| f.body.is_none()).map(|f| f.name.clone()).collect();
-    let run = walkdown_native::eva::run_eva(file, program.data_model, &undefined, settings)
-        .map_err(|e| anyhow::anyhow!("--annotations eva: {e}"))?;
+    let run = match walkdown_native::eva::run_eva(file, program.data_model, &undefined, settings) {
+        Ok(run) => run,
+        Err(e @ walkdown_native::eva::EvaError::Missing(_)) => bail!("--annotations eva: {e}"),
+        Err(e) => {
+            // EVA refusing a program (recursion, say) or running out of
+            // time leaves the other sources and the search as they are.
+            let why = e.to_string();
+            let first = why.lines().next().unwrap_or("").to_string();
+            eprintln!("walkdown: warning: --annotations eva: {first}; EVA's results are not used");
+            figures.insert("eva_reason".into(), format!("{first}: its results are not used"));
+            return Ok(());
+        }
+    };
     figures.insert("eva_time_s".into(), format!("{:.2}", run.elapsed.as_secs_f64()));
     let props: Vec<_> = walkdown_formats::eva::read_eva_report(&run.csv)
         .map_err(|e| anyhow::anyhow!("--annotations eva: the report: {e}"))?
