@@ -211,20 +211,26 @@ pub fn is_user_property(goals: &Goals, g: GoalId) -> bool {
     matches!(goals.goals[g].kind, GoalKind::Error { site: ErrorSite::Check(k), .. } if k.is_user_property())
 }
 
-/// The `reach_error`/assertion goals a path from `(block, pos)` meets first
-/// in `func` (the checks themselves, or those of a defined `reach_error` it
-/// calls), stopping at another `assert_verified`.
+/// The `reach_error`/assertion goals of the assertion an
+/// `assert_verified` at `(block, pos)` stands for: of the checks a path
+/// from there meets first in `func` (the checks themselves, or those of a
+/// defined `reach_error` it calls; a path stops at another
+/// `assert_verified`), those on the nearest source line at or after the
+/// call's. Without that, the path on which the assertion holds would lend
+/// its premise to the next, unrelated check.
 fn checks_after(program: &Program, goals: &Goals, func: FuncId, block: Block, pos: usize) -> Vec<GoalId> {
     let body = program.funcs[func].body.as_ref().expect("defined");
-    let mut out = Vec::new();
+    let call_line = body.blocks[block].insts.get(pos.wrapping_sub(1)).map_or(0, |&i| body.insts[i].loc.line);
+    let mut out: Vec<(GoalId, u32)> = Vec::new();
     let mut seen: HashSet<Block> = HashSet::new();
     let mut work = vec![(block, pos)];
     while let Some((b, start)) = work.pop() {
         let data = &body.blocks[b];
         let mut stopped = false;
         for &inst in &data.insts[start.min(data.insts.len())..] {
+            let line = body.insts[inst].loc.line;
             if let Some(g) = goals.error_site(func, inst).filter(|&g| is_user_property(goals, g)) {
-                out.push(g);
+                out.push((g, line));
                 stopped = true;
                 break;
             }
@@ -239,7 +245,7 @@ fn checks_after(program: &Program, goals: &Goals, func: FuncId, block: Block, po
                         for (_, cd) in cb.blocks.iter() {
                             for &ci in &cd.insts {
                                 if let Some(g) = goals.error_site(*t, ci).filter(|&g| is_user_property(goals, g)) {
-                                    out.push(g);
+                                    out.push((g, line));
                                 }
                             }
                         }
@@ -261,9 +267,11 @@ fn checks_after(program: &Program, goals: &Goals, func: FuncId, block: Block, po
             }
         }
     }
-    out.sort();
-    out.dedup();
-    out
+    let nearest = out.iter().map(|&(_, l)| l).filter(|&l| l >= call_line).min().or_else(|| out.iter().map(|&(_, l)| l).min());
+    let mut goals: Vec<GoalId> = out.into_iter().filter(|&(_, l)| Some(l) == nearest).map(|(g, _)| g).collect();
+    goals.sort();
+    goals.dedup();
+    goals
 }
 
 /// Whether calling a function of this name is the error a task asks about.

@@ -365,6 +365,7 @@ impl walkdown_campaign::Engine for ConcolicEngine {
             nearer: std::collections::BTreeMap::new(),
             nearer_turn: false,
             tryfirst: std::collections::VecDeque::new(),
+            tryfirst_sites: std::collections::HashSet::new(),
             tried: HashSet::new(),
             rng: Rng::new(settings.seed),
             seq: 0,
@@ -433,6 +434,8 @@ struct Search<'a, 's, 'k, 'p> {
     /// Candidates of `tryfirst` points, first come first served, ahead of
     /// the searcher's (up to `max_tryfirst` of them).
     tryfirst: std::collections::VecDeque<Candidate>,
+    /// The sites whose `tryfirst` candidate went ahead already.
+    tryfirst_sites: std::collections::HashSet<(walkdown_ir::FuncId, walkdown_ir::Block)>,
     tried: HashSet<u64>,
     distances: Distances,
     distances_epoch: u64,
@@ -871,7 +874,13 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
                     seq: self.seq,
                     run: run_no,
                 };
-                if alt.kind == AltKind::TryFirst && self.stats.tryfirst + (self.tryfirst.len() as u64) < self.settings.max_tryfirst {
+                // One site's way to unverified executions goes first once:
+                // the same way again from other prefixes (every path of a
+                // loop before a prune) waits its turn with the rest.
+                if alt.kind == AltKind::TryFirst
+                    && self.stats.tryfirst + (self.tryfirst.len() as u64) < self.settings.max_tryfirst
+                    && self.tryfirst_sites.insert(p.site)
+                {
                     self.tryfirst.push_back(candidate);
                 } else {
                     self.searcher.add(candidate);

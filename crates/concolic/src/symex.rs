@@ -855,7 +855,7 @@ impl<'p, 'a> Run<'p, 'a> {
     /// The annotation pass's instrumentation (see `walkdown-annot`).
     /// `prune(c)`: where `c` holds the run goes on under it; where it fails,
     /// every later execution is verified, so the run stops and the one way
-    /// on is the alternative `c`. `tryfirst(c)`: a branch point whose side
+    /// on is the alternative `c`, tried first. `tryfirst(c)`: a branch point whose side
     /// `c` is an [`AltKind::TryFirst`] alternative, which the search tries
     /// before others.
     fn annotation_point(&mut self, b: Builtin, (c, sc): (u64, Option<ExprId>)) -> Result<(), Stop> {
@@ -870,7 +870,9 @@ impl<'p, 'a> Run<'p, 'a> {
         match (b, holds_now) {
             (Builtin::Prune, true) => self.push_constraint(holds),
             (Builtin::Prune, false) => {
-                let a = Alternative { cond: holds, goal: None, kind: AltKind::Branch, target: None, useless: false, distance: None };
+                // The one way from this prefix to an unverified execution:
+                // tried first, as a must-unverified condition is.
+                let a = Alternative { cond: holds, goal: None, kind: AltKind::TryFirst, target: None, useless: false, distance: None };
                 self.branch_point(site, vec![a], fails);
                 return Err(Stop::End(TraceEnd::Pruned));
             }

@@ -135,3 +135,17 @@ fn self_annotations_verify_under_no_overflow_and_keep_the_errors() {
         assert!(pruned > 0.0, "{name}: nothing pruned");
     }
 }
+
+/// An `assert_verified` stands for the check right after it, not for the
+/// next unrelated check on the path where its condition holds: in
+/// `two_errors.c` the error on line 19 stays unverified.
+#[test]
+fn an_assert_verified_covers_only_its_own_check() {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/annotations/two_errors.c");
+    let out = Command::new(env!("CARGO_BIN_EXE_walkdown")).args(["analyze", "--annotations", "source"]).arg(&f).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let status = |line: &str| text.lines().find(|l| l.contains(&format!("two_errors.c:{line}:"))).map(|l| l.split('\t').nth(3).unwrap_or("").to_string());
+    assert_eq!(status("18").as_deref(), Some("verified"), "{text}");
+    assert_eq!(status("19").as_deref(), Some("unverified"), "{text}");
+    assert_eq!(status("23").as_deref(), Some("verified under a premise"), "{text}");
+}
