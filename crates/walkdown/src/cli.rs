@@ -14,6 +14,7 @@ mod replay;
 mod report;
 mod run;
 mod task;
+mod unit;
 mod validate;
 mod witness;
 use std::path::{Path, PathBuf};
