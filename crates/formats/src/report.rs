@@ -69,6 +69,27 @@ pub struct Report {
     /// Unit mode (`gen --entry`): the function, the bounds, each test's input shape.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unit: Option<UnitEntry>,
+    /// `walkdown check`: every possible runtime error and how it ended.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub check: Vec<CheckEntry>,
+}
+
+/// One possible runtime error as `walkdown check` settles it.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct CheckEntry {
+    /// The error goal (`g12`).
+    pub goal: String,
+    /// `error div_by_zero`, `error memory`, ...
+    pub kind: String,
+    /// `file:line:col`.
+    pub location: String,
+    /// The function.
+    pub function: String,
+    /// `confirmed` (a test reaches it and its native run shows it),
+    /// `refuted` (proved unreachable) or `unknown`.
+    pub verdict: String,
+    /// The test and its native outcome, the proof, or why it is unknown.
+    pub evidence: String,
 }
 
 /// A unit-mode run (`gen --entry NAME`).
@@ -86,6 +107,9 @@ pub struct UnitEntry {
     pub max_depth: u32,
     /// Arrays behind pointers have 1 to this many elements.
     pub max_array: u32,
+    /// The defined functions the entry may call (itself first): the unit's code.
+    #[serde(default)]
+    pub functions: Vec<String>,
     /// Each test's input shape.
     pub tests: Vec<UnitTestEntry>,
 }

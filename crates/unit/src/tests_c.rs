@@ -90,6 +90,7 @@ int main(int argc, char **argv) {{
     if (argc > 1 && strcmp(argv[1], __wd_tests[i].name) != 0) continue;
     if (argc > 1) {{
       /* One test in this process, for a debugger or a sanitizer. */
+      alarm({timeout_s});
       __wd_tests[i].run();
       __wd_say("returned\n");
       return 0;

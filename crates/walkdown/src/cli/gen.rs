@@ -134,6 +134,13 @@ pub struct GenArgs {
     pub unit: super::unit::UnitArgs,
 }
 
+impl GenArgs {
+    /// The output directory.
+    pub fn out_dir(&self) -> &std::path::Path {
+        &self.out
+    }
+}
+
 /// `--refinement`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum RefinementArg {

@@ -114,7 +114,41 @@ pub fn finish(prepared: &Prepared, out: &Path, snap: &Snapshot, program: &Progra
         max_objects: s.max_objects,
         max_depth: s.max_depth,
         max_array: s.max_array,
+        functions: reached_functions(program, &prepared.unit.entry.name),
         tests: entries,
     });
     Ok(())
+}
+
+/// The defined functions `entry` may call, itself first (every defined
+/// function once an indirect call is among them).
+pub fn reached_functions(program: &Program, entry: &str) -> Vec<String> {
+    use walkdown_ir::inst::{Callee, InstKind};
+    let Some(start) = program.func_by_name(entry) else { return Vec::new() };
+    let mut seen = vec![start];
+    let mut work = vec![start];
+    while let Some(f) = work.pop() {
+        let Some(body) = &program.funcs[f].body else { continue };
+        for (_, inst) in body.insts.iter() {
+            match &inst.kind {
+                InstKind::Call { callee: Callee::Direct(g), .. } => {
+                    if program.funcs[*g].body.is_some() && !seen.contains(g) {
+                        seen.push(*g);
+                        work.push(*g);
+                    }
+                }
+                InstKind::Call { callee: Callee::Indirect(_), .. } => {
+                    for (g, data) in program.funcs.iter() {
+                        let ours = data.name != "main" && !data.name.starts_with("__wd_");
+                        if data.body.is_some() && ours && !seen.contains(&g) {
+                            seen.push(g);
+                            work.push(g);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    seen.into_iter().map(|f| program.funcs[f].name.clone()).collect()
 }
