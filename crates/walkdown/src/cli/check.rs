@@ -149,44 +149,57 @@ pub fn check(args: &GenArgs) -> Result<i32> {
         if report.unit.as_ref().is_some_and(|u| !u.functions.contains(&g.function)) {
             continue;
         }
-        let (verdict, evidence) = match g.status.as_str() {
+        let mut settle = |verdict: &str, evidence: String, kind: String| {
+            entries.push(CheckEntry {
+                goal: g.id.clone(),
+                kind,
+                location: g.location.clone(),
+                function: g.function.clone(),
+                verdict: verdict.into(),
+                evidence,
+            });
+        };
+        match g.status.as_str() {
             "covered" => {
-                let test = g.test.clone().unwrap_or_default();
-                let kind = report
-                    .errors
-                    .iter()
-                    .find(|e| e.location == g.location)
-                    .map(|e| e.kind.clone())
-                    .unwrap_or_else(|| g.kind.trim_start_matches("error ").to_string());
-                let (ok, how) = match (&mut runner, &report.unit) {
-                    (Some(r), Some(u)) => {
-                        let function = u.tests.iter().find(|t| t.file == test).map(|t| t.function.clone()).unwrap_or_default();
-                        let (ok, how) = r.confirm(&function, &kind);
-                        (ok, format!("{function} in unit_tests.c ({test}): {how}"))
+                // One site may fail in several ways (a null and an
+                // out-of-bounds access): each error the run found there.
+                let mut found: Vec<(String, String)> =
+                    report.errors.iter().filter(|e| e.location == g.location).map(|e| (e.kind.clone(), e.test.clone())).collect();
+                if found.is_empty() {
+                    found.push((g.kind.trim_start_matches("error ").to_string(), g.test.clone().unwrap_or_default()));
+                }
+                for (kind, test) in found {
+                    let (ok, how) = match (&mut runner, &report.unit) {
+                        (Some(r), Some(u)) => {
+                            let function = u.tests.iter().find(|t| t.file == test).map(|t| t.function.clone()).unwrap_or_default();
+                            let (ok, how) = r.confirm(&function, &kind);
+                            (ok, format!("{function} in unit_tests.c ({test}): {how}"))
+                        }
+                        _ => native_whole(&program, data_model, &suite.join(&test), &kind, &mut builds),
+                    };
+                    if ok {
+                        settle("confirmed", how, format!("error {kind}"));
+                    } else {
+                        settle("unknown", format!("reached in the interpreter, but the native run did not show it: {how}"), format!("error {kind}"));
                     }
-                    _ => native_whole(&program, data_model, &suite.join(&test), &kind, &mut builds),
-                };
-                if ok {
-                    ("confirmed", format!("{kind}: {how}"))
-                } else {
-                    ("unknown", format!("{kind} in the interpreter, but the native run did not show it: {how}"))
                 }
             }
-            "unreachable" => ("refuted", format!("proved unreachable by {}", g.proved_by.clone().unwrap_or_default())),
-            "infeasible" => ("unknown", format!("no execution within the bound reaches it ({})", g.proved_by.clone().unwrap_or_default())),
-            _ => (
+            "unreachable" => settle("refuted", format!("proved unreachable by {}", g.proved_by.clone().unwrap_or_default()), g.kind.clone()),
+            "infeasible" => settle(
                 "unknown",
-                if g.open_reasons.is_empty() { "no test reached it and no proof within the budget".into() } else { g.open_reasons.join("; ") },
+                format!("no execution within the bound reaches it ({})", g.proved_by.clone().unwrap_or_default()),
+                g.kind.clone(),
             ),
-        };
-        entries.push(CheckEntry {
-            goal: g.id.clone(),
-            kind: g.kind.clone(),
-            location: g.location.clone(),
-            function: g.function.clone(),
-            verdict: verdict.into(),
-            evidence,
-        });
+            _ => settle(
+                "unknown",
+                if g.open_reasons.is_empty() {
+                    "no test reached it and no proof within the budget".into()
+                } else {
+                    format!("no test reached it; {}", g.open_reasons.join("; "))
+                },
+                g.kind.clone(),
+            ),
+        }
     }
     let count = |v: &str| entries.iter().filter(|e| e.verdict == v).count();
     println!(
