@@ -152,3 +152,76 @@ pub fn reached_functions(program: &Program, entry: &str) -> Vec<String> {
     }
     seen.into_iter().map(|f| program.funcs[f].name.clone()).collect()
 }
+
+/// Branch coverage of one function, from gcov.
+pub struct FunctionCoverage {
+    /// Its name.
+    pub name: String,
+    /// Branch outcomes gcc emitted in it.
+    pub branches: u64,
+    /// Those taken.
+    pub covered: u64,
+    /// Whether a test entered it.
+    pub entered: bool,
+}
+
+/// What a native run of `unit_tests.c` shows.
+pub struct UnitValidation {
+    /// Each test's line (`test_00003: signal 8 (SIGFPE)   [walkdown: …]`).
+    pub lines: Vec<String>,
+    /// gcov's coverage of the program file.
+    pub coverage: walkdown_native::GcovCoverage,
+    /// Per function of the program.
+    pub functions: Vec<FunctionCoverage>,
+}
+
+/// Compiles `unit_tests` with gcc `--coverage`, runs every test (each in a
+/// child of its own; a test that crashes keeps its coverage) and reads
+/// gcov's coverage of `program`, the file the tests include.
+pub fn validate_unit_tests(program: &Path, unit_tests: &Path, m32: bool) -> Result<UnitValidation> {
+    let dir = tempfile::tempdir().context("cannot make a scratch directory")?;
+    let source = dir.path().join("unit_tests.c");
+    std::fs::copy(unit_tests, &source).with_context(|| format!("cannot read {}", unit_tests.display()))?;
+    let arch = if m32 { "-m32" } else { "-m64" };
+    let gcc = |args: &[&str]| -> Result<()> {
+        let o = std::process::Command::new("gcc").args(args).current_dir(dir.path()).output().context("cannot run gcc")?;
+        if !o.status.success() {
+            anyhow::bail!("gcc {}: {}", args.join(" "), String::from_utf8_lossy(&o.stderr).chars().take(2000).collect::<String>());
+        }
+        Ok(())
+    };
+    gcc(&["--coverage", "-g", "-O0", "-w", arch, "-c", "unit_tests.c", "-o", "unit_tests.o"])?;
+    // The tests call libgcov's dump through a weak reference, which does
+    // not pull it from the archive by itself.
+    gcc(&["--coverage", arch, "-Wl,-u,__gcov_dump", "unit_tests.o", "-o", "unit_tests"])?;
+    let ran = std::process::Command::new(dir.path().join("unit_tests"))
+        .current_dir(dir.path())
+        .output()
+        .context("cannot run the unit tests")?;
+    let stdout = String::from_utf8_lossy(&ran.stdout);
+    let lines = stdout.lines().filter(|l| l.contains("[walkdown: ")).map(str::to_string).collect();
+    let gcov = std::process::Command::new("gcov")
+        .args(["--json-format", "--stdout", "-b", "-c", "-o"])
+        .arg(dir.path())
+        .arg("unit_tests.gcda")
+        .current_dir(dir.path())
+        .output()
+        .context("cannot run gcov")?;
+    let name = program.file_name().unwrap_or_default();
+    let coverage = walkdown_native::gcov::aggregate_gcov_json(&String::from_utf8_lossy(&gcov.stdout), name)
+        .with_context(|| format!("no coverage of {}", program.display()))?;
+    let functions = coverage
+        .functions
+        .iter()
+        .map(|f| {
+            let counts = coverage.branch_counts.range(f.start_line..=f.end_line).flat_map(|(_, c)| c.iter());
+            let (mut branches, mut covered) = (0, 0);
+            for &c in counts {
+                branches += 1;
+                covered += u64::from(c > 0);
+            }
+            FunctionCoverage { name: f.name.clone(), branches, covered, entered: f.execution_count > 0 }
+        })
+        .collect();
+    Ok(UnitValidation { lines, coverage, functions })
+}
