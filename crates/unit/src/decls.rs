@@ -136,6 +136,12 @@ pub struct Decls {
     pub funcs: Vec<FuncSig>,
     /// Functions declared and not defined.
     pub declared: Vec<String>,
+    /// File-scope variables defined here, not `const`, of a type the
+    /// harness can build, in order.
+    pub globals: Vec<(String, CType)>,
+    /// For each defined function: the functions and file-scope variables
+    /// its body names.
+    pub refs: HashMap<String, (Vec<String>, Vec<String>)>,
 }
 
 impl Decls {
@@ -220,6 +226,23 @@ impl Decls {
             }
             decls.records[index].fields = fields;
         }
+        let mut global_ids: HashMap<String, String> = HashMap::new();
+        for node in top {
+            if kind(node) != "VarDecl" || str_field(node, "storageClass") == "extern" {
+                continue;
+            }
+            let name = str_field(node, "name").to_string();
+            let text = node.get("type").map(|t| str_field(t, "qualType")).unwrap_or("");
+            let constant = text.starts_with("const ") || text.ends_with(" const") || text.ends_with("*const");
+            global_ids.insert(str_field(node, "id").to_string(), name.clone());
+            if constant || decls.globals.iter().any(|(n, _)| *n == name) {
+                continue;
+            }
+            // Tables (arrays) keep their contents; scalars and pointers are inputs.
+            if let Ok(ty @ (CType::Int(_) | CType::Float | CType::Double | CType::Ptr(_))) = reader.parse(text, line_of(node)) {
+                decls.globals.push((name, ty));
+            }
+        }
         for node in top {
             if kind(node) != "FunctionDecl" {
                 continue;
@@ -234,6 +257,10 @@ impl Decls {
                 continue; // a declaration with named parameters, no body
             }
             let name = str_field(node, "name").to_string();
+            let mut called = Vec::new();
+            let mut vars = Vec::new();
+            collect_refs(node, &global_ids, &mut called, &mut vars);
+            decls.refs.insert(name.clone(), (called, vars));
             let line = line_of(node);
             let fty = node.get("type").map(|t| str_field(t, "qualType")).unwrap_or("");
             let ret_text = fty.split_once('(').map_or("int", |(r, _)| r.trim());
@@ -394,4 +421,28 @@ fn find_record_ref(node: &Json) -> Option<String> {
         }
     }
     None
+}
+
+/// The functions and file-scope variables (of `globals`, by node id) a
+/// function's body names.
+fn collect_refs(node: &Json, globals: &HashMap<String, String>, funcs: &mut Vec<String>, vars: &mut Vec<String>) {
+    if kind(node) == "DeclRefExpr" {
+        if let Some(r) = node.get("referencedDecl") {
+            let name = str_field(r, "name").to_string();
+            match kind(r) {
+                "FunctionDecl" if !funcs.contains(&name) => funcs.push(name),
+                "VarDecl" => {
+                    if let Some(g) = globals.get(str_field(r, "id")) {
+                        if !vars.contains(g) {
+                            vars.push(g.clone());
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    for inner in node.get("inner").and_then(Json::as_array).map_or(&[][..], Vec::as_slice) {
+        collect_refs(inner, globals, funcs, vars);
+    }
 }

@@ -62,6 +62,9 @@ pub struct Unit {
     pub entry: FuncSig,
     /// How each parameter is built.
     pub plan: Vec<ParamPlan>,
+    /// The file-scope variables the entry (or a function it calls) names:
+    /// inputs too, built before the parameters, in declaration order.
+    pub globals: Vec<(String, CType)>,
     /// The bounds.
     pub settings: Settings,
 }
@@ -100,9 +103,24 @@ impl Unit {
                 plan[i + 1] = ParamPlan::LengthOf(i);
             }
         }
-        let unit = Unit { decls, entry: sig, plan, settings };
+        let mut reached = vec![sig.name.clone()];
+        let mut named = Vec::new();
+        let mut k = 0;
+        while k < reached.len() {
+            if let Some((funcs, vars)) = decls.refs.get(&reached[k]) {
+                for f in funcs {
+                    if !reached.contains(f) && decls.funcs.iter().any(|d| d.name == *f) {
+                        reached.push(f.clone());
+                    }
+                }
+                named.extend(vars.iter().cloned());
+            }
+            k += 1;
+        }
+        let globals = decls.globals.iter().filter(|(n, _)| named.contains(n)).cloned().collect();
+        let unit = Unit { decls, entry: sig, plan, globals, settings };
         // Refuse what the harness cannot build before writing any of it.
-        for (_, ty) in &unit.entry.params {
+        for (_, ty) in unit.entry.params.iter().chain(&unit.globals) {
             unit.check_buildable(ty, 0)?;
         }
         Ok(unit)
@@ -137,7 +155,7 @@ impl Unit {
     /// parameters).
     pub fn struct_types(&self) -> Vec<usize> {
         let mut seen = Vec::new();
-        let mut work: Vec<CType> = self.entry.params.iter().map(|(_, t)| t.clone()).collect();
+        let mut work: Vec<CType> = self.entry.params.iter().chain(&self.globals).map(|(_, t)| t.clone()).collect();
         while let Some(t) = work.pop() {
             match t {
                 CType::Ptr(inner) | CType::Array(inner, _) => work.push(*inner),
@@ -195,6 +213,9 @@ impl Unit {
         }
         out.push_str("int main(void) {\n  int depth = 0;\n");
         let mut names = 0;
+        for (name, ty) in &self.globals {
+            self.fill(&mut out, name, ty, 1, &mut names);
+        }
         for (i, (_, ty)) in self.entry.params.iter().enumerate() {
             match (&self.plan[i], ty) {
                 (ParamPlan::LengthOf(_), _) => {}

@@ -56,6 +56,8 @@ pub struct Shape {
     pub objects: Vec<Object>,
     /// One value per parameter.
     pub args: Vec<Value>,
+    /// One value per global input ([`Unit::globals`]).
+    pub globals: Vec<Value>,
 }
 
 struct Walk<'a> {
@@ -179,6 +181,7 @@ impl Shape {
     /// The shape a test's input values build.
     pub fn decode(unit: &Unit, values: &[InputValue]) -> Shape {
         let mut w = Walk { unit, values, next: 0, objects: Vec::new(), pools: Vec::new(), made: 0 };
+        let globals = unit.globals.iter().map(|(_, ty)| w.fill(ty, 0)).collect();
         let mut args = vec![Value::Null; unit.entry.params.len()];
         for (i, (_, ty)) in unit.entry.params.iter().enumerate() {
             match (&unit.plan[i], ty) {
@@ -192,12 +195,19 @@ impl Shape {
                 _ => args[i] = w.fill(ty, 0),
             }
         }
-        Shape { objects: w.objects, args }
+        Shape { objects: w.objects, args, globals }
     }
 
     /// The shape in words: `self = &o1, out = NULL; o1 = struct node {…}`.
     pub fn describe(&self, unit: &Unit) -> String {
-        let args: Vec<String> = unit.entry.params.iter().zip(&self.args).map(|((n, _), v)| format!("{n} = {}", words(v))).collect();
+        let args: Vec<String> = unit
+            .entry
+            .params
+            .iter()
+            .zip(&self.args)
+            .chain(unit.globals.iter().zip(&self.globals))
+            .map(|((n, _), v)| format!("{n} = {}", words(v)))
+            .collect();
         let mut out = args.join(", ");
         for (i, o) in self.objects.iter().enumerate() {
             let ty = match &o.ty {
@@ -232,6 +242,9 @@ impl Shape {
                 ObjectType::Array { .. } => format!("o{}", i + 1),
             };
             assign(&mut out, unit, &lvalue, &ty, &o.value);
+        }
+        for ((name, ty), v) in unit.globals.iter().zip(&self.globals) {
+            assign(&mut out, unit, name, ty, v);
         }
         for (i, ((_, ty), v)) in unit.entry.params.iter().zip(&self.args).enumerate() {
             match ty {
