@@ -16,6 +16,9 @@ use std::time::Duration;
 use walkdown_formats::report::{CheckEntry, Report};
 use walkdown_native::{BuildSettings, NativeBuild, NativeOutcome, RunLimits};
 
+/// The SARIF log of the verdicts, in OUT.
+pub const CHECK_SARIF: &str = "check.sarif";
+
 /// How a native run ended: a signal, an exit code, what it printed.
 struct NativeEnd {
     signal: Option<i32>,
@@ -54,7 +57,7 @@ fn describe_end(signal: Option<i32>, code: Option<i32>, said: &str) -> String {
         (Some(s), _) => format!("signal {s}{line}"),
         (None, Some(c)) if c == walkdown_unit::tests_c::REACH_ERROR_EXIT => "reach_error".into(),
         (None, Some(c)) => format!("exit {c}{line}"),
-        (None, None) => "no status".into(),
+        (None, None) => "timeout".into(),
     }
 }
 
@@ -215,6 +218,8 @@ pub fn check(args: &GenArgs) -> Result<i32> {
     let confirmed = count("confirmed") > 0;
     report.check = entries;
     walkdown_formats::report::write_report(&report_path, &report)?;
+    let sarif = out.join(CHECK_SARIF);
+    walkdown_formats::sarif::write_check_sarif(&sarif, &report)?;
     Ok(if confirmed { 1 } else { 0 })
 }
 
