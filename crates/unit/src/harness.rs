@@ -117,6 +117,17 @@ impl Unit {
             }
             k += 1;
         }
+        // Inputs the function reads itself would interleave with the
+        // harness's, and the shape of a test could not be read back.
+        if let Some(f) = reached.iter().find(|f| {
+            decls.refs.get(*f).is_some_and(|(called, _)| called.iter().any(|c| c.starts_with("__VERIFIER_nondet_")))
+        }) {
+            return Err(UnitError::Unsupported {
+                construct: format!("`{f}` reads inputs itself (__VERIFIER_nondet_*); unit mode builds every input of the entry"),
+                file: decls.file.clone(),
+                line: decls.funcs.iter().find(|d| d.name == *f).map_or(0, |d| d.line),
+            });
+        }
         let globals = decls.globals.iter().filter(|(n, _)| named.contains(n)).cloned().collect();
         let unit = Unit { decls, entry: sig, plan, globals, settings };
         // Refuse what the harness cannot build before writing any of it.

@@ -50,6 +50,17 @@ fn declarations_and_plan() {
 }
 
 #[test]
+fn an_entry_reading_inputs_itself_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("reads.c");
+    std::fs::write(&path, "extern int __VERIFIER_nondet_int(void);\nstatic int get(void) { return __VERIFIER_nondet_int(); }\nint f(int x) { return x + get(); }\nint g(int x) { return x; }\n").unwrap();
+    let decls = Decls::read(&path, Path::new("clang-14"), false).unwrap();
+    let e = Unit::new(decls.clone(), "f", Settings::default()).unwrap_err();
+    assert!(e.to_string().contains("`get` reads inputs itself"), "{e}");
+    assert!(Unit::new(decls, "g", Settings::default()).is_ok());
+}
+
+#[test]
 fn harness_compiles_and_decoder_agrees_with_it() {
     let dir = tempfile::tempdir().unwrap();
     let source = write_source(dir.path());

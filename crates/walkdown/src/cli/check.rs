@@ -65,6 +65,8 @@ fn describe_end(signal: Option<i32>, code: Option<i32>, said: &str) -> String {
 /// test a process.
 struct UnitRunner {
     source: PathBuf,
+    /// `-m32` or `-m64`, as the program's data model.
+    arch: &'static str,
     dir: tempfile::TempDir,
     plain: Option<PathBuf>,
     sanitized: Option<Option<PathBuf>>,
@@ -74,7 +76,7 @@ impl UnitRunner {
     fn build(&self, name: &str, flags: &[&str]) -> Option<PathBuf> {
         let exe = self.dir.path().join(name);
         let ok = Command::new("gcc")
-            .args(["-g", "-w", "-O0"])
+            .args(["-g", "-w", "-O0", self.arch])
             .args(flags)
             .arg(&self.source)
             .arg("-o")
@@ -125,10 +127,12 @@ pub fn check(args: &GenArgs) -> Result<i32> {
     let out = args.out_dir();
     let report_path = out.join("report.json");
     let mut report: Report = walkdown_formats::report::read_report(&report_path)?;
+    let arch = if report.data_model == "ILP32" { "-m32" } else { "-m64" };
     let mut runner = match &report.unit {
         Some(u) => {
             let mut r = UnitRunner {
                 source: PathBuf::from(&u.unit_tests),
+                arch,
                 dir: tempfile::tempdir().context("cannot make a scratch directory")?,
                 plain: None,
                 sanitized: None,
