@@ -196,8 +196,7 @@ impl Unit {
         let s = self.settings;
         let mut out = String::new();
         let _ = writeln!(out, "\n/* ---- walkdown unit harness for {} (generated; inputs build the arguments) ---- */", self.entry.name);
-        out.push_str("extern void *calloc(__SIZE_TYPE__, __SIZE_TYPE__);\n");
-        for k in NONDETS {
+                for k in NONDETS {
             let _ = writeln!(out, "extern {} __VERIFIER_nondet_{}(void);", k.0, k.1);
         }
         let _ = writeln!(out, "static int __wd_objects;");
@@ -217,7 +216,7 @@ impl Unit {
             out.push_str("}\n");
             let _ = writeln!(
                 out,
-                "static {sp} *__wd_ptr_{i}(int depth) {{\n  int c = __VERIFIER_nondet_int();\n  if (c == 0) return 0;\n  if (c == 1) {{\n    if (__wd_objects < {mo} && depth < {md}) {{\n      {sp} *p = ({sp} *)calloc(1, sizeof({sp}));\n      __wd_pool_{i}[__wd_count_{i}++] = p;\n      __wd_objects++;\n      __wd_fill_{i}(p, depth + 1);\n      return p;\n    }}\n    return 0;\n  }}\n  if (c >= 2 && c - 2 < __wd_count_{i}) return __wd_pool_{i}[c - 2];\n  return 0;\n}}",
+                "static {sp} *__wd_ptr_{i}(int depth) {{\n  int c = __VERIFIER_nondet_int();\n  if (c == 0) return 0;\n  if (c == 1) {{\n    if (__wd_objects < {mo} && depth < {md}) {{\n      {sp} *p = ({sp} *)__builtin_calloc(1, sizeof({sp}));\n      __wd_pool_{i}[__wd_count_{i}++] = p;\n      __wd_objects++;\n      __wd_fill_{i}(p, depth + 1);\n      return p;\n    }}\n    return 0;\n  }}\n  if (c >= 2 && c - 2 < __wd_count_{i}) return __wd_pool_{i}[c - 2];\n  return 0;\n}}",
                 mo = s.max_objects,
                 md = s.max_depth,
             );
@@ -298,7 +297,7 @@ impl Unit {
         let string = is_char(elem) && length.is_none();
         let _ = writeln!(out, "{pad}{{\n{pad}  int {c} = __VERIFIER_nondet_int();");
         let _ = writeln!(out, "{pad}  if ({c} >= 1 && {c} <= {}) {{", self.settings.max_array);
-        let _ = writeln!(out, "{pad}    {spelled} *{a} = ({spelled} *)calloc({c}{}, sizeof({spelled}));", if string { " + 1" } else { "" });
+        let _ = writeln!(out, "{pad}    {spelled} *{a} = ({spelled} *)__builtin_calloc({c}{}, sizeof({spelled}));", if string { " + 1" } else { "" });
         let _ = writeln!(out, "{pad}    for (int {v} = 0; {v} < {c}; {v}++) {{");
         let mut body = String::new();
         match elem {

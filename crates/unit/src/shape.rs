@@ -230,7 +230,7 @@ impl Shape {
                 ObjectType::Struct(r) => (unit.decls.records[*r].spelling.clone(), "1".to_string()),
                 ObjectType::Array { elem, len, string } => (unit.decls.spell(elem), (len + usize::from(*string)).to_string()),
             };
-            let _ = writeln!(out, "  {ty} *o{n} = ({ty} *)calloc({count}, sizeof({ty}));", n = i + 1);
+            let _ = writeln!(out, "  {ty} *o{n} = ({ty} *)__builtin_calloc({count}, sizeof({ty}));", n = i + 1);
         }
         for (i, o) in self.objects.iter().enumerate() {
             let ty = match &o.ty {

@@ -36,7 +36,7 @@ pub fn unit_tests_c(unit: &Unit, include: &str, tests: &[UnitTest], timeout_s: u
         sig.name, unit.settings.max_objects, unit.settings.max_depth, unit.settings.max_array
     );
     let _ = writeln!(out, "#define main {PROGRAM_MAIN}\n#include \"{}\"\n#undef main\n", include.replace('\\', "\\\\").replace('"', "\\\""));
-    out.push_str("extern void *calloc(__SIZE_TYPE__, __SIZE_TYPE__);\nextern int fork(void);\nextern int waitpid(int, int *, int);\nextern unsigned alarm(unsigned);\nextern void _exit(int);\nextern __PTRDIFF_TYPE__ write(int, const void *, __SIZE_TYPE__);\nextern int snprintf(char *, __SIZE_TYPE__, const char *, ...);\nextern int strcmp(const char *, const char *);\n\n");
+    out.push_str("extern int fork(void);\nextern int waitpid(int, int *, int);\nextern unsigned alarm(unsigned);\nextern void _exit(int);\nextern __PTRDIFF_TYPE__ write(int, const void *, __SIZE_TYPE__);\nextern int snprintf(char *, __SIZE_TYPE__, const char *, ...);\nextern int strcmp(const char *, const char *);\n\n");
     let defined = |n: &str| unit.decls.funcs.iter().any(|f| f.name == n);
     let declared = |n: &str| unit.decls.declared.iter().any(|f| f == n);
     out.push_str("static void __wd_say(const char *s) {\n  __SIZE_TYPE__ n = 0;\n  while (s[n]) n++;\n  write(1, s, n);\n}\n");
