@@ -223,6 +223,12 @@ pub fn check(args: &GenArgs) -> Result<i32> {
     let confirmed = count("confirmed") > 0;
     report.check = entries;
     walkdown_formats::report::write_report(&report_path, &report)?;
+    // Listed in gen's manifest, so the next run into OUT removes it.
+    let listed = std::fs::OpenOptions::new()
+        .append(true)
+        .open(out.join(super::outdir::MANIFEST_FILE))
+        .and_then(|mut f| std::io::Write::write_all(&mut f, format!("{CHECK_SARIF}\n").as_bytes()));
+    listed.with_context(|| format!("cannot list {CHECK_SARIF} in {}", out.display()))?;
     let sarif = out.join(CHECK_SARIF);
     walkdown_formats::sarif::write_check_sarif(&sarif, &report)?;
     Ok(if confirmed { 1 } else { 0 })
