@@ -97,6 +97,9 @@ pub struct CheckEntry {
 pub struct UnitEntry {
     /// The function under test.
     pub entry: String,
+    /// The program file it is in (the harness program keeps its lines).
+    #[serde(default)]
+    pub program: String,
     /// The program with its `main` renamed and the harness appended (what the engines ran).
     pub harness_program: String,
     /// The C test file (one function per test).

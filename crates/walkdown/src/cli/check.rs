@@ -157,11 +157,17 @@ pub fn check(args: &GenArgs) -> Result<i32> {
         if report.unit.as_ref().is_some_and(|u| !u.functions.contains(&g.function)) {
             continue;
         }
+        // In unit mode, locations name the program, whose lines the
+        // harness program keeps.
+        let location = match &report.unit {
+            Some(u) if !u.program.is_empty() => g.location.replacen(&u.harness_program, &u.program, 1),
+            _ => g.location.clone(),
+        };
         let mut settle = |verdict: &str, evidence: String, kind: String| {
             entries.push(CheckEntry {
                 goal: g.id.clone(),
                 kind,
-                location: g.location.clone(),
+                location: location.clone(),
                 function: g.function.clone(),
                 verdict: verdict.into(),
                 evidence,

@@ -109,6 +109,7 @@ pub fn finish(prepared: &Prepared, out: &Path, snap: &Snapshot, program: &Progra
     let s = prepared.unit.settings;
     report.unit = Some(UnitEntry {
         entry: prepared.unit.entry.name.clone(),
+        program: prepared.original.display().to_string(),
         harness_program: out.join(harness_file_name(&prepared.original)).display().to_string(),
         unit_tests: path.display().to_string(),
         max_objects: s.max_objects,
@@ -131,11 +132,9 @@ pub fn reached_functions(program: &Program, entry: &str) -> Vec<String> {
         let Some(body) = &program.funcs[f].body else { continue };
         for (_, inst) in body.insts.iter() {
             match &inst.kind {
-                InstKind::Call { callee: Callee::Direct(g), .. } => {
-                    if program.funcs[*g].body.is_some() && !seen.contains(g) {
-                        seen.push(*g);
-                        work.push(*g);
-                    }
+                InstKind::Call { callee: Callee::Direct(g), .. } if program.funcs[*g].body.is_some() && !seen.contains(g) => {
+                    seen.push(*g);
+                    work.push(*g);
                 }
                 InstKind::Call { callee: Callee::Indirect(_), .. } => {
                     for (g, data) in program.funcs.iter() {
