@@ -66,6 +66,68 @@ pub struct Report {
     /// Verification annotations, when `gen --annotations` read them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<AnnotationsEntry>,
+    /// Unit mode (`gen --entry`): the function, the bounds, each test's input shape.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<UnitEntry>,
+    /// `walkdown check`: every possible runtime error and how it ended.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub check: Vec<CheckEntry>,
+}
+
+/// One possible runtime error as `walkdown check` settles it.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct CheckEntry {
+    /// The error goal (`g12`).
+    pub goal: String,
+    /// `error div_by_zero`, `error memory`, ...
+    pub kind: String,
+    /// `file:line:col`.
+    pub location: String,
+    /// The function.
+    pub function: String,
+    /// `confirmed` (a test reaches it and its native run shows it),
+    /// `refuted` (proved unreachable) or `unknown`.
+    pub verdict: String,
+    /// The test and its native outcome, the proof, or why it is unknown.
+    pub evidence: String,
+}
+
+/// A unit-mode run (`gen --entry NAME`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct UnitEntry {
+    /// The function under test.
+    pub entry: String,
+    /// The program file it is in (the harness program keeps its lines).
+    #[serde(default)]
+    pub program: String,
+    /// The program with its `main` renamed and the harness appended (what the engines ran).
+    pub harness_program: String,
+    /// The C test file (one function per test).
+    pub unit_tests: String,
+    /// At most this many struct objects per test.
+    pub max_objects: u32,
+    /// Struct objects at most this many pointers from an argument.
+    pub max_depth: u32,
+    /// Arrays behind pointers have 1 to this many elements.
+    pub max_array: u32,
+    /// The defined functions the entry may call (itself first): the unit's code.
+    #[serde(default)]
+    pub functions: Vec<String>,
+    /// Each test's input shape.
+    pub tests: Vec<UnitTestEntry>,
+}
+
+/// One unit test.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct UnitTestEntry {
+    /// Its file in the suite.
+    pub file: String,
+    /// Its C function in `unit_tests`.
+    pub function: String,
+    /// The arguments and objects, in words (`self = &o1, out = NULL; o1 = struct node {value = 5, next = &o1}`).
+    pub shape: String,
+    /// How the interpreter's run of it ends.
+    pub outcome: String,
 }
 
 /// The verification annotations a run used (`gen --annotations`).

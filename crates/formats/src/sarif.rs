@@ -1,5 +1,5 @@
 //! `errors.sarif`: the errors of a generation run in SARIF 2.1.0, for code
-//! scanning views and editors.
+//! scanning views and editors; `check.sarif`: `walkdown check`'s verdicts.
 //!
 //! One result per distinct error (kind and location), one rule per error
 //! kind; each result names the test that reaches the error, its input
@@ -154,6 +154,70 @@ pub fn write_errors_sarif(
     write_atomically(path, text.as_bytes())
 }
 
+/// The SARIF log of `walkdown check`: one result per possible runtime
+/// error of `report.check`, at level `error` when confirmed (a test's
+/// native run shows it), `warning` when unknown and `note` when refuted
+/// (proved unreachable); the verdict and its evidence are in the message
+/// and the properties.
+pub fn check_sarif(report: &Report) -> Sarif {
+    let mut kinds = BTreeMap::new();
+    let mut results = Vec::new();
+    for c in &report.check {
+        let kind = c.kind.trim_start_matches("error ").to_string();
+        let next = kinds.len();
+        let rule_index = *kinds.entry(kind.clone()).or_insert(next);
+        let (file, line, column) = split_location(&c.location);
+        let mut region = Region::builder().build();
+        region.start_line = line;
+        region.start_column = column;
+        let physical = PhysicalLocation::builder()
+            .artifact_location(ArtifactLocation::builder().uri(uri_of_path(&file)).build())
+            .region(region)
+            .build();
+        let level = match c.verdict.as_str() {
+            "confirmed" => serde_sarif::sarif::ResultLevel::Error,
+            "refuted" => serde_sarif::sarif::ResultLevel::Note,
+            _ => serde_sarif::sarif::ResultLevel::Warning,
+        };
+        let mut properties = BTreeMap::new();
+        properties.insert("verdict".to_string(), serde_json::Value::String(c.verdict.clone()));
+        properties.insert("evidence".to_string(), serde_json::Value::String(c.evidence.clone()));
+        properties.insert("goal".to_string(), serde_json::Value::String(c.goal.clone()));
+        results.push(
+            SarifResult::builder()
+                .rule_id(kind.clone())
+                .rule_index(rule_index as i64)
+                .level(level)
+                .message(text(format!("possible {kind} in {}: {}: {}", c.function, c.verdict, c.evidence)))
+                .locations(vec![Location::builder().physical_location(physical).build()])
+                .properties(PropertyBag::builder().additional_properties(properties).build())
+                .build(),
+        );
+    }
+    let mut by_index: Vec<(usize, String)> = kinds.into_iter().map(|(k, i)| (i, k)).collect();
+    by_index.sort();
+    let rules: Vec<ReportingDescriptor> = by_index
+        .into_iter()
+        .map(|(_, kind)| {
+            let what = if kind == "memory" { "A memory access that may fault (null, out of bounds, freed)." } else { describe(&kind) };
+            ReportingDescriptor::builder().id(kind.clone()).short_description(MultiformatMessageString::builder().text(what).build()).build()
+        })
+        .collect();
+    let (name, version) = report.producer.split_once(' ').unwrap_or((report.producer.as_str(), ""));
+    let mut driver = ToolComponent::builder().name(name).rules(rules).build();
+    if !version.is_empty() {
+        driver.version = Some(version.to_string());
+    }
+    let run = Run::builder().tool(Tool::builder().driver(driver).build()).results(results).build();
+    Sarif::builder().schema(SCHEMA_URI).version(serde_json::json!("2.1.0")).runs(vec![run]).build()
+}
+
+/// Writes [`check_sarif`] of `report` to `path`.
+pub fn write_check_sarif(path: &Path, report: &Report) -> Result<(), FormatError> {
+    let text = serde_json::to_string_pretty(&check_sarif(report)).expect("a SARIF log always serializes");
+    write_atomically(path, text.as_bytes())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,5 +228,23 @@ mod tests {
         assert_eq!(split_location("x.c:7"), ("x.c".into(), Some(7), None));
         assert_eq!(split_location("x.c"), ("x.c".into(), None, None));
         assert_eq!(uri_of_path("dir with space/ä.c"), "dir%20with%20space/%C3%A4.c");
+    }
+
+    #[test]
+    fn check_levels_follow_verdicts() {
+        let entry = |verdict: &str| crate::report::CheckEntry {
+            goal: "g1".into(),
+            kind: "error div_by_zero".into(),
+            location: "f.c:3:7".into(),
+            function: "f".into(),
+            verdict: verdict.into(),
+            evidence: "why".into(),
+        };
+        let report = Report { producer: "walkdown 0.1.0".into(), check: vec![entry("confirmed"), entry("refuted"), entry("unknown")], ..Default::default() };
+        let log = serde_json::to_value(check_sarif(&report)).unwrap();
+        let levels: Vec<&str> = log["runs"][0]["results"].as_array().unwrap().iter().map(|r| r["level"].as_str().unwrap()).collect();
+        assert_eq!(levels, ["error", "note", "warning"]);
+        assert_eq!(log["runs"][0]["tool"]["driver"]["rules"][0]["id"], "div_by_zero");
+        assert_eq!(log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"], 3);
     }
 }

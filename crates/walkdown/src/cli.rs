@@ -6,6 +6,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 mod analyze;
 mod annotations;
 mod batch;
+mod check;
 mod gen;
 mod lcov;
 mod outdir;
@@ -14,6 +15,7 @@ mod replay;
 mod report;
 mod run;
 mod task;
+mod unit;
 mod validate;
 mod witness;
 use std::path::{Path, PathBuf};
@@ -107,12 +109,16 @@ enum Command {
     ///
     /// Exit code 1 when a task failed (or, with --merge, a shard is missing or unfinished).
     Batch(batch::BatchArgs),
+    /// List every possible runtime error (of the program, or with --entry of one function) and settle each: confirmed by a test whose native run shows it, refuted by a proof, or unknown (why). Takes gen's options; writes gen's output and a `check` list in report.json.
+    ///
+    /// Exit code 1 when an error is confirmed.
+    Check(gen::GenArgs),
 }
 
 /// Runs the command line; returns the process exit code.
 pub fn main() -> i32 {
     let cli = Cli::parse();
-    if !matches!(cli.command, Command::Gen(_)) {
+    if !matches!(cli.command, Command::Gen(_) | Command::Check(_)) {
         // Like every Unix filter, end quietly when the reader of our output
         // goes away (`walkdown goals f.c | head -1`); Rust ignores SIGPIPE
         // and `println!` then panics. `gen` keeps ignoring it: it must
@@ -154,6 +160,7 @@ fn run(cli: Cli) -> Result<i32> {
         Command::Report(args) => report::report_command(&args),
         Command::Replay(args) => replay::replay(&args),
         Command::Batch(args) => batch::batch(&args),
+        Command::Check(args) => check::check(&args),
     }
 }
 

@@ -12,7 +12,6 @@ use std::process::Command;
 struct Run {
     tests: usize,
     errors: usize,
-    executions: f64,
     pruned: f64,
 }
 
@@ -39,7 +38,6 @@ fn gen_with(program: &Path, config: &str, out: &Path, property: &str, time: &str
     Run {
         tests: r["tests"].as_array().unwrap().len(),
         errors: r["errors"].as_array().unwrap().len(),
-        executions: figures["executions"].as_f64().unwrap(),
         pruned: figures["pruned"].as_f64().unwrap_or(0.0),
     }
 }

@@ -132,6 +132,15 @@ pub struct GenArgs {
     /// How the annotations guide the concolic search (with `--property coverage-error` or `errors`): uv (not at all), pv (stop a run at an annotated assertion whose premise holds), may (stop a run where every later execution is verified), must (try first the inputs whose executions must be unverified), may+must. Default: may+must with --annotations.
     #[arg(long, value_enum)]
     verification: Option<super::annotations::ConfigArg>,
+    #[command(flatten)]
+    pub unit: super::unit::UnitArgs,
+}
+
+impl GenArgs {
+    /// The output directory.
+    pub fn out_dir(&self) -> &std::path::Path {
+        &self.out
+    }
 }
 
 /// `--refinement`.
@@ -277,7 +286,28 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     // cleanly (during lowering, with the output directory untouched).
     let interrupt = &INTERRUPTED;
     install_stop_handler(interrupt);
-    let (program, sources) = super::load_program_with_sources(&args.program.file, args.program.data_model())?;
+    // Unit mode: the engines run the program with the harness appended,
+    // which OUT/NAME-unit.c keeps (written once OUT is locked).
+    let unit = match &args.unit.entry {
+        Some(entry) => Some(super::unit::prepare(&args.program.file, &args.unit, entry, args.program.data_model() == walkdown_ir::DataModel::ILP32)?),
+        None => None,
+    };
+    let unit_args;
+    let (args, load_from) = match &unit {
+        Some(u) => {
+            let mut a = args.clone();
+            a.program.file = args.out.join(super::unit::harness_file_name(&args.program.file));
+            unit_args = a;
+            (&unit_args, u.scratch_file.clone())
+        }
+        None => (args, args.program.file.clone()),
+    };
+    let (mut program, sources) = super::load_program_with_sources(&load_from, args.program.data_model())?;
+    if unit.is_some() {
+        if let Some((_, name)) = program.files.iter_mut().next() {
+            *name = args.program.file.display().to_string();
+        }
+    }
     let goals = Goals::compute(&program);
     let property = match args.property.unwrap_or(PropertyArg::CoverageBranches) {
         PropertyArg::CoverageBranches => Property::CoverBranches,
@@ -289,7 +319,8 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
         Property::CoverError | Property::AllErrors => Specification::CoverError,
     };
     let producer = concat!("walkdown ", env!("CARGO_PKG_VERSION"));
-    let metadata = Metadata::for_program(&args.program.file, spec, program.data_model, producer)?;
+    let mut metadata = Metadata::for_program(&load_from, spec, program.data_model, producer)?;
+    metadata.program_file = args.program.file.display().to_string();
     let suite_dir = args.out.join(SUITE_DIR);
     let manifest = std::sync::Arc::new(Manifest::new(&args.out));
     let mut campaign_settings = CampaignSettings { time: Duration::from_secs_f64(args.time), property, ..CampaignSettings::default() };
@@ -313,8 +344,12 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     }
     let _lock = outdir::lock_out_dir(&args.out, &args.program.file)?;
     let metadata_name = format!("{SUITE_DIR}/metadata.xml");
-    let others =
-        manifest.begin(&[REPORT_FILE, SARIF_FILE, HTML_FILE, LCOV_FILE, WITNESS_FILE, metadata_name.as_str()], is_test_file_name, SUITE_DIR)?;
+    let harness_name = args.program.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut ours = vec![REPORT_FILE, SARIF_FILE, HTML_FILE, LCOV_FILE, WITNESS_FILE, metadata_name.as_str()];
+    if unit.is_some() {
+        ours.extend([super::unit::UNIT_TESTS_FILE, harness_name.as_str()]);
+    }
+    let others = manifest.begin(&ours, is_test_file_name, SUITE_DIR)?;
     if !others.is_empty() {
         errln(format_args!(
             "walkdown: warning: {} holds {} files walkdown did not write (left as they are, and read as tests by validators): {}",
@@ -326,6 +361,11 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     std::fs::create_dir_all(&suite_dir).with_context(|| format!("cannot create {}", suite_dir.display()))?;
     manifest.record(&metadata_name).map_err(anyhow::Error::msg)?;
     walkdown_formats::write_metadata(&suite_dir.join("metadata.xml"), &metadata)?;
+    if let Some(u) = &unit {
+        manifest.record(&harness_name).map_err(anyhow::Error::msg)?;
+        manifest.record(super::unit::UNIT_TESTS_FILE).map_err(anyhow::Error::msg)?;
+        std::fs::write(&args.program.file, &u.text).with_context(|| format!("cannot write {}", args.program.file.display()))?;
+    }
     manifest.record(REPORT_FILE).map_err(anyhow::Error::msg)?;
     manifest.record(SARIF_FILE).map_err(anyhow::Error::msg)?;
     manifest.record(HTML_FILE).map_err(anyhow::Error::msg)?;
@@ -556,6 +596,9 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
         if report.witness.as_ref().is_some_and(|w| w.status == "written") {
             manifest.record(WITNESS_FILE).map_err(anyhow::Error::msg)?;
         }
+    }
+    if let Some(u) = &unit {
+        super::unit::finish(u, &args.out, &snap, &program, &mut report)?;
     }
     walkdown_formats::report::write_report(&report_path, &report)?;
     write_errors_sarif(&args.out.join(SARIF_FILE), &report, &suite_dir)?;

@@ -35,6 +35,9 @@ pub struct ValidateArgs {
 /// Runs the command.
 pub fn validate(args: &ValidateArgs) -> Result<i32> {
     super::check_input_file(&args.file, &["c", "i"])?;
+    if args.suite.is_file() && args.suite.extension().is_some_and(|e| e == "c") {
+        return validate_unit(args);
+    }
     let suite = walkdown_formats::read_suite(&args.suite)?;
     for (name, error) in &suite.invalid {
         eprintln!("walkdown: warning: skipping {name}: {error}");
@@ -97,6 +100,28 @@ pub fn validate(args: &ValidateArgs) -> Result<i32> {
     }
     if !result.reach_error_hook && result.reach_error_count() == 0 {
         eprintln!("walkdown: note: the program defines no reach_error, so reaching it was not observable");
+    }
+    Ok(0)
+}
+
+/// `validate FILE DIR/unit_tests.c`: the unit tests of `gen --entry`, run
+/// natively with gcov coverage of FILE, per function too.
+fn validate_unit(args: &ValidateArgs) -> Result<i32> {
+    let m32 = args.data_model.is_some_and(|d| DataModel::from(d) == DataModel::ILP32);
+    let v = super::unit::validate_unit_tests(&args.file, &args.suite, m32)?;
+    for line in &v.lines {
+        println!("{line}");
+    }
+    let c = &v.coverage;
+    println!("tests: {} run", v.lines.len());
+    println!("branches: {} of {} covered ({:.2}%)", c.branches_covered, c.branches_total, c.branch_percent());
+    println!("lines: {} of {} covered ({:.2}%)", c.lines_covered, c.lines_total, c.line_percent());
+    for f in v.functions.iter().filter(|f| f.entered) {
+        println!("function {}: {} of {} branches", f.name, f.covered, f.branches);
+    }
+    if let Some(path) = &args.lcov {
+        super::lcov::write_coverage_info(path, &args.file, c)?;
+        println!("lcov: {}", path.display());
     }
     Ok(0)
 }

@@ -1,0 +1,54 @@
+//! Unit mode: test one C function directly.
+//!
+//! The function's signature and the structs it reaches come from clang's
+//! AST ([`decls`]). A C harness appended to the program ([`harness`])
+//! builds each parameter from `__VERIFIER_nondet_*` inputs: scalars are
+//! inputs, and every pointer to a struct is initialized as Symbolic
+//! PathFinder's lazy initialization does, by a choice read from the
+//! inputs: null, a fresh object of the pointee type (whose fields are then
+//! initialized the same way), or an alias of an earlier object of that
+//! type, with bounds on the objects and the heap depth. The choices are
+//! branches of the harness, so every engine explores them as it explores
+//! the program's own branches. [`shape`] reads a test's input vector back
+//! into the heap shape it builds (the same walk, in Rust), describes it in
+//! words and writes it as a C test function ([`tests_c`]).
+
+pub mod decls;
+pub mod harness;
+pub mod shape;
+pub mod tests_c;
+
+pub use decls::{CType, Decls, FuncSig, IntKind, Record};
+pub use harness::{Settings, Unit};
+pub use shape::{Shape, Value};
+
+/// What can go wrong when making a unit of a function.
+#[derive(Debug, thiserror::Error)]
+pub enum UnitError {
+    /// clang could not be run or refused the file.
+    #[error("{file}: clang: {message}")]
+    Clang {
+        /// The program file.
+        file: String,
+        /// What clang said (shortened).
+        message: String,
+    },
+    /// The file defines no function of that name.
+    #[error("{file}: no function `{name}` is defined")]
+    NoSuchFunction {
+        /// The program file.
+        file: String,
+        /// The name asked for.
+        name: String,
+    },
+    /// A parameter or field type the harness cannot build.
+    #[error("{file}:{line}: unsupported in unit mode: {construct}")]
+    Unsupported {
+        /// What is not supported.
+        construct: String,
+        /// The program file.
+        file: String,
+        /// The line of the declaration (0 when unknown).
+        line: u32,
+    },
+}
