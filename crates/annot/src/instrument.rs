@@ -152,7 +152,12 @@ pub fn instrument(
                                     args.first().copied()
                                 }
                                 InstKind::Check { cond, .. } => Some(*cond),
-                                _ => None,
+                                // A call of the error function asserts false.
+                                InstKind::Call { .. } => None,
+                                // A memory access or `free` asserts its own
+                                // validity, which no value here states: the
+                                // run goes on (and fails there if invalid).
+                                _ => continue,
                             };
                             plan.entry((fid, Block::new(b), pos)).or_default().push(Put::Prune { set: !premise & all, unless: cond });
                             report.prunes += 1;

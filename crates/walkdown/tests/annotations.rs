@@ -147,3 +147,29 @@ fn an_assert_verified_covers_only_its_own_check() {
     assert_eq!(status("19").as_deref(), Some("unverified"), "{text}");
     assert_eq!(status("23").as_deref(), Some("verified under a premise"), "{text}");
 }
+
+/// PV prunes at an annotated assertion where its premise holds and its
+/// condition fails; a memory access EVA verified states no condition, so
+/// runs go on through it (they once all stopped there, and the error after
+/// it in `checked_paths.c` was lost). Skips without frama-c.
+#[test]
+fn pv_goes_on_through_a_verified_memory_access() {
+    if Command::new("frama-c").arg("-version").output().is_err() {
+        eprintln!("pv_goes_on_through_a_verified_memory_access: skipped: frama-c is not installed (scripts/setup installs frama-c-base)");
+        return;
+    }
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/annotations/checked_paths.c");
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("pv");
+    let status = Command::new(env!("CARGO_BIN_EXE_walkdown"))
+        .args(["gen", "--quiet", "--jobs", "1", "--time", "10", "--engine", "concolic", "--mutation-share", "0"])
+        .args(["--property", "errors", "--annotations", "eva", "--verification", "pv", "--out"])
+        .arg(&out)
+        .arg(&f)
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(1), "the error after the verified access is found");
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    let memory_verified = r["annotations"]["checks"].as_array().unwrap().iter().any(|c| c["kind"] == "error memory" && c["status"] != "unverified");
+    assert!(memory_verified, "EVA verifies the table access: {}", r["annotations"]);
+}
