@@ -1161,6 +1161,29 @@ impl Enc<'_> {
                 *mem = self.unknown_memory("strcpy", loc);
                 arg(0)
             }
+            Builtin::Strcat | Builtin::Strncat => {
+                *mem = self.unknown_memory("strcat", loc);
+                arg(0)
+            }
+            // Input on an empty standard input stores nothing and gives
+            // EOF (all ones) or NULL/0, as `walkdown_interp::libc` models it.
+            Builtin::CharInput | Builtin::FormattedInput => {
+                ret_w.map(|w| self.bv(if w >= 64 { u64::MAX } else { (1u64 << w) - 1 }, w))
+            }
+            Builtin::LineInput | Builtin::BlockInput => ret0(self),
+            Builtin::Read
+            | Builtin::Strrchr
+            | Builtin::Strstr
+            | Builtin::Strnlen
+            | Builtin::Memchr
+            | Builtin::Abs
+            | Builtin::Floor
+            | Builtin::Ceil
+            | Builtin::Trunc
+            | Builtin::Round
+            | Builtin::Rint
+            | Builtin::Fmod
+            | Builtin::Copysign => ret_w.map(|w| self.havoc("library result", w, loc)),
             Builtin::Memcmp | Builtin::Strlen | Builtin::Strcmp | Builtin::Strncmp | Builtin::Strchr | Builtin::Fabs | Builtin::Sqrt => {
                 ret_w.map(|w| self.havoc("library result", w, loc))
             }
