@@ -6,6 +6,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 mod analyze;
 mod annotations;
 mod batch;
+mod crosscheck;
 mod gen;
 mod lcov;
 mod outdir;
