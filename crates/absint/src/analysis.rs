@@ -71,6 +71,8 @@ pub struct Analysis<'p> {
     pub summaries: Summaries,
     /// Wall-clock time of the analysis.
     pub elapsed: Duration,
+    /// Whether it ran to its end (not cut by [`FixpointOptions::deadline`]).
+    pub complete: bool,
 }
 
 /// The functions an analysis starts from: `main` and every function whose
@@ -142,6 +144,9 @@ pub fn analyze_with(program: &Program, opts: FixpointOptions) -> Analysis<'_> {
         if funcs.contains_key(&f) {
             continue;
         }
+        if opts.over() {
+            break;
+        }
         let Some(body) = program.funcs.get(f).and_then(|d| d.body.as_ref()) else { continue };
         let t = IntervalTransfer::new(program, body).with_summaries(&summaries);
         // Functions summarized were solved with every callee's summary
@@ -154,7 +159,9 @@ pub fn analyze_with(program: &Program, opts: FixpointOptions) -> Analysis<'_> {
         }
         funcs.insert(f, sol);
     }
-    Analysis { program, funcs, summaries, elapsed: start.elapsed() }
+    // A cut solve implies the deadline passed, and time only goes on.
+    let complete = !opts.over();
+    Analysis { program, funcs, summaries, elapsed: start.elapsed(), complete }
 }
 
 /// The return summaries of every defined function outside a recursive
