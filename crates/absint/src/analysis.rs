@@ -73,6 +73,8 @@ pub struct Analysis<'p> {
     pub elapsed: Duration,
     /// Whether it assumed that no `add`, `sub` or `mul` overflows.
     no_signed_overflow: bool,
+    /// Whether it ran to its end (not cut by [`FixpointOptions::deadline`]).
+    pub complete: bool,
 }
 
 /// The functions an analysis starts from: `main` and every function whose
@@ -144,6 +146,9 @@ pub fn analyze_with(program: &Program, opts: FixpointOptions) -> Analysis<'_> {
         if funcs.contains_key(&f) {
             continue;
         }
+        if opts.over() {
+            break;
+        }
         let Some(body) = program.funcs.get(f).and_then(|d| d.body.as_ref()) else { continue };
         let t = IntervalTransfer::new(program, body).with_summaries(&summaries).assuming_no_signed_overflow(opts.no_signed_overflow);
         // Functions summarized were solved with every callee's summary
@@ -156,7 +161,9 @@ pub fn analyze_with(program: &Program, opts: FixpointOptions) -> Analysis<'_> {
         }
         funcs.insert(f, sol);
     }
-    Analysis { program, funcs, summaries, elapsed: start.elapsed(), no_signed_overflow: opts.no_signed_overflow }
+    // A cut solve implies the deadline passed, and time only goes on.
+    let complete = !opts.over();
+    Analysis { program, funcs, summaries, elapsed: start.elapsed(), complete, no_signed_overflow: opts.no_signed_overflow }
 }
 
 /// The return summaries of every defined function outside a recursive

@@ -145,11 +145,24 @@ pub struct FixpointOptions {
     /// site [`crate::Analysis::no_overflow_sites`] lists, which is how the
     /// verification annotations use them. Default false.
     pub no_signed_overflow: bool,
+    /// When to give up: past it, [`solve`] returns at once with a partial
+    /// solution, which proves nothing (the analyses then say they are not
+    /// complete). Default none. The relational domain's cost grows with the
+    /// square of the inputs a function reads, so a long straight-line
+    /// program could otherwise take minutes of a seconds budget.
+    pub deadline: Option<std::time::Instant>,
 }
 
 impl Default for FixpointOptions {
     fn default() -> Self {
-        FixpointOptions { widen_delay: 2, narrow_passes: 2, no_signed_overflow: false }
+        FixpointOptions { widen_delay: 2, narrow_passes: 2, no_signed_overflow: false, deadline: None }
+    }
+}
+
+impl FixpointOptions {
+    /// Whether the deadline has passed.
+    pub fn over(&self) -> bool {
+        self.deadline.is_some_and(|d| std::time::Instant::now() >= d)
     }
 }
 
@@ -182,10 +195,16 @@ pub fn solve<T: Transfer>(body: &Body, t: &T, opts: FixpointOptions) -> Solution
     };
     let mut e = Engine { t, cfg: &cfg, sol, opts };
     for el in &order {
+        if opts.over() {
+            break;
+        }
         e.ascend(el);
     }
     for _ in 0..opts.narrow_passes {
         for el in &order {
+            if opts.over() {
+                break;
+            }
             e.descend(el);
         }
     }
@@ -223,6 +242,9 @@ impl<T: Transfer> Engine<'_, T> {
                 self.update(*h, s);
                 let mut iter = 0u32;
                 loop {
+                    if self.opts.over() {
+                        return;
+                    }
                     for e in body {
                         self.ascend(e);
                     }

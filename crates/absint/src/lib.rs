@@ -69,6 +69,7 @@ pub use domain::Domain;
 pub use formulas::entry_formula;
 pub use interval::Interval;
 pub use invariants::{instrument, invariants_at_exits, FactKind, LinearFact};
-pub use relational::{analyze_relational, RelAnalysis, RelState};
+pub use fixpoint::FixpointOptions;
+pub use relational::{analyze_relational, analyze_relational_with, RelAnalysis, RelState};
 pub use state::IntervalState;
 pub use trip::{trip_count_forms, ClosedForm, LoopForms};

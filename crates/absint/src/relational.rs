@@ -637,6 +637,8 @@ pub struct RelAnalysis<'p> {
     pub summaries: crate::transfer::Summaries,
     /// Wall-clock time of the analysis.
     pub elapsed: Duration,
+    /// Whether it ran to its end (not cut by [`FixpointOptions::deadline`]).
+    pub complete: bool,
 }
 
 /// Runs the relational analysis on every function reachable from `main`
@@ -656,6 +658,9 @@ pub fn analyze_relational_with(program: &Program, opts: FixpointOptions) -> RelA
         if funcs.contains_key(&f) {
             continue;
         }
+        if opts.over() {
+            break;
+        }
         let Some(body) = program.funcs.get(f).and_then(|d| d.body.as_ref()) else { continue };
         let t = RelTransfer::new(program, body).with_summaries(&summaries);
         let sol = solve(body, &t, opts);
@@ -666,7 +671,8 @@ pub fn analyze_relational_with(program: &Program, opts: FixpointOptions) -> RelA
         }
         funcs.insert(f, RelFunc { sol, loops: t.loops });
     }
-    RelAnalysis { program, funcs, summaries, elapsed: start.elapsed() }
+    let complete = !opts.over();
+    RelAnalysis { program, funcs, summaries, elapsed: start.elapsed(), complete }
 }
 
 impl<'p> RelAnalysis<'p> {

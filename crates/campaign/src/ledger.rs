@@ -107,6 +107,51 @@ pub struct ErrorFound {
     pub goal: Option<GoalId>,
 }
 
+/// What a native run of an error test says (see [`ErrorCheck`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NativeVerdict {
+    /// The native run ends in the same error.
+    Confirmed,
+    /// It does not, or could not be made; how it ended, in words.
+    Refuted(String),
+}
+
+/// Checks natively an error test whose replay called external functions
+/// walkdown has no model for: in walkdown's runs their calls take the next
+/// input value, natively they run the C library, so the claimed error may
+/// not happen. A test the check refutes is not kept.
+pub trait ErrorCheck: Send + Sync {
+    /// Runs `vector` natively; `error` is what the interpreter's replay
+    /// reached.
+    fn check(&self, vector: &TestVector, error: &ErrorFound) -> NativeVerdict;
+}
+
+/// An error test the native check refuted (not in the suite).
+#[derive(Clone, Debug)]
+pub struct RefutedTest {
+    /// Its input values.
+    pub vector: TestVector,
+    /// The error the interpreter's replay reached.
+    pub error: ErrorFound,
+    /// How the native run ended instead.
+    pub native: String,
+    /// The unmodelled functions the replay called.
+    pub unmodelled: Vec<String>,
+    /// The engine that submitted it.
+    pub engine: &'static str,
+    /// Seconds since the start.
+    pub at: f64,
+}
+
+/// Refuted tests listed in the snapshot (more are only counted).
+pub const MAX_REFUTED_LISTED: usize = 50;
+
+/// Native checks refuted at one error site after which further tests
+/// reaching it (through unmodelled functions) are refused without a run:
+/// a search that keeps finding the site through a call whose value it
+/// chooses would otherwise spend its budget on native runs.
+pub const MAX_REFUTED_PER_SITE: usize = 64;
+
 /// Receives kept tests the moment they are kept, so an interrupted run
 /// loses nothing.
 pub trait TestSink: Send {
@@ -199,6 +244,16 @@ pub struct Snapshot {
     pub stop: Option<StopCause>,
     /// The first error a test sink reported (the suite may be incomplete).
     pub sink_error: Option<String>,
+    /// External functions without body or model that replays called, in
+    /// the order first seen.
+    pub unmodelled: Vec<String>,
+    /// Error tests the native check refuted (the first
+    /// [`MAX_REFUTED_LISTED`]).
+    pub refuted: Vec<RefutedTest>,
+    /// How many the native check refuted in all.
+    pub refuted_count: usize,
+    /// How many it confirmed.
+    pub confirmed_count: usize,
 }
 
 impl Snapshot {
@@ -219,6 +274,14 @@ struct Inner<'p> {
     sink: Box<dyn TestSink + 'p>,
     sink_error: Option<String>,
     stop: Option<StopCause>,
+    unmodelled: Vec<String>,
+    refuted: Vec<RefutedTest>,
+    refuted_count: usize,
+    confirmed_count: usize,
+    /// Vectors already checked natively, with the verdict.
+    checked: std::collections::HashMap<Vec<u64>, bool>,
+    /// Refutations per error site.
+    refuted_at: std::collections::HashMap<(CheckKind, Loc), usize>,
 }
 
 /// The state every engine of one run shares. `Sync`: engines on several
@@ -239,6 +302,7 @@ pub struct Campaign<'p> {
     epoch: AtomicU64,
     inner: Mutex<Inner<'p>>,
     guidance: crate::guidance::GuidanceBoard,
+    error_check: Option<Box<dyn ErrorCheck + 'p>>,
 }
 
 impl<'p> Campaign<'p> {
@@ -277,9 +341,23 @@ impl<'p> Campaign<'p> {
                 sink,
                 sink_error: None,
                 stop: None,
+                unmodelled: Vec::new(),
+                refuted: Vec::new(),
+                refuted_count: 0,
+                confirmed_count: 0,
+                checked: std::collections::HashMap::new(),
+                refuted_at: std::collections::HashMap::new(),
             }),
             guidance: Default::default(),
+            error_check: None,
         })
+    }
+
+    /// Checks error tests that called unmodelled functions natively before
+    /// keeping them (see [`ErrorCheck`]).
+    pub fn with_error_check(mut self, check: Box<dyn ErrorCheck + 'p>) -> Self {
+        self.error_check = Some(check);
+        self
     }
 
     /// Runs replays the step limit cuts again without it, for a share of
@@ -431,8 +509,84 @@ impl<'p> Campaign<'p> {
     /// covers a new goal or reaches a new error.
     pub fn submit(&self, engine: &'static str, vector: &TestVector) -> Submission {
         let replay = self.replay(vector);
+        if !replay.unknown_externals.is_empty() {
+            let mut inner = self.lock();
+            for name in &replay.unknown_externals {
+                if !inner.unmodelled.contains(name) {
+                    inner.unmodelled.push(name.clone());
+                }
+            }
+            drop(inner);
+            if !self.error_confirmed(engine, vector, &replay) {
+                return Submission { replay, kept: None };
+            }
+        }
         let kept = self.record(engine, vector, &replay);
         Submission { replay, kept }
+    }
+
+    /// Whether `replay`, which called unmodelled functions, may be kept:
+    /// yes unless it ends in an error the ledger would keep it for and the
+    /// native check refutes that error. The native run happens outside the
+    /// lock.
+    fn error_confirmed(&self, engine: &'static str, vector: &TestVector, replay: &RunResult) -> bool {
+        let Some(check) = &self.error_check else { return true };
+        let Outcome::Error { kind, loc, goal, .. } = replay.outcome else { return true };
+        let error = ErrorFound { kind, loc, goal };
+        let key: Vec<u64> = replay.inputs.iter().map(|i| i.bits).chain([replay.inputs.len() as u64]).collect();
+        {
+            let inner = self.lock();
+            let new_goal = replay.covered.iter().any(|g| !matches!(inner.goals[g.index()].verdict, Verdict::Covered { .. }));
+            if !new_goal && inner.errors_seen.contains(&(kind, loc)) {
+                // Not kept anyway.
+                return true;
+            }
+            if let Some(&ok) = inner.checked.get(&key) {
+                return ok;
+            }
+            if inner.refuted_at.get(&(kind, loc)).is_some_and(|&n| n >= MAX_REFUTED_PER_SITE) {
+                return false;
+            }
+        }
+        // The file the test would be: the values the replay consumed.
+        let dm = self.program.data_model;
+        let consumed = if replay.inputs_exhausted {
+            vector.clone()
+        } else {
+            TestVector { values: replay.inputs.iter().map(|i| InputValue::from_bits(i.ty, i.signed, i.bits, dm)).collect() }
+        };
+        let verdict = check.check(&consumed, &error);
+        let mut inner = self.lock();
+        let ok = verdict == NativeVerdict::Confirmed;
+        if inner.checked.insert(key, ok).is_some() {
+            // Another engine checked the same vector meanwhile.
+            return ok;
+        }
+        if let (false, Some(g)) = (ok, goal) {
+            let why = format!("a test reaching it calls {} (no model) and does not reach it natively", replay.unknown_externals.join(", "));
+            drop(inner);
+            self.note_open("native check", g, OpenReason::Unsupported(why));
+            inner = self.lock();
+        }
+        match verdict {
+            NativeVerdict::Confirmed => inner.confirmed_count += 1,
+            NativeVerdict::Refuted(native) => {
+                inner.refuted_count += 1;
+                *inner.refuted_at.entry((kind, loc)).or_insert(0) += 1;
+                if inner.refuted.len() < MAX_REFUTED_LISTED {
+                    let at = self.start.elapsed().as_secs_f64();
+                    inner.refuted.push(RefutedTest {
+                        vector: consumed,
+                        error,
+                        native,
+                        unmodelled: replay.unknown_externals.clone(),
+                        engine,
+                        at,
+                    });
+                }
+            }
+        }
+        ok
     }
 
     /// The ledger's half of [`Self::submit`], for a replay already made.
@@ -620,6 +774,10 @@ impl<'p> Campaign<'p> {
             engines: inner.engines.clone(),
             stop: inner.stop,
             sink_error: inner.sink_error.clone(),
+            unmodelled: inner.unmodelled.clone(),
+            refuted: inner.refuted.clone(),
+            refuted_count: inner.refuted_count,
+            confirmed_count: inner.confirmed_count,
         }
     }
 

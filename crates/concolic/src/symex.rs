@@ -1189,6 +1189,9 @@ impl<'p, 'a> Run<'p, 'a> {
         let pw = self.dm.pointer_bits();
         let arg = |i: usize| args.get(i).copied().unwrap_or((0, None));
         let fault = |k: CheckKind| error(format!("{} in a library call", k.name()));
+        if let Some(need) = walkdown_interp::libc::arity(b) {
+            return self.shared_builtin(b, need, args, result, ret);
+        }
         let value: u64 = match b {
             Builtin::Malloc | Builtin::Calloc | Builtin::Realloc => {
                 let (a0, s0) = arg(0);
@@ -1280,11 +1283,55 @@ impl<'p, 'a> Run<'p, 'a> {
                 }
                 self.string_builtin(b, args.iter().map(|a| a.0).collect())?
             }
+            // Run by `shared_builtin` above.
+            _ => 0,
         };
         if let (Some(r), Some(ty)) = (result, ret) {
             let bits = walkdown_interp::eval::truncate(value, ty.bits(self.dm));
             self.set(r, bits, None);
         }
+        Ok(())
+    }
+
+    /// A model of `walkdown_interp::libc`, run as the interpreter runs it.
+    /// `abs` keeps its argument's shadow (`x < 0 ? -x : x`); the other
+    /// models run on concrete arguments (fixed by the path condition) and
+    /// give a concrete result, and the bytes they write lose their shadows.
+    fn shared_builtin(
+        &mut self,
+        b: Builtin,
+        need: usize,
+        args: &[(u64, Option<ExprId>)],
+        result: Option<Value>,
+        ret: Option<Type>,
+    ) -> Result<(), Stop> {
+        let arg = |i: usize| args.get(i).copied().unwrap_or((0, None));
+        let param0 = None;
+        let concrete: Vec<u64> = (0..need).map(|i| arg(i).0).collect();
+        let effect = walkdown_interp::libc::call(&mut self.mem, b, &concrete, ret, param0)
+            .map_err(|f| error(format!("{} in a library call", f.kind.name())))?;
+        if let Some((at, n)) = effect.written {
+            self.clear_shadow(at, n);
+        }
+        let (Some(r), Some(ty)) = (result, ret) else { return Ok(()) };
+        let w = ty.bits(self.dm);
+        let bits = walkdown_interp::eval::truncate(effect.value, w);
+        let shadow = match (b, arg(0).1) {
+            (Builtin::Abs, Some(e)) if ty.is_int() => {
+                let x = self.sym.resize(e, self.sym.width(e), w, true);
+                let zero = self.sym.bv(0, w);
+                let neg = self.sym.cmp(walkdown_ir::CmpPred::Slt, x, zero);
+                let minus = self.sym.bin(walkdown_ir::BinOp::Sub, w, zero, x);
+                Some(self.sym.ite(neg, minus, x))
+            }
+            _ => {
+                for &(v, sv) in args.iter().take(need) {
+                    self.concretize(v, sv, 0);
+                }
+                None
+            }
+        };
+        self.set(r, bits, shadow);
         Ok(())
     }
 

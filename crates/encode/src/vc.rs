@@ -372,8 +372,13 @@ pub fn encode_in(
     };
     for (g, gd) in program.globals.iter().filter(|_| entry.memory.is_none()) {
         let base = global_addr(g);
-        let mut bytes = gd.init.clone();
-        bytes.resize(gd.size.max(gd.init.len() as u64) as usize, 0);
+        // Only the bytes the initializer and the relocations give: the
+        // rest is zero, as the base array is, and a huge zeroed global (a
+        // program's 1 GiB static array) must not be spelled out byte by
+        // byte.
+        let size = gd.size.max(gd.init.len() as u64);
+        let mut bytes: std::collections::BTreeMap<u64, u8> =
+            gd.init.iter().enumerate().filter(|(_, &b)| b != 0).map(|(i, &b)| (i as u64, b)).collect();
         for r in &gd.relocs {
             let target = match r.target {
                 walkdown_ir::RelocTarget::Global(t) => global_addr(t),
@@ -381,14 +386,15 @@ pub fn encode_in(
             };
             let v = target.wrapping_add(r.addend as u64);
             for i in 0..dm.pointer_bytes() {
-                if let Some(b) = bytes.get_mut((r.offset + i) as usize) {
-                    *b = (v >> (8 * i)) as u8;
+                let at = r.offset + i;
+                if at < size {
+                    bytes.insert(at, (v >> (8 * i)) as u8);
                 }
             }
         }
-        for (i, &byte) in bytes.iter().enumerate() {
+        for (&i, &byte) in &bytes {
             if byte != 0 {
-                let idx = e.bv(base.wrapping_add(i as u64), pw);
+                let idx = e.bv(base.wrapping_add(i), pw);
                 let val = e.bv(u64::from(byte), 8);
                 mem0 = e.x(|p| p.store(mem0, idx, val));
             }
@@ -1161,6 +1167,29 @@ impl Enc<'_> {
                 *mem = self.unknown_memory("strcpy", loc);
                 arg(0)
             }
+            Builtin::Strcat | Builtin::Strncat => {
+                *mem = self.unknown_memory("strcat", loc);
+                arg(0)
+            }
+            // Input on an empty standard input stores nothing and gives
+            // EOF (all ones) or NULL/0, as `walkdown_interp::libc` models it.
+            Builtin::CharInput | Builtin::FormattedInput => {
+                ret_w.map(|w| self.bv(if w >= 64 { u64::MAX } else { (1u64 << w) - 1 }, w))
+            }
+            Builtin::LineInput | Builtin::BlockInput => ret0(self),
+            Builtin::Read
+            | Builtin::Strrchr
+            | Builtin::Strstr
+            | Builtin::Strnlen
+            | Builtin::Memchr
+            | Builtin::Abs
+            | Builtin::Floor
+            | Builtin::Ceil
+            | Builtin::Trunc
+            | Builtin::Round
+            | Builtin::Rint
+            | Builtin::Fmod
+            | Builtin::Copysign => ret_w.map(|w| self.havoc("library result", w, loc)),
             Builtin::Memcmp | Builtin::Strlen | Builtin::Strcmp | Builtin::Strncmp | Builtin::Strchr | Builtin::Fabs | Builtin::Sqrt => {
                 ret_w.map(|w| self.havoc("library result", w, loc))
             }
@@ -1173,3 +1202,47 @@ impl Enc<'_> {
     }
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use walkdown_ir::{Body, FuncData, GlobalData, InstKind, Operand, Reloc, RelocTarget, Terminator, Type};
+
+    /// A huge zeroed global (a 1 TiB static array) costs its initialized
+    /// bytes only: the encoding used to spell out every byte.
+    #[test]
+    fn huge_globals_are_not_materialized() {
+        let mut p = Program::new(walkdown_ir::DataModel::LP64);
+        let small = p.globals.push(GlobalData {
+            name: "small".into(),
+            size: 8,
+            align: 8,
+            constant: false,
+            init: vec![7],
+            relocs: Vec::new(),
+            loc: Loc::UNKNOWN,
+        });
+        let huge = p.globals.push(GlobalData {
+            name: "huge".into(),
+            size: 1 << 40,
+            align: 16,
+            constant: false,
+            init: vec![0, 0, 3],
+            relocs: vec![Reloc { offset: 16, target: RelocTarget::Global(small), addend: 0 }],
+            loc: Loc::UNKNOWN,
+        });
+        let mut body = Body::default();
+        let b = body.add_block();
+        let (_, v) = body.append(b, InstKind::Load { ty: Type::I8, ptr: Operand::Global(huge) }, Loc::UNKNOWN);
+        body.set_term(b, Terminator::Return(v.map(|_| Operand::Const(walkdown_ir::Const { ty: Type::I32, bits: 0 }))), Loc::UNKNOWN);
+        p.funcs.push(FuncData { body: Some(body), ..FuncData::external("main", vec![], Some(Type::I32), false) });
+        let (inlined, prov) = crate::inline::inline_main(&p, &Default::default()).expect("inlines");
+        let main = inlined.func_by_name("main").expect("main");
+        let body = inlined.funcs[main].body.as_ref().expect("body");
+        let goals = Goals::compute(&p);
+        let addr = |g: GlobalId| 0x10000 + (g.index() as u64) * 0x100;
+        let vc = encode(&inlined, body, &prov, &goals, &addr, &|_| 0x9000, &VcSettings::default()).expect("encodes");
+        // Stores of 7, of 3 and of the relocation's non-zero address bytes.
+        assert!(vc.size() < 1000, "{}", vc.size());
+    }
+}

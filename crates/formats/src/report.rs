@@ -72,6 +72,20 @@ pub struct Report {
     /// `walkdown check`: every possible runtime error and how it ended.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub check: Vec<CheckEntry>,
+    /// External functions without body or model that the replays called
+    /// (their calls took input values; natively they run the C library).
+    #[serde(default)]
+    pub unmodelled_functions: Vec<String>,
+    /// Error tests through unmodelled functions that the native check
+    /// confirmed (kept).
+    #[serde(default)]
+    pub errors_confirmed_natively: usize,
+    /// Error tests the native check refuted (not kept), in all.
+    #[serde(default)]
+    pub errors_refuted_natively: usize,
+    /// The first refuted tests.
+    #[serde(default)]
+    pub refuted_tests: Vec<RefutedEntry>,
 }
 
 /// One possible runtime error as `walkdown check` settles it.
@@ -128,6 +142,23 @@ pub struct UnitTestEntry {
     pub shape: String,
     /// How the interpreter's run of it ends.
     pub outcome: String,
+}
+
+/// An error test the native check refuted: not in the suite.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct RefutedEntry {
+    /// Its input values, as test files spell them.
+    pub inputs: Vec<String>,
+    /// The error walkdown's replay reached (`reach_error`, ...).
+    pub kind: String,
+    /// Where (`file:line:col`).
+    pub location: String,
+    /// How the native run ended instead.
+    pub native: String,
+    /// The unmodelled functions the replay called.
+    pub unmodelled: Vec<String>,
+    /// The engine that found it.
+    pub engine: String,
 }
 
 /// The verification annotations a run used (`gen --annotations`).

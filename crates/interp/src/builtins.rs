@@ -18,6 +18,8 @@
 //! - Output functions do nothing and return 0; `exit` ends the run with its
 //!   code, `abort` with [`Outcome::Abort`]; `fabs`/`sqrt` compute in the
 //!   precision of their argument.
+//! - Input, string-search, rounding and `abs` functions are modelled in
+//!   [`crate::libc`], shared with the concolic engine.
 
 use crate::api::Outcome;
 use crate::code::CallSite;
@@ -41,6 +43,9 @@ impl Machine<'_, '_> {
         pc: usize,
         base: usize,
     ) -> Flow {
+        if let Some(need) = crate::libc::arity(b) {
+            return self.call_shared(regs, b, need, param0, site, pc, base);
+        }
         let mut args = [0u64; 3];
         let need = arity(b);
         for (i, a) in args.iter_mut().enumerate().take(need) {
@@ -86,6 +91,8 @@ impl Machine<'_, '_> {
                     eval_sqrt(ty, v)
                 })
             }
+            // Run by `call_shared` above.
+            _ => Ok(0),
         };
         match r {
             Ok(v) => {
@@ -93,6 +100,36 @@ impl Machine<'_, '_> {
                 Flow::Next
             }
             Err(Stop::Error(kind)) => Flow::Stop(self.error(pc, kind)),
+        }
+    }
+
+    /// Runs a model of [`crate::libc`] (shared with the concolic engine).
+    #[allow(clippy::too_many_arguments)]
+    fn call_shared(
+        &mut self,
+        regs: &mut [u64],
+        b: Builtin,
+        need: usize,
+        param0: Option<Type>,
+        site: &CallSite,
+        pc: usize,
+        base: usize,
+    ) -> Flow {
+        let mut args = [0u64; 3];
+        for (i, a) in args.iter_mut().enumerate().take(need) {
+            match self.arg(regs, site, base, i) {
+                Some(v) => *a = v,
+                None => {
+                    return Flow::Stop(self.unsupported(pc, format!("call of {b:?} with {} arguments", site.args_len)))
+                }
+            }
+        }
+        match crate::libc::call(&mut self.mem, b, &args[..need], site.ret, param0) {
+            Ok(effect) => {
+                self.set_result(regs, site, base, effect.value);
+                Flow::Next
+            }
+            Err(f) => Flow::Stop(self.error(pc, f.kind)),
         }
     }
 
@@ -287,6 +324,8 @@ fn arity(b: Builtin) -> usize {
         | Builtin::Abort
         | Builtin::Fabs
         | Builtin::Sqrt => 0,
+        // Modelled in `crate::libc`, which says how many.
+        _ => crate::libc::arity(b).unwrap_or(0),
     }
 }
 

@@ -49,6 +49,7 @@
 
 mod api;
 mod builtins;
+pub mod libc;
 mod call;
 pub mod code;
 pub mod eval;

@@ -183,7 +183,7 @@ fn error_site(program: &Program, body: &Body, inst: Inst) -> Option<ErrorSite> {
             match program.funcs[*f].builtin? {
                 Free | Realloc => Some(ErrorSite::Free),
                 Memset | Memcpy | Memmove | Memcmp | Strlen | Strcmp | Strncmp | Strcpy
-                | Strncpy | Strchr => Some(ErrorSite::Memory),
+                | Strncpy | Strchr | Strcat | Strncat | Strrchr | Strstr | Strnlen | Memchr => Some(ErrorSite::Memory),
                 _ => None,
             }
         }

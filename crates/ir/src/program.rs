@@ -273,6 +273,27 @@ builtins! {
     NoOp = ["__VERIFIER_atomic_begin", "__VERIFIER_atomic_end", "srand"]: "Functions without effect.",
     Fabs = ["fabs", "fabsf"]: "`fabs`.",
     Sqrt = ["sqrt", "sqrtf"]: "`sqrt`.",
+    CharInput = ["getchar", "getc", "fgetc", "_IO_getc", "getchar_unlocked", "getc_unlocked", "fgetc_unlocked"]:
+        "Character input: standard input is at end of file (as the native harness runs programs), so `EOF`.",
+    LineInput = ["fgets", "gets", "fgets_unlocked"]: "Line input on an empty standard input: NULL.",
+    FormattedInput = ["scanf", "__isoc99_scanf", "fscanf", "__isoc99_fscanf", "vscanf", "__isoc99_vscanf", "vfscanf", "__isoc99_vfscanf"]:
+        "Formatted input on an empty standard input: `EOF`, nothing stored.",
+    BlockInput = ["fread", "fread_unlocked"]: "`fread` on an empty standard input: 0.",
+    Read = ["read"]: "`read(fd, ..)`: 0 (end of file) for descriptor 0, -1 for any other.",
+    Strcat = ["strcat"]: "`strcat`.",
+    Strncat = ["strncat"]: "`strncat`.",
+    Strrchr = ["strrchr"]: "`strrchr`.",
+    Strstr = ["strstr"]: "`strstr`.",
+    Strnlen = ["strnlen"]: "`strnlen`.",
+    Memchr = ["memchr"]: "`memchr`.",
+    Abs = ["abs", "labs", "llabs"]: "`abs`, `labs`, `llabs` (the most negative value is its own absolute value, as natively).",
+    Floor = ["floor", "floorf"]: "`floor`.",
+    Ceil = ["ceil", "ceilf"]: "`ceil`.",
+    Trunc = ["trunc", "truncf"]: "`trunc`.",
+    Round = ["round", "roundf"]: "`round` (halfway cases away from zero).",
+    Rint = ["rint", "rintf", "nearbyint", "nearbyintf"]: "`rint`, `nearbyint` in the default rounding mode (ties to even).",
+    Fmod = ["fmod", "fmodf"]: "`fmod`.",
+    Copysign = ["copysign", "copysignf"]: "`copysign`.",
     Annotation = ["__VERIFIER_assumed", "__VERIFIER_assert_verified"]:
         "Verification annotations (`assumed(cond, id)`, `assert_verified(cond, premise)`): no effect on runs; read by the annotation pass.",
     Prune = ["__walkdown_prune"]:

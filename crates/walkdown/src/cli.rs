@@ -7,6 +7,7 @@ mod analyze;
 mod annotations;
 mod batch;
 mod check;
+mod crosscheck;
 mod gen;
 mod lcov;
 mod outdir;

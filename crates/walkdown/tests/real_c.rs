@@ -41,6 +41,7 @@ fn native(src: &Path, dm: DataModel) -> Result<(i32, String), String> {
         .arg(src)
         .arg("-o")
         .arg(&exe)
+        .arg("-lm")
         .output()
         .map_err(|e| format!("gcc: {e}"))?;
     if !out.status.success() {
@@ -119,6 +120,7 @@ fixtures! {
     variadic_definitions => "varargs.c",
     huge_static_objects => "huge_static.c",
     setjmp_longjmp => "setjmp.c",
+    libc_models => "libc_models.c",
 }
 
 /// `walkdown run --show-output` prints what the program prints, verbatim,

@@ -1056,3 +1056,36 @@ fn rewrites_preserve_meaning_on_random_terms() {
         "only {simplified} terms folded to constants"
     );
 }
+
+/// A wide disjunction's leaf set is the sorted union of its children's,
+/// symbols before arrays, as pairwise unions give it.
+#[test]
+fn wide_junction_leaf_sets() {
+    let mut p = ExprPool::new();
+    let (a, arr) = p.new_array("m", 32).unwrap();
+    let syms: Vec<(SymId, ExprId)> = (0..30).map(|i| p.new_symbol(&format!("s{i}"), 8).unwrap()).collect();
+    let zero = p.bv_const(8, 0).unwrap();
+    let mut children = Vec::new();
+    // Children over overlapping symbol ranges, one reading the array.
+    for k in 0..12 {
+        let x = syms[(3 * k) % 30].1;
+        let y = syms[(3 * k + 7) % 30].1;
+        let s = p.add(x, y).unwrap();
+        children.push(p.eq(s, zero).unwrap());
+    }
+    let idx = p.bv_const(32, 4).unwrap();
+    let byte = p.select(arr, idx).unwrap();
+    children.push(p.eq(byte, zero).unwrap());
+    let wide = p.or(&children).unwrap();
+    let mut expected: Vec<Leaf> = children.iter().flat_map(|&c| p.symbols_of(c).to_vec()).collect();
+    expected.sort();
+    expected.dedup();
+    assert_eq!(p.symbols_of(wide), expected.as_slice());
+    assert_eq!(*p.symbols_of(wide).last().unwrap(), Leaf::Array(a));
+    // Pairwise for few children gives the same shape.
+    let narrow = p.or(&children[..3]).unwrap();
+    let mut e3: Vec<Leaf> = children[..3].iter().flat_map(|&c| p.symbols_of(c).to_vec()).collect();
+    e3.sort();
+    e3.dedup();
+    assert_eq!(p.symbols_of(narrow), e3.as_slice());
+}

@@ -339,6 +339,13 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     // left open while time remains.
     let campaign = if args.max_steps.is_none() { campaign.with_replay_time(ReplayTime::default()) } else { campaign };
     let campaign = campaign.with_fast_forward(!args.no_fast_forward);
+    // Error tests through functions without a model run natively before
+    // they are kept (see `crosscheck`).
+    let campaign = campaign.with_error_check(Box::new(super::crosscheck::NativeCheck::new(
+        args.program.file.clone(),
+        program.data_model,
+        Instant::now() + Duration::from_secs_f64(args.time),
+    )));
     if interrupt.load(Ordering::Relaxed) {
         bail!("interrupted before the search began; {} was not touched", args.out.display());
     }
@@ -373,9 +380,27 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
         manifest.record(LCOV_FILE).map_err(anyhow::Error::msg)?;
     }
 
-    let relational = (!args.no_static || !args.no_invariants).then(|| walkdown_absint::analyze_relational(&program));
+    // The static analyses get a share of the budget (the campaign's clock
+    // runs already): their cost grows with the square of a function's
+    // inputs, and one cut short proves nothing, so it is dropped.
+    let budget = Duration::from_secs_f64(args.time);
+    let static_opts = walkdown_absint::FixpointOptions {
+        deadline: Some(campaign.start() + static_share(budget)),
+        ..walkdown_absint::FixpointOptions::default()
+    };
+    let relational = (!args.no_static || !args.no_invariants)
+        .then(|| walkdown_absint::analyze_relational_with(&program, static_opts))
+        .filter(|r| {
+            if !r.complete && !args.quiet {
+                errln(format_args!(
+                    "walkdown: the relational analysis did not end within its share of the budget ({:.1}s): no proofs or loop invariants from it",
+                    static_share(budget).as_secs_f64()
+                ));
+            }
+            r.complete
+        });
     if !args.no_static {
-        static_pass(&campaign, &program, &goals, relational.as_ref(), args.quiet);
+        static_pass(&campaign, &program, &goals, relational.as_ref(), static_opts, args.quiet);
     }
     // Annotations: statuses for the report; with errors as the goal, the
     // instrumented program the concolic engine traces.
@@ -529,8 +554,21 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     };
     let report_path = args.out.join(REPORT_FILE);
     let tty = std::io::stderr().is_terminal();
+    let warned = std::cell::Cell::new(0usize);
+    let warn_unmodelled = |snap: &Snapshot| {
+        for name in snap.unmodelled.iter().skip(warned.get()) {
+            if tty && !args.quiet {
+                err(format_args!("\r\x1b[K"));
+            }
+            errln(format_args!(
+                "walkdown: warning: external function `{name}` has no model: in walkdown's runs its calls return input values, natively they run the C library; error tests through it are run natively before they are kept"
+            ));
+        }
+        warned.set(snap.unmodelled.len());
+    };
     let mut observe = |c: &Campaign<'_>| {
         let snap = c.snapshot();
+        warn_unmodelled(&snap);
         if !args.quiet {
             let line = progress_line(&snap, goals.len());
             if tty {
@@ -550,24 +588,34 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     };
     let ends = walkdown_campaign::run_portfolio(&campaign, members, &args.shares, &portfolio, &mut observe);
     let snap = campaign.snapshot();
+    warn_unmodelled(&snap);
+    if snap.refuted_count > 0 {
+        errln(format_args!(
+            "walkdown: warning: {} error tests not kept: their runs called functions without a model and the native run did not reach the error (listed in report.json, refuted_tests)",
+            snap.refuted_count
+        ));
+    }
     let status = if interrupt.load(Ordering::Relaxed) { "interrupted" } else { "finished" };
     let mut report = make_report(&header, &program, &goals, &snap, status);
     if snap.conflicts.is_empty() {
         let interp = campaign.interpreter();
         let gaddr = |g| interp.global_address(g).unwrap_or(0);
         let faddr = |f| interp.func_address(f).unwrap_or(0);
-        let mut from_analysis = |targets: &[walkdown_ir::goals::GoalId]| {
-            let intervals = walkdown_absint::analyze(&program);
-            let formula_of = |f, b| walkdown_absint::entry_formula(&intervals, relational.as_ref(), f, b);
-            walkdown_cegar::certificate_from_formulas(&program, &goals, &gaddr, &faddr, &cegar_settings, &formula_of, targets.to_vec()).ok()
-        };
         // The witness uses what is left of the budget (a run that settled
         // every goal early has most of it), and at least a quarter of it
         // up to 5 s past it, so a run that used its whole budget can still
         // check invariants it has.
-        let budget = Duration::from_secs_f64(args.time);
         let left = budget.saturating_sub(snap.elapsed);
         let witness_deadline = Instant::now() + left.max((budget / 4).min(Duration::from_secs(5)));
+        let mut from_analysis = |targets: &[walkdown_ir::goals::GoalId]| {
+            let opts = walkdown_absint::FixpointOptions { deadline: Some(witness_deadline), ..Default::default() };
+            let intervals = walkdown_absint::analyze_with(&program, opts);
+            if !intervals.complete {
+                return None;
+            }
+            let formula_of = |f, b| walkdown_absint::entry_formula(&intervals, relational.as_ref(), f, b);
+            walkdown_cegar::certificate_from_formulas(&program, &goals, &gaddr, &faddr, &cegar_settings, &formula_of, targets.to_vec()).ok()
+        };
         let mut model_check = |targets: &[walkdown_ir::goals::GoalId]| {
             // A model-checking run of its own in half the witness's time
             // left (the other half checks what it finds), at most a minute.
@@ -650,10 +698,23 @@ fn static_pass(
     program: &Program,
     goals: &Goals,
     relational: Option<&walkdown_absint::RelAnalysis<'_>>,
+    opts: walkdown_absint::FixpointOptions,
     quiet: bool,
 ) {
     let start = Instant::now();
-    let analysis = walkdown_absint::analyze(program);
+    let analysis = walkdown_absint::analyze_with(program, opts);
+    if !analysis.complete {
+        campaign.publish(EngineFigures {
+            name: "absint",
+            status: "stopped: budget (its share)".into(),
+            time: start.elapsed(),
+            counters: vec![("proved_unreachable", 0.0)],
+        });
+        if !quiet {
+            errln(format_args!("walkdown: static analysis did not end within its share of the budget: no proofs from it"));
+        }
+        return;
+    }
     // Edge goals (intervals, then the relational product) and error sites
     // are disjoint lists but for the edges both analyses prove: the first
     // proof is kept.
@@ -681,6 +742,13 @@ fn static_pass(
     if !quiet {
         errln(format_args!("walkdown: static analysis ({:.1} ms): {proved} goals proved unreachable", elapsed.as_secs_f64() * 1e3));
     }
+}
+
+/// The time the static analyses may take: a quarter of the budget, but
+/// at least a second (or half the budget, if less), so the small programs
+/// of short runs keep their proofs.
+fn static_share(budget: Duration) -> Duration {
+    (budget / 4).max(Duration::from_secs(1).min(budget / 2))
 }
 
 /// How the report names proofs by the interval analysis (unbounded: they

@@ -112,6 +112,21 @@ pub fn make_report(header: &Report, program: &Program, goals: &Goals, snap: &Sna
                 figures: e.counters.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
             })
             .collect(),
+        unmodelled_functions: snap.unmodelled.clone(),
+        errors_confirmed_natively: snap.confirmed_count,
+        errors_refuted_natively: snap.refuted_count,
+        refuted_tests: snap
+            .refuted
+            .iter()
+            .map(|r| walkdown_formats::report::RefutedEntry {
+                inputs: r.vector.values.iter().map(|v| walkdown_formats::format_value(*v)).collect(),
+                kind: r.error.kind.name().into(),
+                location: program.describe_loc(r.error.loc),
+                native: r.native.clone(),
+                unmodelled: r.unmodelled.clone(),
+                engine: r.engine.into(),
+            })
+            .collect(),
         ..header.clone()
     }
 }

@@ -1,0 +1,95 @@
+//! `gen`'s native check of error tests whose replay called external
+//! functions walkdown has no model for. In walkdown's runs such a call
+//! returns the next input value; natively it runs the C library, which
+//! reads no input value, so later inputs shift and the claimed error may
+//! never happen. Before such a test is kept, it runs natively (gcc, the
+//! harness, as `walkdown replay` runs it): a `reach_error` or failed
+//! assertion must happen natively too; any other error (out of bounds,
+//! overflow, division by zero, ...) must stop a build with AddressSanitizer
+//! and UndefinedBehaviorSanitizer. Each build is made once, when first
+//! needed; a program that does not build natively (a `.wir` file, a call of
+//! a function no library defines) has its unconfirmed error tests refused.
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+use walkdown_campaign::{ErrorCheck, ErrorFound, NativeVerdict};
+use walkdown_ir::testvec::TestVector;
+use walkdown_ir::{CheckKind, DataModel};
+use walkdown_native::{BuildSettings, NativeBuild, NativeOutcome, RunLimits};
+
+/// The longest one native check may take.
+const MAX_RUN: Duration = Duration::from_secs(2);
+/// The shortest: a check past the budget still gets this much.
+const MIN_RUN: Duration = Duration::from_millis(200);
+
+/// A build, made on first use; `Err` says why it could not be made.
+type Slot = Mutex<Option<Result<NativeBuild, String>>>;
+
+/// Checks error tests natively (see the module doc).
+pub struct NativeCheck {
+    file: PathBuf,
+    data_model: DataModel,
+    deadline: Instant,
+    plain: Slot,
+    sanitized: Slot,
+}
+
+impl NativeCheck {
+    /// Checks of `file` in `data_model`; runs get at most the time left
+    /// until `deadline` (but at least [`MIN_RUN`]).
+    pub fn new(file: PathBuf, data_model: DataModel, deadline: Instant) -> NativeCheck {
+        NativeCheck { file, data_model, deadline, plain: Mutex::new(None), sanitized: Mutex::new(None) }
+    }
+}
+
+/// Whether the native run of an error of `kind` needs the sanitizers to
+/// stop where the interpreter did.
+fn needs_sanitizer(kind: CheckKind) -> bool {
+    !matches!(kind, CheckKind::ReachError | CheckKind::Assertion)
+}
+
+impl ErrorCheck for NativeCheck {
+    fn check(&self, vector: &TestVector, error: &ErrorFound) -> NativeVerdict {
+        let sanitize = needs_sanitizer(error.kind);
+        let slot = if sanitize { &self.sanitized } else { &self.plain };
+        // One build at a time; runs of concurrent engines wait for it.
+        let mut guard = slot.lock().unwrap_or_else(|e| e.into_inner());
+        let build = guard.get_or_insert_with(|| {
+            let settings = BuildSettings { sanitize, ..BuildSettings::default() };
+            NativeBuild::compile(&self.file, self.data_model, &settings).map_err(|e| {
+                let text = e.to_string();
+                text.lines().take(3).collect::<Vec<_>>().join(" / ")
+            })
+        });
+        let build = match build {
+            Ok(b) => b,
+            Err(e) => return NativeVerdict::Refuted(format!("not confirmed: the program does not build natively ({e})")),
+        };
+        let timeout = self.deadline.saturating_duration_since(Instant::now()).clamp(MIN_RUN, MAX_RUN);
+        let limits = RunLimits {
+            timeout,
+            kill_grace: Duration::from_millis(100),
+            // AddressSanitizer reserves terabytes of address space.
+            memory_limit_mb: if sanitize { None } else { RunLimits::default().memory_limit_mb },
+            ..RunLimits::default()
+        };
+        let run = match build.run(vector, &limits) {
+            Ok(r) => r,
+            Err(e) => return NativeVerdict::Refuted(format!("not confirmed: the native run failed ({e})")),
+        };
+        let confirmed = match error.kind {
+            CheckKind::ReachError => run.outcome == NativeOutcome::ReachError,
+            CheckKind::Assertion => run.outcome == NativeOutcome::AssertionFailure,
+            // The sanitizers abort; a fault the program does not survive
+            // natively (SIGSEGV, SIGFPE) ends it with a signal.
+            _ => matches!(run.outcome, NativeOutcome::Abort | NativeOutcome::Signal(_)),
+        };
+        if confirmed {
+            NativeVerdict::Confirmed
+        } else {
+            let how = if sanitize { "gcc with ASan+UBSan" } else { "gcc" };
+            NativeVerdict::Refuted(format!("{} natively ({how})", super::replay::describe(&run.outcome)))
+        }
+    }
+}
