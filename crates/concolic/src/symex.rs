@@ -738,7 +738,7 @@ impl<'p, 'a> Run<'p, 'a> {
                     }
                     Some(e) if self.tracked(*from) && self.tracked(*to) => {
                         self.trace.float_ops += 1;
-                        Some(self.sym.fcast(*op, self.width(*from), self.width(*to), e))
+                        Some(self.sym.fcast(*op, self.width(*from), self.width(*to), e, dm))
                     }
                     _ => None,
                 };

@@ -16,7 +16,7 @@
 //! pool's constructors check sorts; the tracer only builds well-sorted
 //! terms, so a sort error here is a bug in this module, reported loudly.
 
-use walkdown_ir::{BinOp, CastOp, CmpPred, UnOp};
+use walkdown_ir::{BinOp, CastOp, CmpPred, DataModel, UnOp};
 use walkdown_smt::{BvBinOp, CmpOp, ExprId, ExprPool, FpBinOp, FpCmpOp, Node};
 
 /// Builds expressions for the tracer.
@@ -340,10 +340,25 @@ impl<'a> Sym<'a> {
     }
 
     /// A conversion involving a float, from `from` to `to` bits, as the
-    /// interpreter's `eval_cast` computes it; integer-to-integer casts go to
-    /// `cast`.
-    pub fn fcast(&mut self, op: CastOp, from: u32, to: u32, a: ExprId) -> ExprId {
+    /// interpreter's `eval_cast` computes it under `dm`; integer-to-integer
+    /// casts go to `cast`.
+    pub fn fcast(&mut self, op: CastOp, from: u32, to: u32, a: ExprId, dm: DataModel) -> ExprId {
         match op {
+            // `gcc -m32`: a 16-bit x87 conversion, 0x8000 out of range.
+            CastOp::FpToSi | CastOp::FpToUi
+                if dm == DataModel::ILP32 && (to <= 8 || (to <= 16 && op == CastOp::FpToSi)) =>
+            {
+                let r = ok(self.pool.fp_to_sbv(a, 32));
+                let lo = self.bv((-32768i64) as u64, 32);
+                let hi = self.bv(32767, 32);
+                let above = ok(self.pool.cmp(CmpOp::Sle, lo, r));
+                let below = ok(self.pool.cmp(CmpOp::Sle, r, hi));
+                let fits = self.and(above, below);
+                let low = self.extract(r, 15, 0);
+                let indefinite = self.bv(0x8000, 16);
+                let r16 = self.ite(fits, low, indefinite);
+                self.resize(r16, 16, to, false)
+            }
             CastOp::FpTrunc | CastOp::FpExt => ok(self.pool.fp_conv(a, to)),
             CastOp::SiToFp => ok(self.pool.bv_to_fp(a, to, true)),
             CastOp::UiToFp => ok(self.pool.bv_to_fp(a, to, false)),

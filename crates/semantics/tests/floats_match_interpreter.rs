@@ -117,6 +117,11 @@ fn float_arithmetic_and_comparisons_match_the_interpreter() {
 
 #[test]
 fn float_conversions_match_the_interpreter() {
+    conversions(DataModel::LP64);
+    conversions(DataModel::ILP32);
+}
+
+fn conversions(dm: DataModel) {
     let mut rng = Rng(11);
     let ints = [(Type::I8, 8), (Type::I16, 16), (Type::I32, 32), (Type::I64, 64)];
     for _ in 0..3000 {
@@ -125,22 +130,22 @@ fn float_conversions_match_the_interpreter() {
             let f = float_value(&mut rng, fty);
             for (ity, iw) in ints {
                 for op in [CastOp::FpToSi, CastOp::FpToUi] {
-                    let got = eval2(fw, 8, f, 0, |s, x, _| s.fcast(op, fw, iw, x));
-                    assert_eq!(got, u128::from(eval_cast(op, fty, ity, f, DM)), "{op:?} {fty:?}->{ity:?} {f:#x}");
+                    let got = eval2(fw, 8, f, 0, |s, x, _| s.fcast(op, fw, iw, x, dm));
+                    assert_eq!(got, u128::from(eval_cast(op, fty, ity, f, dm)), "{op:?} {fty:?}->{ity:?} {f:#x}");
                 }
                 let i = int_value(&mut rng, iw);
                 for op in [CastOp::SiToFp, CastOp::UiToFp] {
-                    let got = eval2(iw, 8, i, 0, |s, x, _| s.fcast(op, iw, fw, x));
-                    assert_eq!(got, u128::from(eval_cast(op, ity, fty, i, DM)), "{op:?} {ity:?}->{fty:?} {i:#x}");
+                    let got = eval2(iw, 8, i, 0, |s, x, _| s.fcast(op, iw, fw, x, dm));
+                    assert_eq!(got, u128::from(eval_cast(op, ity, fty, i, dm)), "{op:?} {ity:?}->{fty:?} {i:#x}");
                 }
             }
             let (op, to) = if fty == Type::F32 { (CastOp::FpExt, Type::F64) } else { (CastOp::FpTrunc, Type::F32) };
             let tw = to.bits(DM);
-            let got = eval2(fw, 8, f, 0, |s, x, _| s.fcast(op, fw, tw, x));
-            assert_eq!(got, u128::from(eval_cast(op, fty, to, f, DM)), "{op:?} {f:#x}");
+            let got = eval2(fw, 8, f, 0, |s, x, _| s.fcast(op, fw, tw, x, dm));
+            assert_eq!(got, u128::from(eval_cast(op, fty, to, f, dm)), "{op:?} {f:#x}");
             let ity = if fty == Type::F32 { Type::I32 } else { Type::I64 };
-            let got = eval2(fw, 8, f, 0, |s, x, _| s.fcast(CastOp::Bitcast, fw, fw, x));
-            assert_eq!(got, u128::from(eval_cast(CastOp::Bitcast, fty, ity, f, DM)));
+            let got = eval2(fw, 8, f, 0, |s, x, _| s.fcast(CastOp::Bitcast, fw, fw, x, dm));
+            assert_eq!(got, u128::from(eval_cast(CastOp::Bitcast, fty, ity, f, dm)));
         }
     }
 }
