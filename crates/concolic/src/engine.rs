@@ -183,6 +183,9 @@ pub struct Stats {
     pub mutations: u64,
     /// Mutants kept.
     pub mutations_kept: u64,
+    /// Of the mutants, those with a float value made for a float input
+    /// (see [`crate::floatmut`]).
+    pub float_mutations: u64,
     /// Traced runs a `prune` of the annotation pass stopped (not submitted).
     pub pruned: u64,
     /// `tryfirst` candidates solved ahead of the others.
@@ -403,6 +406,8 @@ impl walkdown_campaign::Engine for ConcolicEngine {
             solver_work: 0,
             dictionary: Vec::new(),
             dictionary_seen: HashSet::new(),
+            float_inputs: Default::default(),
+            float_constants: crate::floatmut::program_constants(program),
             guidance_version: 0,
         };
         let reason = e.run(&mut tracer);
@@ -478,6 +483,10 @@ struct Search<'a, 's, 'k, 'p> {
     solver_work: u64,
     dictionary: Vec<InputValue>,
     dictionary_seen: HashSet<u64>,
+    /// Input positions traced runs read as floats, with their type.
+    float_inputs: std::collections::BTreeMap<usize, walkdown_ir::Type>,
+    /// The program's float constants (see [`crate::floatmut`]).
+    float_constants: Vec<f64>,
     /// The version of the campaign's guidance the tracer steps along.
     guidance_version: u64,
 }
@@ -646,6 +655,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
             ("random_runs", s.random_runs as f64),
             ("mutations", s.mutations as f64),
             ("mutations_kept", s.mutations_kept as f64),
+            ("float_mutations", s.float_mutations as f64),
             ("pruned", s.pruned as f64),
             ("tryfirst", s.tryfirst as f64),
             ("queries", s.queries as f64),
@@ -875,8 +885,9 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
             if self.ctx.stopped() {
                 break;
             }
-            let vector = self.mutate();
+            let (vector, float_mutant) = self.mutate();
             self.stats.mutations += 1;
+            self.stats.float_mutations += u64::from(float_mutant);
             if self.submit(&vector) {
                 self.stats.mutations_kept += 1;
                 let trace = tracer.run(&mut self.pool, &vector.values, &self.settings.trace, self.ctx.deadline());
@@ -890,11 +901,25 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
     }
 
     /// A mutant of a random kept test.
-    fn mutate(&mut self) -> TestVector {
+    fn mutate(&mut self) -> (TestVector, bool) {
         let base = &self.bases[self.rng.below(self.bases.len() as u64) as usize];
         let mut values = base.values.clone();
         let ops = 1 + self.rng.below(3);
+        let mut float_mutant = false;
         for _ in 0..ops {
+            // Half the time, a float input (as traced runs read them) gets
+            // a float value.
+            if !self.float_inputs.is_empty() && self.rng.below(2) == 0 {
+                let k = self.rng.below(self.float_inputs.len() as u64) as usize;
+                let (&i, &ty) = self.float_inputs.iter().nth(k).expect("k is below the length");
+                while values.len() <= i {
+                    values.push(InputValue::Float(0.0));
+                }
+                let current = values[i].to_f64();
+                values[i] = crate::floatmut::mutate_float(&mut self.rng, ty, current, &self.float_constants);
+                float_mutant = true;
+                continue;
+            }
             match self.rng.below(4) {
                 0 => {
                     let n = 1 + self.rng.below(8);
@@ -925,7 +950,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
                 _ => values.push(self.pick_value()),
             }
         }
-        TestVector { values }
+        (TestVector { values }, float_mutant)
     }
 
     /// A value from the kept tests (or a small random one).
@@ -939,6 +964,11 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
 
     /// Adds the candidates of a traced run after its bound.
     fn expand(&mut self, trace: Trace, vector: TestVector, bound: usize, run_no: u64) {
+        for (k, i) in trace.inputs.iter().enumerate() {
+            if i.ty.is_float() && self.float_inputs.len() < 4096 {
+                self.float_inputs.insert(k, i.ty);
+            }
+        }
         let path: Rc<[walkdown_smt::ExprId]> = Rc::from(trace.path);
         let inputs: Rc<[crate::symex::TracedInput]> = Rc::from(trace.inputs);
         let vector = Rc::new(vector);

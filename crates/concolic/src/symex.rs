@@ -133,6 +133,12 @@ pub struct TraceLimits {
     /// Float inputs get symbols and float instructions IEEE-754 terms;
     /// off, floats stay concrete (the solver never sees them). Default on.
     pub symbolic_floats: bool,
+    /// Float operations, comparisons and conversions traced as IEEE-754
+    /// terms per run at most; later ones are concrete (see `float_budget`).
+    /// A run of a long float loop (`float-benchs/filter1.c`: 10^6
+    /// iterations) otherwise spends the budget building terms no query can
+    /// solve. Default 2,000.
+    pub max_float_ops: u64,
 }
 
 impl Default for TraceLimits {
@@ -146,6 +152,7 @@ impl Default for TraceLimits {
             max_path: 20_000,
             max_trip_symbols: 64,
             symbolic_floats: true,
+            max_float_ops: 2_000,
         }
     }
 }
@@ -490,6 +497,20 @@ impl<'p, 'a> Run<'p, 'a> {
         ty.bits(self.dm)
     }
 
+    /// Whether another float operation may become an IEEE-754 term in this
+    /// run ([`TraceLimits::max_float_ops`]); past the limit, its symbolic
+    /// operands are fixed to their values (the equalities join the path
+    /// condition) and its result stays concrete.
+    fn float_budget(&mut self, operands: &[(u64, Option<ExprId>)]) -> bool {
+        if self.trace.float_ops < self.limits.max_float_ops {
+            return true;
+        }
+        for &(bits, shadow) in operands {
+            self.concretize(bits, shadow, 64);
+        }
+        false
+    }
+
     /// Whether values of `ty` carry shadows: integers and pointers always,
     /// floats when they are symbolic.
     fn tracked(&self, ty: Type) -> bool {
@@ -655,7 +676,9 @@ impl<'p, 'a> Run<'p, 'a> {
             }
             None => 0,
         };
-        let (sym, expr) = if self.tracked(ty) {
+        // Past the float budget, new float inputs stay concrete.
+        let budget_left = self.trace.float_ops < self.limits.max_float_ops;
+        let (sym, expr) = if self.tracked(ty) && (!ty.is_float() || budget_left) {
             let width = self.width(ty);
             let (s, e) = self.t.input_symbol(self.sym.pool(), index, width);
             (Some(s), Some(e))
@@ -682,7 +705,7 @@ impl<'p, 'a> Run<'p, 'a> {
                 let shadow = if sa.is_none() && sb.is_none() {
                     None
                 } else if op.is_float() {
-                    if self.limits.symbolic_floats {
+                    if self.limits.symbolic_floats && self.float_budget(&[(a, sa), (b, sb)]) {
                         let w = self.width(*ty);
                         let ea = sa.unwrap_or_else(|| self.sym.bv(a, w));
                         let eb = sb.unwrap_or_else(|| self.sym.bv(b, w));
@@ -704,7 +727,10 @@ impl<'p, 'a> Run<'p, 'a> {
                 let bits = eval_un(*op, *ty, a, dm);
                 let shadow = match sa {
                     Some(e) if ty.is_int_or_ptr() => self.sym.un(*op, self.width(*ty), e),
-                    Some(e) if self.tracked(*ty) => Some(self.sym.fneg(self.width(*ty), e)),
+                    Some(e) if self.tracked(*ty) => {
+                        // A sign flip builds no IEEE-754 term: no budget.
+                        Some(self.sym.fneg(self.width(*ty), e))
+                    }
                     _ => None,
                 };
                 self.set(data.result.expect("un has a result"), bits, shadow);
@@ -713,7 +739,9 @@ impl<'p, 'a> Run<'p, 'a> {
                 let (a, sa) = self.operand(lhs);
                 let (b, sb) = self.operand(rhs);
                 let bits = u64::from(eval_cmp(*pred, *ty, a, b, dm));
-                let shadow = if (sa.is_none() && sb.is_none()) || (pred.is_float() && !self.tracked(*ty)) {
+                let shadow = if (sa.is_none() && sb.is_none())
+                    || (pred.is_float() && !(self.tracked(*ty) && self.float_budget(&[(a, sa), (b, sb)])))
+                {
                     None
                 } else {
                     let w = self.width(*ty);
@@ -737,8 +765,12 @@ impl<'p, 'a> Run<'p, 'a> {
                         Some(self.sym.cast(*op, self.width(*from), self.width(*to), e))
                     }
                     Some(e) if self.tracked(*from) && self.tracked(*to) => {
-                        self.trace.float_ops += 1;
-                        Some(self.sym.fcast(*op, self.width(*from), self.width(*to), e, dm))
+                        if self.float_budget(&[(a, sa)]) {
+                            self.trace.float_ops += 1;
+                            Some(self.sym.fcast(*op, self.width(*from), self.width(*to), e, dm))
+                        } else {
+                            None
+                        }
                     }
                     _ => None,
                 };

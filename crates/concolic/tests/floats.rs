@@ -6,6 +6,8 @@
 //! not. Mutants and random vectors are off, so only the solver counts.
 //! Every kept test's values are written as Test-Comp spells them and read
 //! back, and must replay to the same goals (the written test is the test).
+//! The last test checks float-aware mutation alone: ULP steps around the
+//! program's constants find the window without the solver.
 
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -23,13 +25,19 @@ struct Outcome {
 }
 
 fn run(name: &str, symbolic_floats: bool) -> Outcome {
+    run_with(name, symbolic_floats, 0.0)
+}
+
+fn run_with(name: &str, symbolic_floats: bool, mutation_share: f64) -> Outcome {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/floats").join(name);
     let program = walkdown_frontend::compile_c(&path, &FrontendSettings::default()).expect("fixture lowers");
     let goals = Goals::compute(&program);
     let mut settings = GenSettings {
         time: Duration::from_secs(20),
-        random_fallback: false,
-        mutation_share: 0.0,
+        // Mutation rounds run when no candidate is left only with the
+        // fallback on (its random vectors are integers).
+        random_fallback: mutation_share > 0.0,
+        mutation_share,
         ..GenSettings::default()
     };
     settings.trace.symbolic_floats = symbolic_floats;
@@ -74,4 +82,12 @@ fn conversions_between_widths_and_integers_are_solved() {
     assert!(on.open_edges.is_empty(), "open: {:?}", on.open_edges);
     let off = run("mixed.c", false);
     assert!(!off.error);
+}
+
+#[test]
+fn float_mutation_finds_a_window_next_to_a_program_constant() {
+    let out = run_with("window.c", false, 0.5);
+    assert!(out.error, "ULP steps around 36.6f and 36.6001f reach the error");
+    assert!(out.open_edges.is_empty(), "open: {:?}", out.open_edges);
+    assert_eq!(out.fp_queries, 0);
 }
