@@ -40,6 +40,7 @@ pub struct BmcSettings {
     /// Cover algorithm, budget and solver limit.
     pub cover: CoverSettings,
     /// Encoding settings (the engine always uses [`Termination::Prefix`]).
+    /// Default: float terms on ([`VcSettings::float_terms`]).
     pub vc: VcSettings,
     /// Limits of each replay. Default: the interpreter's own.
     pub replay: ExecLimits,
@@ -55,7 +56,9 @@ impl Default for BmcSettings {
         BmcSettings {
             unwind: 2,
             cover: CoverSettings::default(),
-            vc: VcSettings::default(),
+            // Float instructions as exact IEEE-754 terms: float branches
+            // can be covered, and claims stay sound either way.
+            vc: VcSettings { float_terms: true, ..VcSettings::default() },
             replay: ExecLimits::default(),
             max_blocks: 100_000,
             summaries: false,
