@@ -121,7 +121,7 @@ pub struct GenArgs {
     /// concolic: with a model checker's monitor, try candidates of covered edges nearest first by the monitor's distance to an open goal, taking turns with the others (off by default; see README).
     #[arg(long)]
     monitor_order: bool,
-    /// concolic: keep floating-point values concrete (no float symbols, no IEEE-754 queries), as before symbolic floats.
+    /// concolic and bmc: no IEEE-754 terms (concolic keeps float values concrete, bmc gives float results fresh values), as before symbolic floats.
     #[arg(long)]
     no_symbolic_floats: bool,
     /// concolic: time limit (ms) of a query over float inputs; one that hits it is asked again with the floats fixed to the run's values.
@@ -444,6 +444,7 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
                 bmc.cover.algorithm = algorithm;
                 bmc.cover.timeout_ms = args.solver_timeout_ms;
                 bmc.replay.max_call_depth = args.max_call_depth;
+                bmc.vc.float_terms = !args.no_symbolic_floats;
                 described.push(if first == last {
                     format!("bmc ({} cover, unwinding {first})", algorithm.name())
                 } else {
