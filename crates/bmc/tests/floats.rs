@@ -2,7 +2,9 @@
 //! window and the error behind it in `tests/floats/window.c` are covered
 //! by the engine alone (with fresh values for float results, its models
 //! do not replay into the window), and no goal is claimed infeasible or
-//! unreachable that a test covers.
+//! unreachable that a test covers. Where a query over float terms ends
+//! unknown (`tests/floats/hard.c`: a double division), the engine asks
+//! again with fresh values for float results.
 
 mod common;
 
@@ -22,6 +24,11 @@ impl TestSink for Discard {
 }
 
 fn run(file: &str, float_terms: bool) -> (Goals, Snapshot) {
+    let (goals, snap, _) = run_counting(file, float_terms);
+    (goals, snap)
+}
+
+fn run_counting(file: &str, float_terms: bool) -> (Goals, Snapshot, u64) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/floats").join(file);
     let program = common::load(&path, DataModel::LP64);
     let goals = Goals::compute(&program);
@@ -36,7 +43,7 @@ fn run(file: &str, float_terms: bool) -> (Goals, Snapshot) {
     assert!(ends[0].is_ok(), "{ends:?}");
     let snap = campaign.snapshot();
     drop(campaign);
-    (goals, snap)
+    (goals, snap, engine.figures.float_fallbacks)
 }
 
 fn error_covered(goals: &Goals, snap: &Snapshot) -> bool {
@@ -53,4 +60,26 @@ fn float_terms_cover_a_narrow_window() {
     assert!(snap.conflicts.is_empty());
     let (goals, snap) = run("window.c", false);
     assert!(!error_covered(&goals, &snap), "fresh values do not reach it");
+}
+
+#[test]
+fn an_unknown_float_query_falls_back_to_fresh_values() {
+    let (goals, snap, fallbacks) = run_counting("hard.c", true);
+    assert_eq!(fallbacks, 1);
+    assert!(snap.conflicts.is_empty());
+    for (id, g) in goals.goals.iter() {
+        let v = &snap.goals[walkdown_ir::entity::EntityRef::index(id)].verdict;
+        if matches!(g.kind, walkdown_ir::goals::GoalKind::Error { .. }) {
+            assert!(matches!(v, Verdict::Open { .. } | Verdict::Covered { .. }), "the error is feasible: {v:?}");
+        }
+    }
+    // Both ways of the integer branch (line 11) are covered all the same.
+    let line11: Vec<&Verdict> = goals
+        .goals
+        .iter()
+        .filter(|(_, g)| g.loc.line == 11 && matches!(g.kind, walkdown_ir::goals::GoalKind::Edge { .. }))
+        .map(|(id, _)| &snap.goals[walkdown_ir::entity::EntityRef::index(id)].verdict)
+        .collect();
+    assert_eq!(line11.len(), 2);
+    assert!(line11.iter().all(|v| matches!(v, Verdict::Covered { .. })), "{line11:?}");
 }
