@@ -62,6 +62,9 @@ pub struct DeepeningFigures {
     pub induction_proved: u64,
     /// Its queries.
     pub induction_queries: u64,
+    /// Depths asked again with fresh values for float results after a
+    /// query over float terms ended unknown (at most once a run).
+    pub float_fallbacks: u64,
     /// The last depth's result.
     pub last: Option<BmcResult>,
 }
@@ -95,6 +98,7 @@ impl BmcEngine {
                 ("blocks", f.blocks as f64),
                 ("induction_proved", f.induction_proved as f64),
                 ("induction_queries", f.induction_queries as f64),
+                ("float_fallbacks", f.float_fallbacks as f64),
             ],
         );
     }
@@ -117,9 +121,20 @@ impl Engine for BmcEngine {
         // Goals the loop abstraction was asked about: its answer does not
         // depend on the depth, so each goal is asked once.
         let mut tried_induction = vec![false; goals.len()];
+        // Float terms until a query over them ends unknown; then fresh
+        // values for float results (over-approximate, so claims stay
+        // sound), from that depth on.
+        let mut bmc = self.settings.bmc.clone();
+        let has_floats = bmc.vc.float_terms && program_has_float_ops(ctx.campaign().program());
+        // Queries over float terms get a shorter limit, as in the concolic
+        // engine: a bit-blasted 64-bit division can take Z3 minutes.
+        let plain_timeout = bmc.cover.timeout_ms;
+        if has_floats {
+            bmc.cover.timeout_ms = bmc.cover.timeout_ms.min(FLOAT_QUERY_MS);
+        }
         loop {
             self.publish(ctx, &format!("running: unwinding {k}"));
-            let r = match run_depth(ctx, &self.settings.bmc, k) {
+            let r = match run_depth(ctx, &bmc, k) {
                 Ok(r) => r,
                 Err(e) => return Err(EngineError(e.to_string())),
             };
@@ -146,6 +161,13 @@ impl Engine for BmcEngine {
                 return Ok(EngineEnd::new(end));
             }
             claim_verdicts(ctx, &r, k);
+            if has_floats && bmc.vc.float_terms && r.cover.unknown > 0 && !ctx.stopped() {
+                bmc.vc.float_terms = false;
+                bmc.cover.timeout_ms = plain_timeout;
+                self.figures.float_fallbacks += 1;
+                self.figures.last = Some(r);
+                continue;
+            }
             let complete = r.cut_reachable == Some(false) && r.complete;
             if !complete && !ctx.stopped() {
                 let candidates: Vec<GoalId> = r
@@ -158,7 +180,7 @@ impl Engine for BmcEngine {
                 for g in &candidates {
                     tried_induction[g.index()] = true;
                 }
-                let step = induction::prove_unreachable(ctx, &self.settings.bmc, &candidates, self.settings.strengthened.as_ref()).map_err(|e| EngineError(e.to_string()))?;
+                let step = induction::prove_unreachable(ctx, &bmc, &candidates, self.settings.strengthened.as_ref()).map_err(|e| EngineError(e.to_string()))?;
                 self.figures.induction_queries += step.queries;
                 self.figures.induction_proved += step.proved.len() as u64;
                 for g in step.proved {
@@ -236,4 +258,20 @@ fn note_open_goals(ctx: &EngineCtx<'_, '_>, reason: &OpenReason) {
             ctx.note_open(id, reason.clone());
         }
     }
+}
+
+/// The limit (milliseconds) of a cover query over float terms.
+const FLOAT_QUERY_MS: u32 = 2_000;
+
+/// Whether some defined function of `program` computes with floats.
+fn program_has_float_ops(program: &walkdown_ir::Program) -> bool {
+    use walkdown_ir::InstKind;
+    program.funcs.iter().filter_map(|(_, f)| f.body.as_ref()).any(|body| {
+        body.insts.iter().any(|(_, d)| match &d.kind {
+            InstKind::Bin { op, .. } => op.is_float(),
+            InstKind::Cmp { pred, .. } => pred.is_float(),
+            InstKind::Cast { from, to, .. } => from.is_float() || to.is_float(),
+            _ => false,
+        })
+    })
 }

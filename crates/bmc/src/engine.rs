@@ -40,6 +40,7 @@ pub struct BmcSettings {
     /// Cover algorithm, budget and solver limit.
     pub cover: CoverSettings,
     /// Encoding settings (the engine always uses [`Termination::Prefix`]).
+    /// Default: float terms on ([`VcSettings::float_terms`]).
     pub vc: VcSettings,
     /// Limits of each replay. Default: the interpreter's own.
     pub replay: ExecLimits,
@@ -55,7 +56,9 @@ impl Default for BmcSettings {
         BmcSettings {
             unwind: 2,
             cover: CoverSettings::default(),
-            vc: VcSettings::default(),
+            // Float instructions as exact IEEE-754 terms: float branches
+            // can be covered, and claims stay sound either way.
+            vc: VcSettings { float_terms: true, ..VcSettings::default() },
             replay: ExecLimits::default(),
             max_blocks: 100_000,
             summaries: false,
@@ -462,7 +465,13 @@ impl Ledger<'_, '_, '_> {
     fn on_model(&mut self, vc: &Vc, model: &walkdown_smt::Model) -> Vec<usize> {
         let dm = self.dm;
         let inputs = vc.inputs(model);
-        let vector = TestVector { values: inputs.iter().map(|(s, bits)| InputValue::from_bits(s.ty, s.signed, *bits, dm)).collect() };
+        // A NaN is written `nan` in a test file and reads back as the
+        // positive quiet NaN: the vector holds that one, as the file says.
+        let value = |s: &crate::vc::InputSite, bits: u64| match InputValue::from_bits(s.ty, s.signed, bits, dm) {
+            InputValue::Float(f) if f.is_nan() => InputValue::Float(f64::NAN),
+            v => v,
+        };
+        let vector = TestVector { values: inputs.iter().map(|(s, bits)| value(s, *bits)).collect() };
         let replay = self.ctx.submit(&vector).replay;
         self.replays += 1;
         let claimed = vc.edges.iter().filter(|e| Vc::holds(model, e.taken_sym)).filter_map(|e| e.goal);

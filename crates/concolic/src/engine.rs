@@ -109,6 +109,12 @@ pub struct GenSettings {
     /// at most (the paper's bound on interrupts); later ones wait like any
     /// other. Default 100.
     pub max_tryfirst: u64,
+    /// Per-query limit (milliseconds) of queries over float inputs, below
+    /// the solver's own: bit-blasted IEEE-754 terms can take Z3 long. A
+    /// query that hits it is asked again with the float inputs fixed to
+    /// the run's values (the concrete fallback, counted in
+    /// [`Stats::fp_fallbacks`]). Default 2,000.
+    pub fp_timeout_ms: u32,
 }
 
 impl Default for GenSettings {
@@ -132,6 +138,7 @@ impl Default for GenSettings {
             monitor_order: false,
             instrumented: None,
             max_tryfirst: 100,
+            fp_timeout_ms: 2_000,
         }
     }
 }
@@ -176,12 +183,29 @@ pub struct Stats {
     pub mutations: u64,
     /// Mutants kept.
     pub mutations_kept: u64,
+    /// Of the mutants, those with a float value made for a float input
+    /// (see [`crate::floatmut`]).
+    pub float_mutations: u64,
     /// Traced runs a `prune` of the annotation pass stopped (not submitted).
     pub pruned: u64,
     /// `tryfirst` candidates solved ahead of the others.
     pub tryfirst: u64,
     /// Time in the solver stack.
     pub solver_time: Duration,
+    /// Queries over float inputs (a part of `queries`), of which
+    /// satisfiable, and unknown (mostly the float time limit).
+    pub fp_queries: u64,
+    /// See `fp_queries`.
+    pub fp_sat: u64,
+    /// See `fp_queries`.
+    pub fp_unknown: u64,
+    /// Unknown float queries asked again with the float inputs fixed to
+    /// their values in the run, and of those, satisfiable.
+    pub fp_fallbacks: u64,
+    /// See `fp_fallbacks`.
+    pub fp_fallback_sat: u64,
+    /// Time in float queries (including the fallbacks).
+    pub fp_time: Duration,
     /// Time tracing.
     pub trace_time: Duration,
     /// Time replaying.
@@ -353,6 +377,13 @@ impl walkdown_campaign::Engine for ConcolicEngine {
                 stack.set_deadline(Some(ctx.deadline()));
                 stack
             },
+            fp_solver: {
+                let mut fp = solver_settings.clone();
+                fp.timeout_ms = Some(fp.timeout_ms.map_or(settings.fp_timeout_ms, |t| t.min(settings.fp_timeout_ms)));
+                let mut stack = SolverStack::build(&fp);
+                stack.set_deadline(Some(ctx.deadline()));
+                stack
+            },
             distances: Distances::compute(program, goals, &closed_flags(&closures)),
             closures,
             epoch: ctx.epoch(),
@@ -376,6 +407,8 @@ impl walkdown_campaign::Engine for ConcolicEngine {
             solver_work: 0,
             dictionary: Vec::new(),
             dictionary_seen: HashSet::new(),
+            float_inputs: Default::default(),
+            float_constants: crate::floatmut::program_constants(program),
             guidance_version: 0,
         };
         let reason = e.run(&mut tracer);
@@ -415,6 +448,8 @@ struct Search<'a, 's, 'k, 'p> {
     ctx: &'a EngineCtx<'k, 'p>,
     pool: ExprPool,
     solver: SolverStack,
+    /// The stack for queries over float inputs (a shorter time limit).
+    fp_solver: SolverStack,
     /// Where each goal stands in the campaign, as of `epoch`.
     closures: Vec<GoalClosure>,
     epoch: u64,
@@ -451,6 +486,10 @@ struct Search<'a, 's, 'k, 'p> {
     solver_work: u64,
     dictionary: Vec<InputValue>,
     dictionary_seen: HashSet<u64>,
+    /// Input positions traced runs read as floats, with their type.
+    float_inputs: std::collections::BTreeMap<usize, walkdown_ir::Type>,
+    /// The program's float constants (see [`crate::floatmut`]).
+    float_constants: Vec<f64>,
     /// The version of the campaign's guidance the tracer steps along.
     guidance_version: u64,
 }
@@ -619,6 +658,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
             ("random_runs", s.random_runs as f64),
             ("mutations", s.mutations as f64),
             ("mutations_kept", s.mutations_kept as f64),
+            ("float_mutations", s.float_mutations as f64),
             ("pruned", s.pruned as f64),
             ("tryfirst", s.tryfirst as f64),
             ("queries", s.queries as f64),
@@ -633,6 +673,12 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
             ("monitor_ordered", s.monitor_ordered as f64),
             ("expressions", s.expressions as f64),
             ("solver_s", s.solver_time.as_secs_f64()),
+            ("fp_queries", s.fp_queries as f64),
+            ("fp_sat", s.fp_sat as f64),
+            ("fp_unknown", s.fp_unknown as f64),
+            ("fp_fallbacks", s.fp_fallbacks as f64),
+            ("fp_fallback_sat", s.fp_fallback_sat as f64),
+            ("fp_s", s.fp_time.as_secs_f64()),
             ("trace_s", s.trace_time.as_secs_f64()),
             ("replay_s", s.replay_time.as_secs_f64()),
             ("executions_per_s", s.executions as f64 / secs),
@@ -714,9 +760,56 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
             self.logged.push(constraints.clone());
         }
         let t = Instant::now();
-        let answer = self.solver.check(&self.pool, &Query { constraints: &constraints });
+        let floats = self.float_symbols(c, &constraints);
+        let mut answer = if floats.is_empty() {
+            self.solver.check(&self.pool, &Query { constraints: &constraints })
+        } else {
+            self.stats.fp_queries += 1;
+            let a = self.fp_solver.check(&self.pool, &Query { constraints: &constraints });
+            match &a {
+                Ok(Answer::Sat(_)) => self.stats.fp_sat += 1,
+                Ok(Answer::Unknown(_)) | Err(_) => self.stats.fp_unknown += 1,
+                Ok(Answer::Unsat) => {}
+            }
+            a
+        };
+        if !floats.is_empty() && matches!(answer, Ok(Answer::Unknown(_)) | Err(_)) {
+            // The concrete fallback: float inputs keep the run's values
+            // and the solver looks for the rest. First only those the
+            // alternative's condition does not read (they satisfy the
+            // path prefix as they are), then all of them.
+            self.stats.fp_fallbacks += 1;
+            let in_alt: HashSet<walkdown_smt::Leaf> = self.pool.symbols_of(alt.cond).iter().copied().collect();
+            let outside: Vec<_> = floats
+                .iter()
+                .filter(|(e, _)| !self.pool.symbols_of(*e).iter().any(|l| in_alt.contains(l)))
+                .copied()
+                .collect();
+            let mut tries = vec![floats.clone()];
+            if !outside.is_empty() && outside.len() < floats.len() {
+                tries.insert(0, outside);
+            }
+            for fix in tries {
+                let mut fixed = constraints.clone();
+                for (e, bits) in &fix {
+                    let w = self.pool.width(*e).unwrap_or(64);
+                    if let Ok(eq) = self.pool.bv_const(w, u128::from(*bits)).and_then(|k| self.pool.eq(*e, k)) {
+                        fixed.push(eq);
+                    }
+                }
+                let s = if fix.len() < floats.len() { &mut self.fp_solver } else { &mut self.solver };
+                answer = s.check(&self.pool, &Query { constraints: &fixed });
+                if matches!(answer, Ok(Answer::Sat(_))) {
+                    self.stats.fp_fallback_sat += 1;
+                    break;
+                }
+            }
+        }
+        if !floats.is_empty() {
+            self.stats.fp_time += t.elapsed();
+        }
         self.stats.solver_time += t.elapsed();
-        let solver_work = self.solver.work();
+        let solver_work = self.solver.work() + self.fp_solver.work();
         // Every query costs something, even one a cache answers.
         self.ctx.charge(1 + work::solver(solver_work - self.solver_work));
         self.solver_work = solver_work;
@@ -734,6 +827,24 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
                 None
             }
         }
+    }
+
+    /// The float input symbols `constraints` read, with their bits in the
+    /// candidate's run.
+    fn float_symbols(&self, c: &Candidate, constraints: &[walkdown_smt::ExprId]) -> Vec<(walkdown_smt::ExprId, u64)> {
+        let floats: Vec<_> = c.inputs.iter().filter(|i| i.ty.is_float() && i.sym.is_some()).collect();
+        if floats.is_empty() {
+            return Vec::new();
+        }
+        let leaves: HashSet<walkdown_smt::Leaf> =
+            constraints.iter().flat_map(|&e| self.pool.symbols_of(e).iter().copied()).collect();
+        floats
+            .into_iter()
+            .filter_map(|i| {
+                let s = i.sym?;
+                leaves.contains(&walkdown_smt::Leaf::Sym(s)).then(|| (self.pool.symbol_expr(s), i.bits))
+            })
+            .collect()
     }
 
     /// Traces `vector`, submits it to the campaign (which replays and
@@ -777,8 +888,9 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
             if self.ctx.stopped() {
                 break;
             }
-            let vector = self.mutate();
+            let (vector, float_mutant) = self.mutate();
             self.stats.mutations += 1;
+            self.stats.float_mutations += u64::from(float_mutant);
             if self.submit(&vector) {
                 self.stats.mutations_kept += 1;
                 let trace = tracer.run(&mut self.pool, &vector.values, &self.settings.trace, self.ctx.deadline());
@@ -792,11 +904,25 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
     }
 
     /// A mutant of a random kept test.
-    fn mutate(&mut self) -> TestVector {
+    fn mutate(&mut self) -> (TestVector, bool) {
         let base = &self.bases[self.rng.below(self.bases.len() as u64) as usize];
         let mut values = base.values.clone();
         let ops = 1 + self.rng.below(3);
+        let mut float_mutant = false;
         for _ in 0..ops {
+            // Half the time, a float input (as traced runs read them) gets
+            // a float value.
+            if !self.float_inputs.is_empty() && self.rng.below(2) == 0 {
+                let k = self.rng.below(self.float_inputs.len() as u64) as usize;
+                let (&i, &ty) = self.float_inputs.iter().nth(k).expect("k is below the length");
+                while values.len() <= i {
+                    values.push(InputValue::Float(0.0));
+                }
+                let current = values[i].to_f64();
+                values[i] = crate::floatmut::mutate_float(&mut self.rng, ty, current, &self.float_constants);
+                float_mutant = true;
+                continue;
+            }
             match self.rng.below(4) {
                 0 => {
                     let n = 1 + self.rng.below(8);
@@ -827,7 +953,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
                 _ => values.push(self.pick_value()),
             }
         }
-        TestVector { values }
+        (TestVector { values }, float_mutant)
     }
 
     /// A value from the kept tests (or a small random one).
@@ -841,6 +967,11 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
 
     /// Adds the candidates of a traced run after its bound.
     fn expand(&mut self, trace: Trace, vector: TestVector, bound: usize, run_no: u64) {
+        for (k, i) in trace.inputs.iter().enumerate() {
+            if i.ty.is_float() && self.float_inputs.len() < 4096 {
+                self.float_inputs.insert(k, i.ty);
+            }
+        }
         let path: Rc<[walkdown_smt::ExprId]> = Rc::from(trace.path);
         let inputs: Rc<[crate::symex::TracedInput]> = Rc::from(trace.inputs);
         let vector = Rc::new(vector);

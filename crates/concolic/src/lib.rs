@@ -1,6 +1,6 @@
 //! Concolic test generation: concrete runs with a symbolic shadow
 //! ([`symex`], building terms with `walkdown-semantics`), models back to
-//! vectors ([`sym`]), search
+//! vectors ([`sym`]), float-aware mutation ([`floatmut`]), search
 //! orders over the recorded alternatives ([`search`], with CFG distances
 //! from [`distance`]), and the loop with its test ledger ([`engine`]).
 //!
@@ -12,6 +12,7 @@
 
 pub mod distance;
 pub mod engine;
+pub mod floatmut;
 pub mod search;
 pub mod sym;
 pub mod symex;

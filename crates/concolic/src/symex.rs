@@ -6,9 +6,11 @@
 //! Concrete semantics come from `walkdown_interp::eval` (the interpreter's
 //! own functions), so the concrete half of a traced run computes what the
 //! interpreter computes; the engine still replays every candidate test in
-//! the interpreter, which is the judge. Where the shadow cannot follow a
-//! value symbolically (floating point, pointers used as call targets or
-//! allocation sizes), it keeps the concrete value: for addresses and sizes
+//! the interpreter, which is the judge. Floating-point values are followed
+//! as IEEE-754 terms over their bits (`walkdown_semantics`), unless
+//! [`TraceLimits::symbolic_floats`] is off; `sqrt` stays concrete. Where
+//! the shadow cannot follow a value symbolically (pointers used as call
+//! targets or allocation sizes), it keeps the concrete value: for addresses and sizes
 //! the equality with the concrete value joins the path condition, so the
 //! solver never proposes inputs that would silently change them.
 
@@ -128,6 +130,15 @@ pub struct TraceLimits {
     /// [`Tracer::with_trip_loops`]); later exits are traced as plain
     /// branches. Default 64.
     pub max_trip_symbols: u32,
+    /// Float inputs get symbols and float instructions IEEE-754 terms;
+    /// off, floats stay concrete (the solver never sees them). Default on.
+    pub symbolic_floats: bool,
+    /// Float operations, comparisons and conversions traced as IEEE-754
+    /// terms per run at most; later ones are concrete (see `float_budget`).
+    /// A run of a long float loop (`float-benchs/filter1.c`: 10^6
+    /// iterations) otherwise spends the budget building terms no query can
+    /// solve. Default 2,000.
+    pub max_float_ops: u64,
 }
 
 impl Default for TraceLimits {
@@ -140,6 +151,8 @@ impl Default for TraceLimits {
             accelerate: true,
             max_path: 20_000,
             max_trip_symbols: 64,
+            symbolic_floats: true,
+            max_float_ops: 2_000,
         }
     }
 }
@@ -187,7 +200,8 @@ pub struct BranchPoint {
     pub site: (FuncId, Block),
 }
 
-/// One input the run consumed, with its symbol (none for floats).
+/// One input the run consumed, with its symbol (none for floats when
+/// they are not symbolic).
 #[derive(Clone, Copy, Debug)]
 pub struct TracedInput {
     /// Its type.
@@ -221,6 +235,8 @@ pub struct Trace {
     /// Branch constraints left out of `path` (past a site's visit cap, the
     /// point limit or `max_path`).
     pub dropped_constraints: u64,
+    /// Float operations, comparisons and conversions traced symbolically.
+    pub float_ops: u64,
 }
 
 /// How a traced run ended.
@@ -481,6 +497,26 @@ impl<'p, 'a> Run<'p, 'a> {
         ty.bits(self.dm)
     }
 
+    /// Whether another float operation may become an IEEE-754 term in this
+    /// run ([`TraceLimits::max_float_ops`]); past the limit, its symbolic
+    /// operands are fixed to their values (the equalities join the path
+    /// condition) and its result stays concrete.
+    fn float_budget(&mut self, operands: &[(u64, Option<ExprId>)]) -> bool {
+        if self.trace.float_ops < self.limits.max_float_ops {
+            return true;
+        }
+        for &(bits, shadow) in operands {
+            self.concretize(bits, shadow, 64);
+        }
+        false
+    }
+
+    /// Whether values of `ty` carry shadows: integers and pointers always,
+    /// floats when they are symbolic.
+    fn tracked(&self, ty: Type) -> bool {
+        ty.is_int_or_ptr() || (self.limits.symbolic_floats && ty.is_float())
+    }
+
     fn cover(&mut self, goal: Option<GoalId>) {
         if let Some(g) = goal {
             let i = g.index();
@@ -640,7 +676,9 @@ impl<'p, 'a> Run<'p, 'a> {
             }
             None => 0,
         };
-        let (sym, expr) = if ty.is_int_or_ptr() {
+        // Past the float budget, new float inputs stay concrete.
+        let budget_left = self.trace.float_ops < self.limits.max_float_ops;
+        let (sym, expr) = if self.tracked(ty) && (!ty.is_float() || budget_left) {
             let width = self.width(ty);
             let (s, e) = self.t.input_symbol(self.sym.pool(), index, width);
             (Some(s), Some(e))
@@ -664,8 +702,18 @@ impl<'p, 'a> Run<'p, 'a> {
                 } else {
                     eval_bin(*op, *ty, a, b, dm)
                 };
-                let shadow = if op.is_float() || (sa.is_none() && sb.is_none()) {
+                let shadow = if sa.is_none() && sb.is_none() {
                     None
+                } else if op.is_float() {
+                    if self.limits.symbolic_floats && self.float_budget(&[(a, sa), (b, sb)]) {
+                        let w = self.width(*ty);
+                        let ea = sa.unwrap_or_else(|| self.sym.bv(a, w));
+                        let eb = sb.unwrap_or_else(|| self.sym.bv(b, w));
+                        self.trace.float_ops += 1;
+                        Some(self.sym.fbin(*op, ea, eb))
+                    } else {
+                        None
+                    }
                 } else {
                     let w = self.width(*ty);
                     let ea = sa.unwrap_or_else(|| self.sym.bv(a, w));
@@ -679,6 +727,10 @@ impl<'p, 'a> Run<'p, 'a> {
                 let bits = eval_un(*op, *ty, a, dm);
                 let shadow = match sa {
                     Some(e) if ty.is_int_or_ptr() => self.sym.un(*op, self.width(*ty), e),
+                    Some(e) if self.tracked(*ty) => {
+                        // A sign flip builds no IEEE-754 term: no budget.
+                        Some(self.sym.fneg(self.width(*ty), e))
+                    }
                     _ => None,
                 };
                 self.set(data.result.expect("un has a result"), bits, shadow);
@@ -687,13 +739,20 @@ impl<'p, 'a> Run<'p, 'a> {
                 let (a, sa) = self.operand(lhs);
                 let (b, sb) = self.operand(rhs);
                 let bits = u64::from(eval_cmp(*pred, *ty, a, b, dm));
-                let shadow = if pred.is_float() || (sa.is_none() && sb.is_none()) {
+                let shadow = if (sa.is_none() && sb.is_none())
+                    || (pred.is_float() && !(self.tracked(*ty) && self.float_budget(&[(a, sa), (b, sb)])))
+                {
                     None
                 } else {
                     let w = self.width(*ty);
                     let ea = sa.unwrap_or_else(|| self.sym.bv(a, w));
                     let eb = sb.unwrap_or_else(|| self.sym.bv(b, w));
-                    let c = self.sym.cmp(*pred, ea, eb);
+                    let c = if ty.is_float() {
+                        self.trace.float_ops += 1;
+                        self.sym.fcmp(*pred, w, ea, eb)
+                    } else {
+                        self.sym.cmp(*pred, ea, eb)
+                    };
                     Some(self.sym.bool_to_bv1(c))
                 };
                 self.set(data.result.expect("cmp has a result"), bits, shadow);
@@ -705,6 +764,14 @@ impl<'p, 'a> Run<'p, 'a> {
                     Some(e) if from.is_int_or_ptr() && to.is_int_or_ptr() => {
                         Some(self.sym.cast(*op, self.width(*from), self.width(*to), e))
                     }
+                    Some(e) if self.tracked(*from) && self.tracked(*to) => {
+                        if self.float_budget(&[(a, sa)]) {
+                            self.trace.float_ops += 1;
+                            Some(self.sym.fcast(*op, self.width(*from), self.width(*to), e, dm))
+                        } else {
+                            None
+                        }
+                    }
                     _ => None,
                 };
                 self.set(data.result.expect("cast has a result"), bits, shadow);
@@ -714,7 +781,7 @@ impl<'p, 'a> Run<'p, 'a> {
                 let (t, st) = self.operand(if_true);
                 let (f, sf) = self.operand(if_false);
                 let bits = eval_select(c, t, f);
-                let shadow = if !ty.is_int_or_ptr() {
+                let shadow = if !self.tracked(*ty) {
                     if sc.is_some() {
                         // A float chosen by a symbolic condition: keep the
                         // condition's value fixed so the choice stays right.
@@ -752,7 +819,7 @@ impl<'p, 'a> Run<'p, 'a> {
                 let (v, sv) = self.operand(value);
                 let n = ty.store_size(dm);
                 let addr = self.address(inst, addr, sp, n)?;
-                let sv = if ty.is_int_or_ptr() { sv } else { None };
+                let sv = if self.tracked(*ty) { sv } else { None };
                 let w = self.width(*ty);
                 // The symbolic write reads the old contents, so it goes first.
                 let symbolic = match sp {
@@ -911,7 +978,7 @@ impl<'p, 'a> Run<'p, 'a> {
 
     /// The shadow of `n` bytes loaded from `addr` as a value of `ty`.
     fn load_shadow(&mut self, addr: u64, n: u64, ty: Type, sp: Option<ExprId>) -> Option<ExprId> {
-        if !ty.is_int_or_ptr() {
+        if !self.tracked(ty) {
             if sp.is_some() {
                 self.concretize(addr, sp, self.dm.pointer_bits());
             }
@@ -1267,8 +1334,15 @@ impl<'p, 'a> Run<'p, 'a> {
             }
             Builtin::Fabs | Builtin::Sqrt => {
                 let ty = ret.unwrap_or(Type::F64);
-                let v = arg(0).0;
+                let (v, sv) = arg(0);
                 if b == Builtin::Fabs {
+                    if let (Some(e), Some(r)) = (sv, result) {
+                        if self.tracked(ty) && self.sym.width(e) == self.width(ty) {
+                            let abs = self.sym.fabs(self.width(ty), e);
+                            self.set(r, eval_fabs(ty, v), Some(abs));
+                            return Ok(());
+                        }
+                    }
                     eval_fabs(ty, v)
                 } else {
                     eval_sqrt(ty, v)

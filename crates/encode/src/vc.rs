@@ -91,6 +91,11 @@ pub struct VcSettings {
     /// ([`BlockVars::memory`]); the model checker reads a step's memory
     /// after it there. Default off (the term costs nodes).
     pub block_memory: bool,
+    /// Encode float instructions as IEEE-754 terms (exact, as the
+    /// interpreter computes them) instead of fresh values (an
+    /// over-approximation). Exact terms let a model cover float branches
+    /// but can make queries slow. Default off.
+    pub float_terms: bool,
 }
 
 impl Default for VcSettings {
@@ -101,6 +106,7 @@ impl Default for VcSettings {
             backward_ok: true,
             havoc_loop_entries: false,
             block_memory: false,
+            float_terms: false,
         }
     }
 }
@@ -499,7 +505,9 @@ pub fn encode_in(
             let result: Option<ExprId> = match &idata.kind {
                 InstKind::Bin { op, ty, lhs, rhs } => {
                     let (a, c) = (opv(&mut e, &vals, lhs), opv(&mut e, &vals, rhs));
-                    if op.is_float() || ty.is_float() {
+                    if op.is_float() && settings.float_terms {
+                        Some(Sym::new(e.pool).fbin(*op, a, c))
+                    } else if op.is_float() || ty.is_float() {
                         Some(e.havoc(&format!("{op}"), if op.yields_bool() { 1 } else { e.width(*ty) }, loc))
                     } else {
                         let w = e.width(*ty);
@@ -510,13 +518,19 @@ pub fn encode_in(
                     let a = opv(&mut e, &vals, arg);
                     let w = e.width(*ty);
                     match (op, ty.is_float()) {
+                        (UnOp::FNeg, true) if settings.float_terms => Some(Sym::new(e.pool).fneg(w, a)),
                         (UnOp::FNeg, _) | (_, true) => Some(e.havoc(op.name(), w, loc)),
                         _ => Sym::new(e.pool).un(*op, w, a),
                     }
                 }
-                InstKind::Cmp { pred, ty: _, lhs, rhs } => {
+                InstKind::Cmp { pred, ty, lhs, rhs } => {
                     let (a, c) = (opv(&mut e, &vals, lhs), opv(&mut e, &vals, rhs));
-                    if pred.is_float() {
+                    if pred.is_float() && settings.float_terms {
+                        let w = e.width(*ty);
+                        let mut s = Sym::new(e.pool);
+                        let bit = s.fcmp(*pred, w, a, c);
+                        Some(s.bool_to_bv1(bit))
+                    } else if pred.is_float() {
                         Some(e.havoc(pred.name(), 1, loc))
                     } else {
                         let mut s = Sym::new(e.pool);
@@ -532,6 +546,9 @@ pub fn encode_in(
                             Some(Sym::new(e.pool).cast(*op, fw, tw, a))
                         }
                         CastOp::Bitcast if fw == tw => Some(a),
+                        _ if settings.float_terms => {
+                            Some(Sym::new(e.pool).fcast(*op, fw, tw, a, program.data_model))
+                        }
                         _ => Some(e.havoc(op.name(), tw, loc)),
                     }
                 }

@@ -11,7 +11,10 @@
 //! `walkdown_ir::inst`: division by zero yields 0 (remainder: the dividend),
 //! `MIN / -1 == MIN`, `MIN % -1 == 0`, shift amounts are taken modulo the
 //! width. Float-to-integer conversions follow what x86-64 code compiled by
-//! gcc at `-O0` produces (see [`fp_to_si`] and [`fp_to_ui`]).
+//! gcc at `-O0` produces (see [`fp_to_si`] and [`fp_to_ui`]), and under
+//! ILP32 what `gcc -m32` produces where that differs: conversions to
+//! `signed char`, `unsigned char` and `short` go through a 16-bit x87
+//! `fistp` ([`cvtt_i16`]).
 
 use walkdown_ir::{BinOp, CastOp, CmpPred, DataModel, Type, UnOp};
 
@@ -287,6 +290,19 @@ pub fn cvtt_i32(f: f64) -> i32 {
     }
 }
 
+/// x87 `fistp` with a 16-bit destination under truncation, as `gcc -m32`
+/// converts floats to `signed char`, `unsigned char` and `short`: the
+/// "integer indefinite" `0x8000` for NaN and out-of-range values.
+#[inline]
+pub fn cvtt_i16(f: f64) -> i16 {
+    let t = f.trunc();
+    if t.is_nan() || !(-32768.0..32768.0).contains(&t) {
+        i16::MIN
+    } else {
+        t as i16
+    }
+}
+
 /// x86 `cvttsd2si` with a 64-bit destination: truncation toward zero, and
 /// `0x8000_0000_0000_0000` for NaN and out-of-range values.
 #[inline]
@@ -347,6 +363,8 @@ pub fn eval_cast(op: CastOp, from: Type, to: Type, a: u64, dm: DataModel) -> u64
             truncate(a & mask(fb), tb)
         }
         CastOp::SExt => truncate(sext(a, fb) as u64, tb),
+        CastOp::FpToSi if dm == DataModel::ILP32 && tb <= 16 => truncate(cvtt_i16(to_float(from, a)) as u16 as u64, tb),
+        CastOp::FpToUi if dm == DataModel::ILP32 && tb <= 8 => truncate(cvtt_i16(to_float(from, a)) as u16 as u64, tb),
         CastOp::FpToSi => fp_to_si(to_float(from, a), tb),
         CastOp::FpToUi => fp_to_ui(to_float(from, a), tb),
         CastOp::UiToFp => {

@@ -5,12 +5,19 @@
 //! its terms here, so they agree with each other and with the interpreter;
 //! no engine depends on another for them.
 //!
+//! Floating-point values are bit-vectors of their IEEE bits (32 bits for
+//! `f32`, 64 for `f64`), read by the pool's IEEE-754 nodes, whose meaning
+//! is the x86 instruction the interpreter runs (`walkdown_smt::float`);
+//! this module maps each float instruction of the IR onto them the way
+//! the interpreter computes it (conversions to unsigned integers go
+//! through the signed ones, as gcc compiles them).
+//!
 //! IR values of type `i1` are 1-bit vectors; conditions are booleans. The
 //! pool's constructors check sorts; the tracer only builds well-sorted
 //! terms, so a sort error here is a bug in this module, reported loudly.
 
-use walkdown_ir::{BinOp, CastOp, CmpPred, UnOp};
-use walkdown_smt::{BvBinOp, CmpOp, ExprId, ExprPool, Node};
+use walkdown_ir::{BinOp, CastOp, CmpPred, DataModel, UnOp};
+use walkdown_smt::{BvBinOp, CmpOp, ExprId, ExprPool, FpBinOp, FpCmpOp, Node};
 
 /// Builds expressions for the tracer.
 pub struct Sym<'a> {
@@ -317,5 +324,133 @@ impl<'a> Sym<'a> {
     pub fn cast(&mut self, op: CastOp, from: u32, to: u32, a: ExprId) -> ExprId {
         let signed = op == CastOp::SExt;
         self.resize(a, from, to, signed)
+    }
+
+    // ----- floating point --------------------------------------------------
+
+    /// A float binary operation on `w`-bit floats (`fadd` .. `frem`).
+    pub fn fbin(&mut self, op: BinOp, a: ExprId, b: ExprId) -> ExprId {
+        let o = match op {
+            BinOp::FAdd => FpBinOp::Add,
+            BinOp::FSub => FpBinOp::Sub,
+            BinOp::FMul => FpBinOp::Mul,
+            BinOp::FDiv => FpBinOp::Div,
+            BinOp::FRem => FpBinOp::Rem,
+            _ => unreachable!("integer operators go to `bin`"),
+        };
+        ok(self.pool.fp_bin(o, a, b))
+    }
+
+    /// `fneg`: the sign bit flipped (NaNs too, as x86 `xorps` does).
+    pub fn fneg(&mut self, w: u32, a: ExprId) -> ExprId {
+        let sign = ok(self.pool.bv_const(w, 1u128 << (w - 1)));
+        ok(self.pool.binop(BvBinOp::Xor, a, sign))
+    }
+
+    /// `fabs`: the sign bit cleared.
+    pub fn fabs(&mut self, w: u32, a: ExprId) -> ExprId {
+        let rest = ok(self.pool.bv_const(w, (1u128 << (w - 1)) - 1));
+        ok(self.pool.binop(BvBinOp::And, a, rest))
+    }
+
+    /// Whether the `w`-bit float `a` is a NaN.
+    pub fn is_nan(&mut self, w: u32, a: ExprId) -> ExprId {
+        let magnitude = self.fabs(w, a);
+        let inf = if w == 32 { 0x7f80_0000 } else { 0x7ff0_0000_0000_0000 };
+        let inf = self.bv(inf, w);
+        ok(self.pool.cmp(CmpOp::Ult, inf, magnitude))
+    }
+
+    /// A float comparison of two `w`-bit floats, as a boolean (ordered
+    /// predicates are false on NaN, unordered ones true).
+    pub fn fcmp(&mut self, pred: CmpPred, w: u32, a: ExprId, b: ExprId) -> ExprId {
+        let c = |p: &mut ExprPool, op, x, y| ok(p.fp_cmp(op, x, y));
+        match pred {
+            CmpPred::FOeq | CmpPred::Eq => c(self.pool, FpCmpOp::Eq, a, b),
+            CmpPred::FOlt | CmpPred::Ult | CmpPred::Slt => c(self.pool, FpCmpOp::Lt, a, b),
+            CmpPred::FOle | CmpPred::Ule | CmpPred::Sle => c(self.pool, FpCmpOp::Le, a, b),
+            CmpPred::FOgt | CmpPred::Ugt | CmpPred::Sgt => c(self.pool, FpCmpOp::Lt, b, a),
+            CmpPred::FOge | CmpPred::Uge | CmpPred::Sge => c(self.pool, FpCmpOp::Le, b, a),
+            CmpPred::FOne => {
+                let lt = c(self.pool, FpCmpOp::Lt, a, b);
+                let gt = c(self.pool, FpCmpOp::Lt, b, a);
+                ok(self.pool.or2(lt, gt))
+            }
+            CmpPred::FOrd => {
+                let uno = self.fcmp(CmpPred::FUno, w, a, b);
+                self.not(uno)
+            }
+            CmpPred::FUno => {
+                let na = self.is_nan(w, a);
+                let nb = self.is_nan(w, b);
+                ok(self.pool.or2(na, nb))
+            }
+            CmpPred::Ne => {
+                let e = self.fcmp(CmpPred::FOeq, w, a, b);
+                self.not(e)
+            }
+            // Each unordered predicate is the negation of an ordered one.
+            CmpPred::FUeq | CmpPred::FUne | CmpPred::FUlt | CmpPred::FUle | CmpPred::FUgt | CmpPred::FUge => {
+                let o = self.fcmp(pred.negate(), w, a, b);
+                self.not(o)
+            }
+        }
+    }
+
+    /// A conversion involving a float, from `from` to `to` bits, as the
+    /// interpreter's `eval_cast` computes it under `dm`; integer-to-integer
+    /// casts go to `cast`.
+    pub fn fcast(&mut self, op: CastOp, from: u32, to: u32, a: ExprId, dm: DataModel) -> ExprId {
+        match op {
+            // `gcc -m32`: a 16-bit x87 conversion, 0x8000 out of range.
+            CastOp::FpToSi | CastOp::FpToUi
+                if dm == DataModel::ILP32 && (to <= 8 || (to <= 16 && op == CastOp::FpToSi)) =>
+            {
+                let r = ok(self.pool.fp_to_sbv(a, 32));
+                let lo = self.bv((-32768i64) as u64, 32);
+                let hi = self.bv(32767, 32);
+                let above = ok(self.pool.cmp(CmpOp::Sle, lo, r));
+                let below = ok(self.pool.cmp(CmpOp::Sle, r, hi));
+                let fits = self.and(above, below);
+                let low = self.extract(r, 15, 0);
+                let indefinite = self.bv(0x8000, 16);
+                let r16 = self.ite(fits, low, indefinite);
+                self.resize(r16, 16, to, false)
+            }
+            CastOp::FpTrunc | CastOp::FpExt => ok(self.pool.fp_conv(a, to)),
+            CastOp::SiToFp => ok(self.pool.bv_to_fp(a, to, true)),
+            CastOp::UiToFp => ok(self.pool.bv_to_fp(a, to, false)),
+            CastOp::FpToSi => {
+                // Up to 32 bits through the 32-bit conversion, then truncated.
+                let via = if to <= 32 { 32 } else { 64 };
+                let r = ok(self.pool.fp_to_sbv(a, via));
+                self.resize(r, via, to, false)
+            }
+            CastOp::FpToUi => {
+                if to <= 16 {
+                    let r = ok(self.pool.fp_to_sbv(a, 32));
+                    return self.resize(r, 32, to, false);
+                }
+                if to <= 32 {
+                    let r = ok(self.pool.fp_to_sbv(a, 64));
+                    return self.resize(r, 64, to, false);
+                }
+                // Values from 2^63 up are converted less 2^63, with the top
+                // bit set back (`comisd` sends NaN to the plain path).
+                let f = ok(self.pool.fp_conv(a, 64));
+                let two63 = self.bv(9223372036854775808f64.to_bits(), 64);
+                let big = ok(self.pool.fp_cmp(FpCmpOp::Le, two63, f));
+                let less = ok(self.pool.fp_bin(FpBinOp::Sub, f, two63));
+                let high = ok(self.pool.fp_to_sbv(less, 64));
+                let top = self.bv(1u64 << 63, 64);
+                let high = ok(self.pool.binop(BvBinOp::Xor, high, top));
+                let low = ok(self.pool.fp_to_sbv(f, 64));
+                let r = self.ite(big, high, low);
+                self.resize(r, 64, to, false)
+            }
+            // Bits reinterpreted: floats are their bits already.
+            CastOp::Bitcast => self.resize(a, from, to, false),
+            _ => self.cast(op, from, to, a),
+        }
     }
 }

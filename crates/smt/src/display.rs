@@ -177,6 +177,13 @@ impl Printer<'_> {
             }
             Node::Extract { arg, hi, lo } => app(f, &format!("(_ extract {hi} {lo})"), &[*arg]),
             Node::Concat(h, l) => app(f, "concat", &[*h, *l]),
+            Node::FpBin(op, a, b) => app(f, op.smt_name(), &[*a, *b]),
+            Node::FpCmp(op, a, b) => app(f, op.smt_name(), &[*a, *b]),
+            Node::FpConv { arg, width } => app(f, &format!("(_ fp.conv {width})"), &[*arg]),
+            Node::FpToSbv { arg, width } => app(f, &format!("(_ fp.cvtt {width})"), &[*arg]),
+            Node::BvToFp { arg, width, signed } => {
+                app(f, &format!("(_ {}.to_fp {width})", if *signed { "sbv" } else { "ubv" }), &[*arg])
+            }
             Node::Select { array, index } => app(f, "select", &[*array, *index]),
             Node::Store {
                 array,

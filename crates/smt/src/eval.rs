@@ -286,6 +286,11 @@ impl ExprPool {
             Node::SExt { arg, width: to } => fold::sext(width(arg), to, get(arg)),
             Node::Extract { arg, hi, lo } => fold::extract(hi, lo, get(arg)),
             Node::Concat(h, l) => fold::concat(width(l), get(h), get(l)),
+            Node::FpBin(op, a, b) => crate::float::fp_bin(op, width(a), get(a), get(b)),
+            Node::FpCmp(op, a, b) => u128::from(crate::float::fp_cmp(op, width(a), get(a), get(b))),
+            Node::FpConv { arg, width: to } => crate::float::fp_conv(width(arg), to, get(arg)),
+            Node::FpToSbv { arg, width: to } => crate::float::fp_to_sbv(width(arg), to, get(arg)),
+            Node::BvToFp { arg, width: to, signed } => crate::float::bv_to_fp(width(arg), to, signed, get(arg)),
             Node::Select { array, index } => {
                 let i = get(index);
                 let mut cur = array;

@@ -180,6 +180,33 @@ pub enum Node {
     },
     /// `hi` placed above `lo`.
     Concat(ExprId, ExprId),
+    /// An IEEE-754 operation on two floats of one width (see `crate::float`).
+    FpBin(crate::float::FpBinOp, ExprId, ExprId),
+    /// An IEEE-754 comparison of two floats of one width.
+    FpCmp(crate::float::FpCmpOp, ExprId, ExprId),
+    /// A float converted to another width (32 or 64 bits).
+    FpConv {
+        /// The operand.
+        arg: ExprId,
+        /// The result width.
+        width: u32,
+    },
+    /// A float truncated to a signed integer the x86 way.
+    FpToSbv {
+        /// The operand.
+        arg: ExprId,
+        /// The result width (32 or 64).
+        width: u32,
+    },
+    /// An integer rounded to a float.
+    BvToFp {
+        /// The operand.
+        arg: ExprId,
+        /// The result width (32 or 64).
+        width: u32,
+        /// Whether the operand is read as signed.
+        signed: bool,
+    },
     /// The byte of `array` at `index`.
     Select {
         /// The array.
@@ -239,12 +266,17 @@ impl Node {
             | Node::BvUn(_, a)
             | Node::ZExt { arg: a, .. }
             | Node::SExt { arg: a, .. }
-            | Node::Extract { arg: a, .. } => fixed([*a, none, none], 1),
+            | Node::Extract { arg: a, .. }
+            | Node::FpConv { arg: a, .. }
+            | Node::FpToSbv { arg: a, .. }
+            | Node::BvToFp { arg: a, .. } => fixed([*a, none, none], 1),
             Node::And(xs) | Node::Or(xs) => Children(ChildIter::Slice(xs.iter())),
             Node::Eq(a, b)
             | Node::BvBin(_, a, b)
             | Node::Cmp(_, a, b)
             | Node::Concat(a, b)
+            | Node::FpBin(_, a, b)
+            | Node::FpCmp(_, a, b)
             | Node::Select { array: a, index: b } => fixed([*a, *b, none], 2),
             Node::Ite { cond, then, els } => fixed([*cond, *then, *els], 3),
             Node::Store {
@@ -310,6 +342,14 @@ pub enum ExprError {
         from: u32,
         /// Width asked for.
         to: u32,
+    },
+    /// A floating-point operation on a bit-vector that is not 32 or 64 bits wide.
+    #[error("{op}: a {width}-bit vector holds no float (32 or 64 bits)")]
+    NotFloat {
+        /// The constructor.
+        op: &'static str,
+        /// The width found.
+        width: u32,
     },
     /// The pool has `u32::MAX` nodes or symbols already.
     #[error("expression pool is full")]
@@ -495,7 +535,7 @@ impl ExprPool {
 
     // ----- storage -------------------------------------------------------
 
-    fn intern(&mut self, node: Node, sort: Sort) -> R {
+    pub(crate) fn intern(&mut self, node: Node, sort: Sort) -> R {
         if let Some(&id) = self.intern.get(&node) {
             return Ok(id);
         }

@@ -1,5 +1,6 @@
 //! The solver facade of walkdown: a hash-consed expression DAG over
-//! bit-vectors, Booleans and byte arrays, a [`Solver`] interface, layers
+//! bit-vectors, Booleans and byte arrays (floats are bit-vectors that the
+//! IEEE-754 nodes of [`float`] read), a [`Solver`] interface, layers
 //! that answer queries without the backend (slicing, an exact cache, a
 //! counterexample cache) and a Z3 backend.
 //!
@@ -25,6 +26,7 @@
 mod display;
 mod eval;
 mod expr;
+pub mod float;
 pub mod fold;
 mod hash;
 mod layers;
@@ -39,6 +41,7 @@ pub use expr::{
     ArrayId, Children, ExprError, ExprId, ExprPool, Leaf, Node, Sort, SymId, MAX_WIDTH,
 };
 pub use fold::{BvBinOp, BvUnOp, CmpOp};
+pub use float::{FpBinOp, FpCmpOp};
 pub use layers::{
     slice, CachingSolver, CexCachingSolver, SlicingSolver, DEFAULT_CACHE_CAPACITY,
     DEFAULT_CEX_CAPACITY,

@@ -68,6 +68,11 @@ impl ExprPool {
                 Node::SExt { arg, width } => self.sext(m(arg), *width)?,
                 Node::Extract { arg, hi, lo } => self.extract(m(arg), *hi, *lo)?,
                 Node::Concat(a, b) => self.concat(m(a), m(b))?,
+                Node::FpBin(op, a, b) => self.fp_bin(*op, m(a), m(b))?,
+                Node::FpCmp(op, a, b) => self.fp_cmp(*op, m(a), m(b))?,
+                Node::FpConv { arg, width } => self.fp_conv(m(arg), *width)?,
+                Node::FpToSbv { arg, width } => self.fp_to_sbv(m(arg), *width)?,
+                Node::BvToFp { arg, width, signed } => self.bv_to_fp(m(arg), *width, *signed)?,
                 Node::Select { array, index } => self.select(m(array), m(index))?,
                 Node::Store { array, index, value } => self.store(m(array), m(index), m(value))?,
             };

@@ -121,6 +121,12 @@ pub struct GenArgs {
     /// concolic: with a model checker's monitor, try candidates of covered edges nearest first by the monitor's distance to an open goal, taking turns with the others (off by default; see README).
     #[arg(long)]
     monitor_order: bool,
+    /// concolic and bmc: no IEEE-754 terms (concolic keeps float values concrete, bmc gives float results fresh values), as before symbolic floats.
+    #[arg(long)]
+    no_symbolic_floats: bool,
+    /// concolic: time limit (ms) of a query over float inputs; one that hits it is asked again with the floats fixed to the run's values.
+    #[arg(long, default_value_t = 2_000)]
+    fp_timeout_ms: u32,
     /// cegar: which steps of an infeasible path give predicates: suffix (the longest suffix infeasible from any state) or core (a minimal unsatisfiable core of the step conditions).
     #[arg(long, value_enum, default_value = "suffix")]
     refinement: RefinementArg,
@@ -496,6 +502,8 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
                 }
                 settings.solver.timeout_ms = Some(args.solver_timeout_ms);
                 settings.trace.accelerate = !args.no_loop_acceleration;
+                settings.trace.symbolic_floats = !args.no_symbolic_floats;
+                settings.fp_timeout_ms = args.fp_timeout_ms;
                 settings.trace.exec.max_call_depth = args.max_call_depth;
                 settings.replay.max_call_depth = args.max_call_depth;
                 described.push(format!("concolic ({})", search.name()));
@@ -517,6 +525,7 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
                 bmc.cover.algorithm = algorithm;
                 bmc.cover.timeout_ms = args.solver_timeout_ms;
                 bmc.replay.max_call_depth = args.max_call_depth;
+                bmc.vc.float_terms = !args.no_symbolic_floats;
                 described.push(if first == last {
                     format!("bmc ({} cover, unwinding {first})", algorithm.name())
                 } else {

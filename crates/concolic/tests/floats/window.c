@@ -1,0 +1,12 @@
+// A float input in a window 1e-4 wide, and an error behind a product.
+extern float __VERIFIER_nondet_float(void);
+extern void reach_error(void);
+int main(void) {
+  float t = __VERIFIER_nondet_float();
+  if (t != t) return 1;
+  if (t > 36.6f && t < 36.6001f) {
+    if (t * 2.0f > 73.2001f) reach_error();
+    return 2;
+  }
+  return 0;
+}
