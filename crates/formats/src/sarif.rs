@@ -122,24 +122,7 @@ pub fn errors_sarif(report: &Report, suite: &Path, reproduce: &dyn Fn(&Path) -> 
                 .build(),
         );
     }
-    let mut by_index: Vec<(usize, String)> = kinds.into_iter().map(|(k, i)| (i, k)).collect();
-    by_index.sort();
-    let rules: Vec<ReportingDescriptor> = by_index
-        .into_iter()
-        .map(|(_, kind)| {
-            ReportingDescriptor::builder()
-                .id(kind.clone())
-                .short_description(MultiformatMessageString::builder().text(describe(&kind)).build())
-                .build()
-        })
-        .collect();
-    let (name, version) = report.producer.split_once(' ').unwrap_or((report.producer.as_str(), ""));
-    let mut driver = ToolComponent::builder().name(name).rules(rules).build();
-    if !version.is_empty() {
-        driver.version = Some(version.to_string());
-    }
-    let run = Run::builder().tool(Tool::builder().driver(driver).build()).results(results).build();
-    Sarif::builder().schema(SCHEMA_URI).version(serde_json::json!("2.1.0")).runs(vec![run]).build()
+    sarif_log(report, kinds, results, &|kind| describe(kind))
 }
 
 /// Writes `report`'s errors to `path` as SARIF (see [`errors_sarif`]).
@@ -194,14 +177,17 @@ pub fn check_sarif(report: &Report) -> Sarif {
                 .build(),
         );
     }
+    sarif_log(report, kinds, results, &|kind| if kind == "memory" { "A memory access that may fault (null, out of bounds, freed)." } else { describe(kind) })
+}
+
+/// One run of walkdown as a SARIF log: a rule per kind (in the order of
+/// the results' rule indices, described by `what`) and the results.
+fn sarif_log(report: &Report, kinds: BTreeMap<String, usize>, results: Vec<SarifResult>, what: &dyn Fn(&str) -> &'static str) -> Sarif {
     let mut by_index: Vec<(usize, String)> = kinds.into_iter().map(|(k, i)| (i, k)).collect();
     by_index.sort();
     let rules: Vec<ReportingDescriptor> = by_index
         .into_iter()
-        .map(|(_, kind)| {
-            let what = if kind == "memory" { "A memory access that may fault (null, out of bounds, freed)." } else { describe(&kind) };
-            ReportingDescriptor::builder().id(kind.clone()).short_description(MultiformatMessageString::builder().text(what).build()).build()
-        })
+        .map(|(_, kind)| ReportingDescriptor::builder().id(kind.clone()).short_description(MultiformatMessageString::builder().text(what(&kind)).build()).build())
         .collect();
     let (name, version) = report.producer.split_once(' ').unwrap_or((report.producer.as_str(), ""));
     let mut driver = ToolComponent::builder().name(name).rules(rules).build();

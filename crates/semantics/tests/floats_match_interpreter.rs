@@ -11,16 +11,7 @@ use walkdown_smt::{Assignment, ExprPool, Value};
 
 const DM: DataModel = DataModel::LP64;
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
+use walkdown_testsupport::Rng;
 
 fn float_value(rng: &mut Rng, ty: Type) -> u64 {
     let specials64 = [
@@ -45,10 +36,10 @@ fn float_value(rng: &mut Rng, ty: Type) -> u64 {
         -129.0,
         65535.7,
     ];
-    let v = match rng.next() % 4 {
-        0 => specials64[(rng.next() % specials64.len() as u64) as usize],
-        1 => return rng.next() & if ty == Type::F32 { 0xffff_ffff } else { u64::MAX },
-        _ => (rng.next() as i64 as f64 / 9.2e18) * 10f64.powi((rng.next() % 44) as i32 - 20),
+    let v = match rng.next_u64() % 4 {
+        0 => specials64[(rng.next_u64() % specials64.len() as u64) as usize],
+        1 => return rng.next_u64() & if ty == Type::F32 { 0xffff_ffff } else { u64::MAX },
+        _ => (rng.next_u64() as i64 as f64 / 9.2e18) * 10f64.powi((rng.next_u64() % 44) as i32 - 20),
     };
     if ty == Type::F32 {
         u64::from((v as f32).to_bits())
@@ -58,11 +49,11 @@ fn float_value(rng: &mut Rng, ty: Type) -> u64 {
 }
 
 fn int_value(rng: &mut Rng, bits: u32) -> u64 {
-    let v = match rng.next() % 4 {
+    let v = match rng.next_u64() % 4 {
         0 => 0,
         1 => u64::MAX,
         2 => 1u64 << (bits - 1),
-        _ => rng.next(),
+        _ => rng.next_u64(),
     };
     if bits == 64 {
         v
@@ -90,16 +81,16 @@ fn eval2(wa: u32, wb: u32, a: u64, b: u64, build: impl FnOnce(&mut Sym, walkdown
 
 #[test]
 fn float_arithmetic_and_comparisons_match_the_interpreter() {
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
     let preds = [
         CmpPred::FOeq, CmpPred::FOne, CmpPred::FOlt, CmpPred::FOle, CmpPred::FOgt, CmpPred::FOge, CmpPred::FUeq,
         CmpPred::FUne, CmpPred::FUlt, CmpPred::FUle, CmpPred::FUgt, CmpPred::FUge, CmpPred::FOrd, CmpPred::FUno,
     ];
     for _ in 0..3000 {
-        let ty = if rng.next() % 2 == 0 { Type::F32 } else { Type::F64 };
+        let ty = if rng.next_u64() % 2 == 0 { Type::F32 } else { Type::F64 };
         let w = ty.bits(DM);
         let a = float_value(&mut rng, ty);
-        let b = if rng.next() % 8 == 0 { a } else { float_value(&mut rng, ty) };
+        let b = if rng.next_u64() % 8 == 0 { a } else { float_value(&mut rng, ty) };
         for op in [BinOp::FAdd, BinOp::FSub, BinOp::FMul, BinOp::FDiv, BinOp::FRem] {
             let got = eval2(w, w, a, b, |s, x, y| s.fbin(op, x, y));
             assert_eq!(got, u128::from(eval_fbin(op, ty, a, b)), "{op:?} {ty:?} {a:#x} {b:#x}");
@@ -122,7 +113,7 @@ fn float_conversions_match_the_interpreter() {
 }
 
 fn conversions(dm: DataModel) {
-    let mut rng = Rng(11);
+    let mut rng = Rng::new(11);
     let ints = [(Type::I8, 8), (Type::I16, 16), (Type::I32, 32), (Type::I64, 64)];
     for _ in 0..3000 {
         for fty in [Type::F32, Type::F64] {

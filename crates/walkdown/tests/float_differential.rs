@@ -31,19 +31,7 @@ use walkdown_native::{BuildSettings, NativeBuild, NativeOutcome, RunLimits};
 const RESULTS: i128 = 36;
 const VECTORS: usize = 2000;
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
-        xs[(self.next() % xs.len() as u64) as usize]
-    }
-}
+use walkdown_testsupport::Rng;
 
 fn random_double(rng: &mut Rng) -> f64 {
     const SPECIAL: [f64; 22] = [
@@ -70,18 +58,18 @@ fn random_double(rng: &mut Rng) -> f64 {
         -9.3e18,
         1e-9,
     ];
-    match rng.next() % 4 {
+    match rng.next_u64() % 4 {
         0 => rng.pick(&SPECIAL),
         // Raw bits, NaNs excepted: a test file spells every NaN `nan`.
         1 => {
-            let v = f64::from_bits(rng.next());
+            let v = f64::from_bits(rng.next_u64());
             if v.is_nan() {
                 f64::NAN
             } else {
                 v
             }
         }
-        _ => (rng.next() as i64 as f64 / 9.2e18) * 10f64.powi((rng.next() % 80) as i32 - 40),
+        _ => (rng.next_u64() as i64 as f64 / 9.2e18) * 10f64.powi((rng.next_u64() % 80) as i32 - 40),
     }
 }
 
@@ -91,10 +79,10 @@ fn random_float(rng: &mut Rng) -> f64 {
 }
 
 fn random_int(rng: &mut Rng) -> i128 {
-    match rng.next() % 4 {
+    match rng.next_u64() % 4 {
         0 => rng.pick(&[0, 1, -1, i128::from(i32::MAX), i128::from(i32::MIN), 16_777_217, i128::from(i64::MAX), 1 << 53]),
-        1 => i128::from(rng.next() as i64),
-        _ => i128::from(rng.next() as i32),
+        1 => i128::from(rng.next_u64() as i64),
+        _ => i128::from(rng.next_u64() as i32),
     }
 }
 
@@ -134,7 +122,7 @@ fn check(data_model: DataModel) -> Vec<(Vec<i128>, String)> {
         };
         (mine, native)
     };
-    let mut rng = Rng(0x16 + data_model.pointer_bits() as u64);
+    let mut rng = Rng::new(0x16 + data_model.pointer_bits() as u64);
     let mut disagreements = Vec::new();
     for _ in 0..VECTORS {
         let v = vector(-1, &mut rng);

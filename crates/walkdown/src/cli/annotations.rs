@@ -154,20 +154,7 @@ fn read_self_no_overflow(a: &mut Annotations, program: &Program, goals: &Goals, 
     let premise = if sites.is_empty() {
         Premise::True
     } else {
-        let id = a.intern("no_overflow");
-        for (func, inst) in sites {
-            let body = program.funcs[func].body.as_ref().expect("analyzed functions have bodies");
-            let data = &body.insts[inst];
-            if let walkdown_ir::InstKind::Bin { op, ty, lhs, rhs } = data.kind {
-                a.assumptions[id.0 as usize].sites.push(walkdown_annot::AssumedSite {
-                    func,
-                    inst,
-                    cond: walkdown_annot::AssumedCond::NoSignedOverflow { op, ty, lhs, rhs },
-                    loc: data.loc,
-                });
-            }
-        }
-        Premise::Id(id)
+        Premise::Id(assume_no_overflow_at(a, "no_overflow", program, &sites))
     };
     for g in new {
         a.verify(g, premise.clone(), Source::SelfProof);
@@ -266,7 +253,7 @@ fn read_eva(
         }
         for s in sites {
             // Two alarms on one line name the same instructions.
-            if !tracked.iter().any(|t: &ArithSite| t.1 == s.1 && t.0 == s.0) {
+            if !tracked.contains(&s) {
                 tracked.push(s);
             }
         }
@@ -281,16 +268,7 @@ fn read_eva(
     let premise = if tracked.is_empty() {
         Premise::True
     } else {
-        let id = a.intern("eva");
-        for (func, inst, op, ty, lhs, rhs, loc) in tracked.iter().copied() {
-            a.assumptions[id.0 as usize].sites.push(walkdown_annot::AssumedSite {
-                func,
-                inst,
-                cond: walkdown_annot::AssumedCond::NoSignedOverflow { op, ty, lhs, rhs },
-                loc,
-            });
-        }
-        Premise::Id(id)
+        Premise::Id(assume_no_overflow_at(a, "eva", program, &tracked))
     };
     figures.insert("eva_tracked_overflows".into(), tracked.len().to_string());
     let unproved_at = |line: u32, kinds: &[&str]| props.iter().any(|p| p.line == line && kinds.contains(&p.kind.as_str()) && !p.proved());
@@ -325,28 +303,40 @@ fn read_eva(
     Ok(())
 }
 
-type ArithSite = (walkdown_ir::FuncId, walkdown_ir::Inst, walkdown_ir::BinOp, walkdown_ir::Type, walkdown_ir::Operand, walkdown_ir::Operand, walkdown_ir::Loc);
-
 /// The integer `add`, `sub` and `mul` instructions of `function` at `line`.
-fn arithmetic_at(program: &Program, function: &str, line: u32) -> Vec<ArithSite> {
-    use walkdown_ir::{BinOp, InstKind};
+fn arithmetic_at(program: &Program, function: &str, line: u32) -> Vec<(walkdown_ir::FuncId, walkdown_ir::Inst)> {
     let Some(fid) = program.func_by_name(function) else { return Vec::new() };
     let Some(body) = &program.funcs[fid].body else { return Vec::new() };
-    let mut out = Vec::new();
-    for (_, b) in body.blocks.iter() {
-        for &i in &b.insts {
-            let d = &body.insts[i];
-            if d.loc.line != line {
-                continue;
-            }
-            if let InstKind::Bin { op: op @ (BinOp::Add | BinOp::Sub | BinOp::Mul), ty, lhs, rhs } = &d.kind {
-                if ty.is_int() && *ty != walkdown_ir::Type::I1 {
-                    out.push((fid, i, *op, *ty, *lhs, *rhs, d.loc));
-                }
-            }
+    body.blocks
+        .values()
+        .flat_map(|b| b.insts.iter().copied())
+        .filter(|&i| body.insts[i].loc.line == line && no_overflow_cond(&body.insts[i].kind).is_some())
+        .map(|i| (fid, i))
+        .collect()
+}
+
+/// The assumption that an integer `add`, `sub` or `mul` does not overflow.
+fn no_overflow_cond(kind: &walkdown_ir::InstKind) -> Option<walkdown_annot::AssumedCond> {
+    use walkdown_ir::{BinOp, InstKind};
+    match *kind {
+        InstKind::Bin { op: op @ (BinOp::Add | BinOp::Sub | BinOp::Mul), ty, lhs, rhs } if ty.is_int() && ty != walkdown_ir::Type::I1 => {
+            Some(walkdown_annot::AssumedCond::NoSignedOverflow { op, ty, lhs, rhs })
+        }
+        _ => None,
+    }
+}
+
+/// Makes the assumption `name` at each of `sites` (arithmetic that must
+/// not overflow); its id.
+fn assume_no_overflow_at(a: &mut Annotations, name: &str, program: &Program, sites: &[(walkdown_ir::FuncId, walkdown_ir::Inst)]) -> walkdown_annot::AssumptionId {
+    let id = a.intern(name);
+    for &(func, inst) in sites {
+        let data = &program.funcs[func].body.as_ref().expect("sites are in defined functions").insts[inst];
+        if let Some(cond) = no_overflow_cond(&data.kind) {
+            a.assumptions[id.0 as usize].sites.push(walkdown_annot::AssumedSite { func, inst, cond, loc: data.loc });
         }
     }
-    out
+    id
 }
 
 /// Whether `function` has a signed-division overflow check at `line`
