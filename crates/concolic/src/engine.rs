@@ -115,6 +115,14 @@ pub struct GenSettings {
     /// the run's values (the concrete fallback, counted in
     /// [`Stats::fp_fallbacks`]). Default 2,000.
     pub fp_timeout_ms: u32,
+    /// First limit (milliseconds) of a query: one that hits it waits in a
+    /// queue of slow candidates and is asked again under four times the
+    /// limit (and so on, up to the solver's own), taking at most half the
+    /// time while other candidates wait. One slow query (an unsatisfiable
+    /// path condition over memory that takes Z3 seconds) then no longer
+    /// holds up the quick ones behind it. `None`: every query gets the
+    /// solver's limit at once. Default 500.
+    pub quick_query_ms: Option<u32>,
 }
 
 impl Default for GenSettings {
@@ -139,6 +147,7 @@ impl Default for GenSettings {
             instrumented: None,
             max_tryfirst: 100,
             fp_timeout_ms: 2_000,
+            quick_query_ms: Some(500),
         }
     }
 }
@@ -190,6 +199,13 @@ pub struct Stats {
     pub pruned: u64,
     /// `tryfirst` candidates solved ahead of the others.
     pub tryfirst: u64,
+    /// Queries cut at a limit below the solver's own (see
+    /// [`GenSettings::quick_query_ms`]) and queued to be asked again.
+    pub slow_queued: u64,
+    /// Of those asked again, the satisfiable ones.
+    pub slow_sat: u64,
+    /// Slow candidates not asked again: their goal was settled meanwhile.
+    pub slow_dropped: u64,
     /// Time in the solver stack.
     pub solver_time: Duration,
     /// Queries over float inputs (a part of `queries`), of which
@@ -397,6 +413,8 @@ impl walkdown_campaign::Engine for ConcolicEngine {
             nearer_turn: false,
             tryfirst: std::collections::VecDeque::new(),
             tryfirst_sites: std::collections::HashSet::new(),
+            slow: std::collections::VecDeque::new(),
+            slow_turn_at: Instant::now(),
             tried: HashSet::new(),
             rng: Rng::new(settings.seed),
             seq: 0,
@@ -437,6 +455,19 @@ impl StopReason {
     }
 }
 
+/// Under which limit a candidate's query is asked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum QueryLimit {
+    /// The first asking: [`GenSettings::quick_query_ms`].
+    First,
+    /// A later asking, under this many milliseconds; `None`: the solver's
+    /// own limit.
+    Again(Option<u32>),
+}
+
+/// How much longer each asking of a slow query may take than the last.
+const SLOW_GROWTH: u32 = 4;
+
 fn closed_flags(closures: &[GoalClosure]) -> Vec<bool> {
     closures.iter().map(|c| *c != GoalClosure::Open).collect()
 }
@@ -471,6 +502,13 @@ struct Search<'a, 's, 'k, 'p> {
     tryfirst: std::collections::VecDeque<Candidate>,
     /// The sites whose `tryfirst` candidate went ahead already.
     tryfirst_sites: std::collections::HashSet<(walkdown_ir::FuncId, walkdown_ir::Block)>,
+    /// Candidates whose query hit a limit below the solver's own, with
+    /// the limit to ask them again under.
+    slow: std::collections::VecDeque<(Candidate, QueryLimit)>,
+    /// When a slow candidate may be asked again: as long after the last
+    /// slow asking as it took, so slow queries get at most half the time
+    /// while other candidates wait.
+    slow_turn_at: Instant,
     tried: HashSet<u64>,
     distances: Distances,
     distances_epoch: u64,
@@ -576,7 +614,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
                 self.mutation_round(tracer);
                 continue;
             }
-            let Some(candidate) = self.next_candidate() else {
+            let Some((candidate, limit)) = self.next_candidate() else {
                 if !self.settings.random_fallback {
                     return StopReason::Exhausted;
                 }
@@ -589,7 +627,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
                 self.execute(tracer, v, 0);
                 continue;
             };
-            let Some(vector) = self.solve(&candidate) else { continue };
+            let Some(vector) = self.solve(&candidate, limit) else { continue };
             let bound = candidate.point + 1;
             let target = candidate.alternative().goal;
             self.execute(tracer, vector, bound);
@@ -661,6 +699,9 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
             ("float_mutations", s.float_mutations as f64),
             ("pruned", s.pruned as f64),
             ("tryfirst", s.tryfirst as f64),
+            ("slow_queued", s.slow_queued as f64),
+            ("slow_sat", s.slow_sat as f64),
+            ("slow_dropped", s.slow_dropped as f64),
             ("queries", s.queries as f64),
             ("sat", s.sat as f64),
             ("unsat", s.unsat as f64),
@@ -689,8 +730,33 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
         self.ctx.publish(status, counters);
     }
 
-    /// The next candidate worth solving.
-    fn next_candidate(&mut self) -> Option<Candidate> {
+    /// The next candidate worth solving, and the limit to solve it under.
+    fn next_candidate(&mut self) -> Option<(Candidate, QueryLimit)> {
+        if Instant::now() >= self.slow_turn_at {
+            if let Some(c) = self.next_slow_candidate() {
+                return Some(c);
+            }
+        }
+        if let Some(c) = self.next_fresh_candidate() {
+            return Some((c, QueryLimit::First));
+        }
+        self.next_slow_candidate()
+    }
+
+    /// The next slow candidate whose goal is still open: a slow query is
+    /// asked again only for what nothing else has settled meanwhile.
+    fn next_slow_candidate(&mut self) -> Option<(Candidate, QueryLimit)> {
+        while let Some((c, limit)) = self.slow.pop_front() {
+            match c.alternative().goal {
+                Some(g) if self.closures[g.index()] != GoalClosure::Open => self.stats.slow_dropped += 1,
+                _ => return Some((c, limit)),
+            }
+        }
+        None
+    }
+
+    /// The next candidate not yet asked about.
+    fn next_fresh_candidate(&mut self) -> Option<Candidate> {
         if self.distances_epoch != self.epoch {
             self.distances = Distances::compute(self.program, self.goals, &closed_flags(&self.closures));
             self.distances_epoch = self.epoch;
@@ -741,7 +807,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
 
     /// Solves the candidate's path prefix with its alternative; the new
     /// vector, if satisfiable.
-    fn solve(&mut self, c: &Candidate) -> Option<TestVector> {
+    fn solve(&mut self, c: &Candidate, limit: QueryLimit) -> Option<TestVector> {
         let alt = c.alternative();
         let mut constraints: Vec<walkdown_smt::ExprId> = c.path[..c.prefix].to_vec();
         constraints.push(alt.cond);
@@ -751,7 +817,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
             constraints.hash(&mut h);
             h.finish()
         };
-        if !self.tried.insert(key) {
+        if limit == QueryLimit::First && !self.tried.insert(key) {
             self.stats.duplicates += 1;
             return None;
         }
@@ -761,8 +827,24 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
         }
         let t = Instant::now();
         let floats = self.float_symbols(c, &constraints);
+        // Float queries have their own, shorter limit and fallback.
+        let full_ms = self.settings.solver.timeout_ms.unwrap_or(u32::MAX);
+        let quick_ms = match (limit, self.settings.quick_query_ms) {
+            _ if !floats.is_empty() => None,
+            (QueryLimit::First, first) => first,
+            (QueryLimit::Again(ms), _) => ms,
+        }
+        .filter(|&ms| ms < full_ms);
+        let quick = quick_ms.map(|ms| Duration::from_millis(u64::from(ms)));
         let mut answer = if floats.is_empty() {
-            self.solver.check(&self.pool, &Query { constraints: &constraints })
+            if let Some(q) = quick {
+                self.solver.set_deadline(Some(self.ctx.deadline().min(t + q)));
+            }
+            let a = self.solver.check(&self.pool, &Query { constraints: &constraints });
+            if quick.is_some() {
+                self.solver.set_deadline(Some(self.ctx.deadline()));
+            }
+            a
         } else {
             self.stats.fp_queries += 1;
             let a = self.fp_solver.check(&self.pool, &Query { constraints: &constraints });
@@ -813,9 +895,22 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
         // Every query costs something, even one a cache answers.
         self.ctx.charge(1 + work::solver(solver_work - self.solver_work));
         self.solver_work = solver_work;
+        let cut_short = matches!((quick, &answer), (Some(q), Ok(Answer::Unknown(_))) if t.elapsed() + Duration::from_millis(10) >= q);
+        if limit != QueryLimit::First || cut_short {
+            self.slow_turn_at = Instant::now() + t.elapsed();
+        }
+        if cut_short && Instant::now() < self.ctx.deadline() {
+            self.stats.slow_queued += 1;
+            let next = quick_ms.unwrap_or(full_ms).saturating_mul(SLOW_GROWTH);
+            self.slow.push_back((c.clone(), QueryLimit::Again((next < full_ms).then_some(next))));
+            return None;
+        }
         match answer {
             Ok(Answer::Sat(model)) => {
                 self.stats.sat += 1;
+                if limit != QueryLimit::First {
+                    self.stats.slow_sat += 1;
+                }
                 Some(vector_from_model(&c.inputs, &c.vector, &model, self.program.data_model))
             }
             Ok(Answer::Unsat) => {
@@ -1039,7 +1134,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
     fn finish_stats(&mut self) {
         let s = &mut self.stats;
         s.elapsed = self.start.elapsed();
-        s.waiting = self.searcher.len() + self.deferred.len() + self.nearer.len() + self.tryfirst.len();
+        s.waiting = self.searcher.len() + self.deferred.len() + self.nearer.len() + self.tryfirst.len() + self.slow.len();
         s.covered = self.closures.iter().filter(|&&c| c == GoalClosure::Covered).count();
         s.expressions = self.pool.len();
         s.layers = self.solver.report();

@@ -137,15 +137,22 @@ impl<S: Solver> Solver for SlicingSolver<S> {
     }
 }
 
+/// How near the deadline an `Unknown` counts as cut short by it (Z3's
+/// limit is in whole milliseconds).
+const DEADLINE_SLACK: std::time::Duration = std::time::Duration::from_millis(10);
+
 /// How many answers the exact cache keeps before dropping the oldest.
 pub const DEFAULT_CACHE_CAPACITY: usize = 100_000;
 
 /// Remembers answers by the query's constraint set ([`Query::key`]).
 ///
 /// `Unknown` answers are remembered too: asking again would most likely
-/// burn the same timeout for the same result.
+/// burn the same timeout for the same result. Not those the deadline cut
+/// short, though: they say nothing about the query, and a caller that set
+/// a near deadline on purpose asks again with a later one.
 pub struct CachingSolver<S> {
     inner: S,
+    deadline: Option<Instant>,
     pool_uid: u64,
     answers: FxHashMap<Box<[ExprId]>, Answer>,
     order: VecDeque<Box<[ExprId]>>,
@@ -163,6 +170,7 @@ impl<S: Solver> CachingSolver<S> {
     pub fn with_capacity(inner: S, capacity: usize) -> Self {
         CachingSolver {
             inner,
+            deadline: None,
             pool_uid: 0,
             answers: FxHashMap::default(),
             order: VecDeque::new(),
@@ -179,6 +187,7 @@ impl<S: Solver> CachingSolver<S> {
 
 impl<S: Solver> Solver for CachingSolver<S> {
     fn set_deadline(&mut self, deadline: Option<std::time::Instant>) {
+        self.deadline = deadline;
         self.inner.set_deadline(deadline)
     }
 
@@ -200,7 +209,8 @@ impl<S: Solver> Solver for CachingSolver<S> {
             return answer;
         }
         let answer = self.inner.check(pool, query);
-        if let Ok(a) = &answer {
+        let cut_short = matches!(answer, Ok(Answer::Unknown(_))) && self.deadline.is_some_and(|d| Instant::now() + DEADLINE_SLACK >= d);
+        if let (Ok(a), false) = (&answer, cut_short) {
             if self.order.len() >= self.capacity {
                 if let Some(old) = self.order.pop_front() {
                     self.answers.remove(&old);

@@ -190,3 +190,57 @@ fn solver_work_is_reproducible_and_counted_through_the_stack() {
     assert_eq!(first, work(full));
     assert!(work(ALL_OFF) > first, "queries the layers answer cost no solver work");
 }
+
+/// A backend that answers `Unknown` while its deadline has passed and
+/// `Unsat` otherwise, counting its calls.
+#[derive(Default)]
+struct DeadlineBound {
+    deadline: Option<std::time::Instant>,
+    calls: u64,
+}
+
+impl Solver for DeadlineBound {
+    fn check(
+        &mut self,
+        _: &walkdown_smt::ExprPool,
+        _: &walkdown_smt::Query<'_>,
+    ) -> Result<walkdown_smt::Answer, walkdown_smt::SolverError> {
+        self.calls += 1;
+        Ok(match self.deadline {
+            Some(d) if std::time::Instant::now() >= d => {
+                walkdown_smt::Answer::Unknown("timeout".into())
+            }
+            _ => walkdown_smt::Answer::Unsat,
+        })
+    }
+    fn stats(&self, _: &mut Vec<walkdown_smt::LayerStats>) {}
+    fn set_deadline(&mut self, deadline: Option<std::time::Instant>) {
+        self.deadline = deadline;
+    }
+}
+
+/// An `Unknown` the deadline cut short says nothing about the query: the
+/// cache does not keep it, so asking again with more time reaches the
+/// backend; an answer it gave in time is kept.
+#[test]
+fn cache_forgets_answers_the_deadline_cut_short() {
+    let mut pool = walkdown_smt::ExprPool::new();
+    let (_, x) = pool.new_symbol("x", 8).unwrap();
+    let zero = pool.bv_const(8, 0).unwrap();
+    let c = pool.eq(x, zero).unwrap();
+    let mut cache = walkdown_smt::CachingSolver::new(DeadlineBound::default());
+    cache.set_deadline(Some(std::time::Instant::now()));
+    let q = walkdown_smt::Query::new(std::slice::from_ref(&c));
+    assert!(matches!(
+        cache.check(&pool, &q).unwrap(),
+        walkdown_smt::Answer::Unknown(_)
+    ));
+    cache.set_deadline(None);
+    assert!(
+        cache.check(&pool, &q).unwrap().is_unsat(),
+        "asked again, not answered from the cache"
+    );
+    assert_eq!(cache.inner().calls, 2);
+    assert!(cache.check(&pool, &q).unwrap().is_unsat());
+    assert_eq!(cache.inner().calls, 2, "an answer given in time is kept");
+}

@@ -81,6 +81,9 @@ pub struct GenArgs {
     /// Per-query solver timeout in milliseconds.
     #[arg(long, default_value_t = 10_000)]
     solver_timeout_ms: u32,
+    /// concolic: first time limit (ms) of each query; one that hits it is asked again later under four times as much (up to --solver-timeout-ms), so one slow query does not hold up the others. 0: the full limit at once.
+    #[arg(long, default_value_t = 500)]
+    quick_query_ms: u32,
     /// Calls nested deeper than this many frames (main is 1) end a run as
     /// "stopped at the call-depth limit", in the interpreter and in the
     /// concolic engine's traced runs.
@@ -504,6 +507,7 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
                 settings.trace.accelerate = !args.no_loop_acceleration;
                 settings.trace.symbolic_floats = !args.no_symbolic_floats;
                 settings.fp_timeout_ms = args.fp_timeout_ms;
+                settings.quick_query_ms = (args.quick_query_ms > 0).then_some(args.quick_query_ms);
                 settings.trace.exec.max_call_depth = args.max_call_depth;
                 settings.replay.max_call_depth = args.max_call_depth;
                 described.push(format!("concolic ({})", search.name()));
