@@ -70,6 +70,19 @@ pub enum AssumedCond {
         /// Right operand.
         rhs: Operand,
     },
+    /// Nothing walkdown can state: an analyzer assumed a property here that
+    /// walkdown cannot express (EVA's alarm on an uninitialized read, say),
+    /// so reaching the site counts as breaking the assumption. Unlike the
+    /// others, it takes effect *before* its instruction.
+    Unstated,
+}
+
+impl AssumedCond {
+    /// Whether the assumption is made before its instruction runs (rather
+    /// than after it, where the operands of the instruction are known).
+    pub fn before(&self) -> bool {
+        matches!(self, AssumedCond::Unstated)
+    }
 }
 
 /// One `__VERIFIER_assert_verified(cond, premise)` call, which stands for

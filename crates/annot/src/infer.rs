@@ -99,10 +99,10 @@ impl Abstract {
         let states = 1u32 << ids;
         let all: States = if states == 64 { u64::MAX } else { (1u64 << states) - 1 };
         let set_of = |p: &crate::Premise| (0..states).filter(|&s| p.holds(s)).fold(0u64, |m, s| m | 1 << s);
-        let mut site_ids = HashMap::new();
+        let mut site_ids: HashMap<_, Vec<(u32, bool)>> = HashMap::new();
         for (k, a) in annotations.assumptions.iter().enumerate() {
             for s in &a.sites {
-                site_ids.insert((s.func, s.inst), k as u32);
+                site_ids.entry((s.func, s.inst)).or_default().push((k as u32, s.cond.before()));
             }
         }
         // An annotated assertion is one event at its `assert_verified` call;
@@ -131,17 +131,15 @@ impl Abstract {
             for (b, data) in body.blocks.iter() {
                 let ab = &mut blocks[b.index()];
                 for (pos, &inst) in data.insts.iter().enumerate() {
+                    let sites = site_ids.get(&(fid, inst)).map_or(&[][..], |v| v.as_slice());
+                    for &(id, _) in sites.iter().filter(|s| s.1) {
+                        ab.events.push(Event::Assumed { id, pos });
+                    }
                     if let Some(&premise) = at_call.get(&(fid, inst)) {
                         if premise != all {
                             ab.events.push(Event::Assert { premise, pos });
                         }
-                        continue;
-                    }
-                    if let Some(&id) = site_ids.get(&(fid, inst)) {
-                        ab.events.push(Event::Assumed { id, pos: pos + 1 });
-                        continue;
-                    }
-                    if let Some(g) = goals.error_site(fid, inst) {
+                    } else if let Some(g) = goals.error_site(fid, inst) {
                         if targets(g) && !annotated.contains(&g) {
                             let premise = annotations.checks.get(&g).map_or(0, |s| set_of(&s.premise));
                             if premise != all {
@@ -173,6 +171,9 @@ impl Abstract {
                         } else if matches!(callee.builtin, Some(Builtin::Exit | Builtin::Abort)) {
                             ab.events.push(Event::Stop { pos });
                         }
+                    }
+                    for &(id, _) in sites.iter().filter(|s| !s.1) {
+                        ab.events.push(Event::Assumed { id, pos: pos + 1 });
                     }
                 }
                 ab.returns = matches!(data.term, Terminator::Return(_));

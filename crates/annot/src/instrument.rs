@@ -121,7 +121,8 @@ pub fn instrument(
         for s in &a.sites {
             let body = program.funcs[s.func].body.as_ref().expect("defined");
             let (b, pos) = position(body, s.inst);
-            plan.entry((s.func, b, pos + 1)).or_default().push(Put::Assumed { ghost: ghosts[k], cond: s.cond });
+            let at = if s.cond.before() { pos } else { pos + 1 };
+            plan.entry((s.func, b, at)).or_default().push(Put::Assumed { ghost: ghosts[k], cond: s.cond });
             report.assumed_sites += 1;
         }
     }
@@ -311,6 +312,7 @@ fn emit(
                     let t = Operand::Const(Const::bool(true));
                     Operand::Value(push(body, InstKind::Bin { op: BinOp::Xor, ty: Type::I1, lhs: Operand::Value(o), rhs: t }).expect("xor"))
                 }
+                AssumedCond::Unstated => Operand::Const(Const::bool(false)),
             };
             let byte = push(body, InstKind::Cast { op: CastOp::ZExt, from: Type::I1, to: Type::I8, arg: holds }).expect("zext");
             let both = push(body, InstKind::Bin { op: BinOp::And, ty: Type::I8, lhs: Operand::Value(held), rhs: Operand::Value(byte) })

@@ -189,3 +189,34 @@ fn pv_goes_on_through_a_verified_memory_access() {
     let memory_verified = r["annotations"]["checks"].as_array().unwrap().iter().any(|c| c["kind"] == "error memory" && c["status"] != "unverified");
     assert!(memory_verified, "EVA verifies the table access: {}", r["annotations"]);
 }
+
+/// An EVA alarm walkdown cannot state as a condition (here an index out of
+/// a member array, which stays inside the struct and ends no execution)
+/// no longer throws EVA's results away: reaching the alarm's line breaks
+/// the assumption `eva`, and what EVA proved after it is verified under
+/// `eva` only. No configuration loses the error that needs the alarm's
+/// property to fail. Skips without frama-c.
+#[test]
+fn an_eva_alarm_without_a_condition_breaks_the_assumption_where_it_is() {
+    if Command::new("frama-c").arg("-version").output().is_err() {
+        eprintln!("an_eva_alarm_without_a_condition_breaks_the_assumption_where_it_is: skipped: frama-c is not installed (scripts/setup installs frama-c-base)");
+        return;
+    }
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/eva/sub_array.c");
+    let out = Command::new(env!("CARGO_BIN_EXE_walkdown")).args(["analyze", "--annotations", "eva"]).arg(&f).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let reach = text.lines().find(|l| l.contains("error reach_error")).unwrap_or_else(|| panic!("{text}"));
+    assert!(reach.contains("verified under a premise") && reach.contains("premise eva"), "{text}");
+    let tmp = tempfile::tempdir().unwrap();
+    for config in ["uv", "pv", "may", "must", "may+must"] {
+        let out = tmp.path().join(config.replace('+', "_"));
+        let status = Command::new(env!("CARGO_BIN_EXE_walkdown"))
+            .args(["gen", "--quiet", "--jobs", "1", "--time", "10", "--engine", "concolic", "--mutation-share", "0"])
+            .args(["--property", "coverage-error", "--annotations", "eva", "--verification", config, "--out"])
+            .arg(&out)
+            .arg(&f)
+            .status()
+            .unwrap();
+        assert_eq!(status.code(), Some(1), "{config}: the error behind the alarm is found");
+    }
+}

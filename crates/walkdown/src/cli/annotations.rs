@@ -228,33 +228,56 @@ fn read_eva(
         .collect();
     unmodelled.sort();
     unmodelled.dedup();
+    // Past a call of such a function nothing EVA says holds: reaching the
+    // call breaks the assumption `eva`. A function whose address is taken
+    // may be called where no call names it: then nothing is used.
+    let mut unstated: Vec<(walkdown_ir::FuncId, walkdown_ir::Inst)> = Vec::new();
     if !unmodelled.is_empty() {
-        figures.insert(
-            "eva_reason".into(),
-            format!("EVA has no model of {}{}: its results are not used", unmodelled[..unmodelled.len().min(4)].join(", "), if unmodelled.len() > 4 { ", …" } else { "" }),
-        );
-        return Ok(());
+        match calls_of(program, &unmodelled) {
+            Some(calls) => unstated.extend(calls),
+            None => {
+                figures.insert(
+                    "eva_reason".into(),
+                    format!("EVA has no model of {}{}, whose address is taken: its results are not used", unmodelled[..unmodelled.len().min(4)].join(", "), if unmodelled.len() > 4 { ", …" } else { "" }),
+                );
+                return Ok(());
+            }
+        }
+        figures.insert("eva_unmodelled".into(), unmodelled.join(", "));
     }
     let alarms: Vec<_> = props.iter().filter(|p| !p.proved() && !NOT_ALARMS.contains(&p.kind.as_str())).collect();
     figures.insert("eva_alarms".into(), alarms.len().to_string());
     // Signed overflows EVA assumed away are tracked as the assumption `eva`
-    // at each add, sub and mul of their line; other alarms must end the
-    // execution where they fire, or EVA's results cannot be used.
+    // at each add, sub and mul of their line. Alarms whose violation ends
+    // the execution need nothing. Any other alarm (an uninitialized read,
+    // an index out of a sub-array's bounds) states a property walkdown
+    // cannot: reaching its line breaks `eva`, from the line's first
+    // instruction in each block on (or from the function's entry).
     let mut tracked = Vec::new();
     let mut untracked = Vec::new();
     for al in &alarms {
         if ENDING_ALARMS.contains(&al.kind.as_str()) {
             continue;
         }
-        let sites = if al.kind == "signed_overflow" { arithmetic_at(program, &al.function, al.line) } else { Vec::new() };
-        let ends_anyway = al.kind == "signed_overflow" && overflow_check_at(program, &al.function, al.line);
-        if sites.is_empty() && !ends_anyway {
-            untracked.push(format!("{} at line {}", al.kind, al.line));
+        if al.kind == "signed_overflow" {
+            let sites = arithmetic_at(program, &al.function, al.line);
+            if !sites.is_empty() || overflow_check_at(program, &al.function, al.line) {
+                for s in sites {
+                    // Two alarms on one line name the same instructions.
+                    if !tracked.contains(&s) {
+                        tracked.push(s);
+                    }
+                }
+                continue;
+            }
         }
+        let Some(sites) = alarm_sites(program, &al.function, al.line) else {
+            untracked.push(format!("{} at line {}", al.kind, al.line));
+            continue;
+        };
         for s in sites {
-            // Two alarms on one line name the same instructions.
-            if !tracked.contains(&s) {
-                tracked.push(s);
+            if !unstated.contains(&s) {
+                unstated.push(s);
             }
         }
     }
@@ -265,12 +288,18 @@ fn read_eva(
         );
         return Ok(());
     }
-    let premise = if tracked.is_empty() {
+    let premise = if tracked.is_empty() && unstated.is_empty() {
         Premise::True
     } else {
-        Premise::Id(assume_no_overflow_at(a, "eva", program, &tracked))
+        let id = assume_no_overflow_at(a, "eva", program, &tracked);
+        for &(func, inst) in &unstated {
+            let loc = program.funcs[func].body.as_ref().expect("sites are in defined functions").insts[inst].loc;
+            a.assumptions[id.0 as usize].sites.push(walkdown_annot::AssumedSite { func, inst, cond: walkdown_annot::AssumedCond::Unstated, loc });
+        }
+        Premise::Id(id)
     };
     figures.insert("eva_tracked_overflows".into(), tracked.len().to_string());
+    figures.insert("eva_unstated_sites".into(), unstated.len().to_string());
     let unproved_at = |line: u32, kinds: &[&str]| props.iter().any(|p| p.line == line && kinds.contains(&p.kind.as_str()) && !p.proved());
     let asserts_proved = |line: u32| {
         let at: Vec<_> = props.iter().filter(|p| p.line == line && p.kind == "user assertion").collect();
@@ -313,6 +342,66 @@ fn arithmetic_at(program: &Program, function: &str, line: u32) -> Vec<(walkdown_
         .filter(|&i| body.insts[i].loc.line == line && no_overflow_cond(&body.insts[i].kind).is_some())
         .map(|i| (fid, i))
         .collect()
+}
+
+/// Where an execution that reaches source line `line` of `function` has
+/// passed first: in each block, the first instruction of the line; for a
+/// line left without instructions (a read of an uninitialized local that
+/// lowering folded away), the function's first instruction; for a
+/// function without any, each call of it (`None` when its address is
+/// taken, or no site is found).
+fn alarm_sites(program: &Program, function: &str, line: u32) -> Option<Vec<(walkdown_ir::FuncId, walkdown_ir::Inst)>> {
+    let fid = program.func_by_name(function)?;
+    let body = program.funcs[fid].body.as_ref()?;
+    let at_line: Vec<_> = body.blocks.values().filter_map(|b| b.insts.iter().copied().find(|&i| line > 0 && body.insts[i].loc.line == line)).map(|i| (fid, i)).collect();
+    if !at_line.is_empty() {
+        return Some(at_line);
+    }
+    if let Some(&first) = body.blocks[walkdown_ir::Body::ENTRY].insts.first() {
+        return Some(vec![(fid, first)]);
+    }
+    calls_of(program, &[function.to_string()])
+}
+
+/// Every call of the functions named `names`; `None` when one of them is
+/// also used as a value (its address taken), so calls through pointers may
+/// reach it.
+fn calls_of(program: &Program, names: &[String]) -> Option<Vec<(walkdown_ir::FuncId, walkdown_ir::Inst)>> {
+    use walkdown_ir::{Callee, InstKind, Operand, Terminator};
+    let targets: Vec<walkdown_ir::FuncId> = names.iter().filter_map(|n| program.func_by_name(n)).collect();
+    if targets.is_empty() {
+        return Some(Vec::new());
+    }
+    let taken = |op: &Operand| matches!(op, Operand::Func(f) if targets.contains(f));
+    let mut calls = Vec::new();
+    for (fid, f) in program.funcs.iter() {
+        let Some(body) = &f.body else { continue };
+        let mut address_taken = false;
+        for (i, d) in body.insts.iter() {
+            if let InstKind::Call { callee: Callee::Direct(t), .. } = &d.kind {
+                if targets.contains(t) {
+                    calls.push((fid, i));
+                }
+            }
+            d.kind.for_each_operand(|op| address_taken |= taken(op));
+        }
+        for b in body.blocks.values() {
+            match &b.term {
+                Terminator::Branch { cond: op, .. } | Terminator::Switch { value: op, .. } | Terminator::Return(Some(op)) => address_taken |= taken(op),
+                _ => {}
+            }
+            for c in b.term.successors() {
+                address_taken |= c.args.iter().any(taken);
+            }
+        }
+        if address_taken {
+            return None;
+        }
+    }
+    if program.globals.values().any(|g| g.relocs.iter().any(|r| matches!(r.target, walkdown_ir::RelocTarget::Func(f) if targets.contains(&f)))) {
+        return None;
+    }
+    Some(calls)
 }
 
 /// The assumption that an integer `add`, `sub` or `mul` does not overflow.
