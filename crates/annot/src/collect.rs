@@ -123,6 +123,59 @@ pub struct Annotations {
 }
 
 impl Annotations {
+    /// The same annotations over at most `max` assumption ids, or `None`
+    /// when they cannot be merged that far. Ids that occur only without
+    /// negation in every premise are merged into one, the least mentioned
+    /// first: the merged ghost holds when all its members hold, so a
+    /// premise that holds of the merged ids holds of the members (it only
+    /// grows as they do). Verified executions are then pruned less, never
+    /// wrongly.
+    pub fn merged(&self, max: usize) -> Option<Annotations> {
+        let n = self.assumptions.len();
+        if n <= max {
+            return Some(self.clone());
+        }
+        let premises = || self.checks.values().map(|c| &c.premise).chain(self.assertions.iter().map(|a| &a.premise));
+        let mut negated = Vec::new();
+        let mut mentions = vec![0usize; n];
+        for p in premises() {
+            p.negated_ids(&mut negated);
+            let mut ids = Vec::new();
+            p.ids(&mut ids);
+            for id in ids {
+                mentions[id.0 as usize] += 1;
+            }
+        }
+        let mut positive: Vec<usize> = (0..n).filter(|i| !negated.contains(&AssumptionId(*i as u32))).collect();
+        let separate = max.checked_sub(negated.len() + 1)?;
+        if positive.len() <= separate {
+            return None;
+        }
+        positive.sort_by_key(|&i| (std::cmp::Reverse(mentions[i]), i));
+        let merged_ids: Vec<usize> = positive.split_off(separate);
+        let mut new_index = vec![0u32; n];
+        let mut out = Annotations { assumptions: Vec::new(), assertions: Vec::new(), checks: BTreeMap::new() };
+        for (i, a) in self.assumptions.iter().enumerate() {
+            if !merged_ids.contains(&i) {
+                new_index[i] = out.assumptions.len() as u32;
+                out.assumptions.push(a.clone());
+            }
+        }
+        let group = out.assumptions.len() as u32;
+        let mut names = Vec::new();
+        let mut sites = Vec::new();
+        for &i in &merged_ids {
+            new_index[i] = group;
+            names.push(self.assumptions[i].name.clone());
+            sites.extend(self.assumptions[i].sites.iter().copied());
+        }
+        out.assumptions.push(Assumption { name: names.join("+"), sites });
+        let map = |a: AssumptionId| AssumptionId(new_index[a.0 as usize]);
+        out.assertions = self.assertions.iter().map(|a| VerifiedAssertion { premise: a.premise.map_ids(&map), ..a.clone() }).collect();
+        out.checks = self.checks.iter().map(|(&g, c)| (g, CheckStatus { premise: c.premise.map_ids(&map), sources: c.sources.clone() })).collect();
+        Some(out)
+    }
+
     /// Every error goal unverified, no assumption.
     pub fn unverified(goals: &Goals) -> Annotations {
         let mut a = Annotations::default();

@@ -79,6 +79,9 @@ pub struct Instrumentation {
     pub tryfirsts: usize,
     /// Ghost updates at `assumed` sites.
     pub assumed_sites: usize,
+    /// With more assumption ids than the inference handles, the ids merged
+    /// into one (their names joined by `+`).
+    pub merged: Option<String>,
 }
 
 /// The program instrumented for `config`, or why not; `targets` says which
@@ -90,9 +93,17 @@ pub fn instrument(
     config: Config,
     targets: &dyn Fn(GoalId) -> bool,
 ) -> Result<(Program, Instrumentation), NoInference> {
+    let mut report = Instrumentation::default();
+    let merged;
+    let annotations = if annotations.assumptions.len() > crate::MAX_IDS {
+        merged = annotations.merged(crate::MAX_IDS).ok_or(NoInference::TooManyIds(annotations.assumptions.len()))?;
+        report.merged = merged.assumptions.last().map(|a| a.name.clone());
+        &merged
+    } else {
+        annotations
+    };
     let abs = Abstract::build(program, goals, annotations, targets)?;
     let mut out = program.clone();
-    let mut report = Instrumentation::default();
     if config == Config::Uv {
         return Ok((out, report));
     }

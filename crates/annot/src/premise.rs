@@ -90,6 +90,39 @@ impl Premise {
         }
     }
 
+    /// The ids it mentions under a negation (where holding less can make
+    /// it hold more).
+    pub fn negated_ids(&self, out: &mut Vec<AssumptionId>) {
+        fn walk(p: &Premise, negated: bool, out: &mut Vec<AssumptionId>) {
+            match p {
+                Premise::True | Premise::False => {}
+                Premise::Id(a) => {
+                    if negated && !out.contains(a) {
+                        out.push(*a)
+                    }
+                }
+                Premise::Not(p) => walk(p, !negated, out),
+                Premise::And(a, b) | Premise::Or(a, b) => {
+                    walk(a, negated, out);
+                    walk(b, negated, out)
+                }
+            }
+        }
+        walk(self, false, out)
+    }
+
+    /// The same formula with every id replaced by `f(id)`.
+    pub fn map_ids(&self, f: &dyn Fn(AssumptionId) -> AssumptionId) -> Premise {
+        match self {
+            Premise::True => Premise::True,
+            Premise::False => Premise::False,
+            Premise::Id(a) => Premise::Id(f(*a)),
+            Premise::Not(p) => Premise::Not(Box::new(p.map_ids(f))),
+            Premise::And(a, b) => Premise::And(Box::new(a.map_ids(f)), Box::new(b.map_ids(f))),
+            Premise::Or(a, b) => Premise::Or(Box::new(a.map_ids(f)), Box::new(b.map_ids(f))),
+        }
+    }
+
     /// Prints it with assumption names from `name`.
     pub fn display<'a>(&'a self, name: &'a dyn Fn(AssumptionId) -> String) -> impl fmt::Display + 'a {
         struct D<'a>(&'a Premise, &'a dyn Fn(AssumptionId) -> String);

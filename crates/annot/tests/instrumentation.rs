@@ -108,6 +108,52 @@ fn premises_parse_and_combine() {
     assert_eq!(Premise::False.or(Premise::Id(walkdown_annot::AssumptionId(0))), Premise::Id(walkdown_annot::AssumptionId(0)));
 }
 
+/// More ids than the inference handles: the ones never negated merge into
+/// one (the least mentioned), and a premise that holds of the merged ids
+/// holds of the originals in every state; with too many negated ids
+/// nothing merges.
+#[test]
+fn ids_beyond_the_limit_merge_only_where_sound() {
+    use walkdown_annot::collect::{Assumption, CheckStatus};
+    use walkdown_ir::entity::EntityRef;
+    use walkdown_annot::AssumptionId;
+    let names = ["a", "b", "c", "d", "e", "f", "g", "h"];
+    let with = |premises: &[&str]| {
+        let mut a = Annotations::default();
+        for n in names {
+            a.assumptions.push(Assumption { name: n.into(), sites: Vec::new() });
+        }
+        for (k, text) in premises.iter().enumerate() {
+            let p = Premise::parse(text, &mut |n: &str| AssumptionId(names.iter().position(|x| *x == n).unwrap() as u32)).unwrap();
+            a.checks.insert(walkdown_ir::goals::GoalId::new(k), CheckStatus { premise: p, sources: vec![Source::Source] });
+        }
+        a
+    };
+    let texts = ["a && b", "a || !c", "d && e && a", "f || g", "h && b"];
+    let original = with(&texts);
+    let merged = original.merged(6).expect("mergeable");
+    assert_eq!(merged.assumptions.len(), 6);
+    assert!(!merged.assumptions.last().unwrap().name.contains('c'), "c is negated: never merged");
+    let index_of = |name: &str| merged.assumptions.iter().position(|a| a.name.split('+').any(|m| m == name)).unwrap();
+    for state in 0u32..256 {
+        // The merged state: a merged id holds when all its members hold.
+        let mut m = 0u32;
+        for (k, a) in merged.assumptions.iter().enumerate() {
+            if a.name.split('+').all(|n| state >> names.iter().position(|x| *x == n).unwrap() & 1 == 1) {
+                m |= 1 << k;
+            }
+        }
+        for (g, c) in &merged.checks {
+            if c.premise.holds(m) {
+                assert!(original.checks[g].premise.holds(state), "{:?} in state {state:08b}", texts[g.index()]);
+            }
+        }
+    }
+    assert_eq!(index_of("a"), 0, "the most mentioned stays apart");
+    let negated = with(&["!a", "!b", "!c", "!d", "!e", "!f && g && h"]);
+    assert!(negated.merged(6).is_none());
+}
+
 /// `withdraw.c` (ours, in the style of the paper's example): the then
 /// branch is pruned outright, the else branch after its assumption; MUST
 /// asks to break the assumption first; PV stops only at the assertion.

@@ -445,6 +445,14 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
                     figures.insert("prunes".into(), inst.prunes.to_string());
                     figures.insert("tryfirsts".into(), inst.tryfirsts.to_string());
                     figures.insert("assumed_sites".into(), inst.assumed_sites.to_string());
+                    if let (Some(m), false) = (&inst.merged, config == walkdown_annot::Config::Uv) {
+                        errln(format_args!(
+                            "walkdown: note: {} assumption ids; the annotation pass handles at most {}: it merges {m} into one (they hold together), which prunes less",
+                            a.assumptions.len(),
+                            walkdown_annot::MAX_IDS
+                        ));
+                        figures.insert("merged_ids".into(), m.clone());
+                    }
                     if config != walkdown_annot::Config::Uv {
                         if let Err(e) = walkdown_ir::verify::verify_program(&p) {
                             bail!("internal error: the annotation pass broke the IR: {e}");
@@ -454,7 +462,7 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
                 }
                 Err(walkdown_annot::NoInference::TooManyIds(n)) => {
                     errln(format_args!(
-                        "walkdown: warning: {n} assumption ids; the annotation pass handles at most {}: the search is not guided",
+                        "walkdown: warning: {n} assumption ids, too many of them negated in premises to merge; the annotation pass handles at most {}: the search is not guided",
                         walkdown_annot::MAX_IDS
                     ));
                     figures.insert("reason".into(), format!("{n} assumption ids (at most {})", walkdown_annot::MAX_IDS));
