@@ -309,12 +309,18 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
         None => (args, args.program.file.clone()),
     };
     let (mut program, sources) = super::load_program_with_sources(&load_from, args.program.data_model())?;
-    if unit.is_some() {
+    if let Some(u) = &unit {
         if let Some((_, name)) = program.files.iter_mut().next() {
             *name = args.program.file.display().to_string();
         }
+        walkdown_unit::lazy::instrument(&mut program, &u.unit.entry.name)?;
     }
-    let goals = Goals::compute(&program);
+    // In unit mode the harness's branches (its choices) are explored but
+    // are not goals: coverage is the code under test's.
+    let goals = match &unit {
+        Some(_) => Goals::compute_where(&program, |f| !walkdown_unit::lazy::is_harness(&f.name)),
+        None => Goals::compute(&program),
+    };
     let property = match args.property.unwrap_or(PropertyArg::CoverageBranches) {
         PropertyArg::CoverageBranches => Property::CoverBranches,
         PropertyArg::CoverageError => Property::CoverError,
@@ -655,7 +661,7 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
         }
     }
     if let Some(u) = &unit {
-        super::unit::finish(u, &args.out, &snap, &program, &mut report)?;
+        super::unit::finish(u, &args.out, &snap, &program, &goals, &mut report)?;
     }
     walkdown_formats::report::write_report(&report_path, &report)?;
     write_errors_sarif(&args.out.join(SARIF_FILE), &report, &suite_dir)?;

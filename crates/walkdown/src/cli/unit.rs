@@ -80,9 +80,19 @@ pub fn expected_outcome(program: &Program, prepared: &Prepared, test: &walkdown_
     }
 }
 
+/// The lazy slots a test's run decides, in order: the interpreter replays
+/// it on the instrumented unit program and the harness prints each
+/// decision (see `walkdown_unit::harness`).
+pub fn decided_slots(interp: &walkdown_interp::Interpreter, values: &[walkdown_ir::testvec::InputValue]) -> Vec<usize> {
+    let vector = walkdown_ir::testvec::TestVector { values: values.to_vec() };
+    let (_, output) = interp.run_with_output(&vector, &walkdown_interp::RunOptions::default());
+    walkdown_unit::shape::decisions(&output)
+}
+
 /// Writes `OUT/unit_tests.c` and adds the unit to the report.
-pub fn finish(prepared: &Prepared, out: &Path, snap: &Snapshot, program: &Program, report: &mut Report) -> Result<()> {
+pub fn finish(prepared: &Prepared, out: &Path, snap: &Snapshot, program: &Program, goals: &walkdown_ir::goals::Goals, report: &mut Report) -> Result<()> {
     let include = std::fs::canonicalize(&prepared.original).unwrap_or_else(|_| prepared.original.clone());
+    let interp = walkdown_interp::Interpreter::new(program, goals).context("cannot prepare the unit program for its replays")?;
     let mut tests = Vec::new();
     let mut entries = Vec::new();
     // Tests kept for a goal of the harness alone (an out-of-range choice
@@ -92,12 +102,13 @@ pub fn finish(prepared: &Prepared, out: &Path, snap: &Snapshot, program: &Progra
     for t in &snap.tests {
         let name = format!("test_{:05}", t.index);
         let expected = expected_outcome(program, prepared, t);
-        let shape = walkdown_unit::Shape::decode(&prepared.unit, &t.vector.values).describe(&prepared.unit);
+        let decided = decided_slots(&interp, &t.vector.values);
+        let shape = walkdown_unit::Shape::decode(&prepared.unit, &t.vector.values, &decided).describe(&prepared.unit);
         let function = match seen.get(&(shape.clone(), expected.clone())) {
             Some(first) => first.clone(),
             None => {
                 seen.insert((shape.clone(), expected.clone()), name.clone());
-                tests.push(UnitTest { name: name.clone(), values: t.vector.values.clone(), expected: expected.clone() });
+                tests.push(UnitTest { name: name.clone(), values: t.vector.values.clone(), decided, expected: expected.clone() });
                 name
             }
         };

@@ -1,0 +1,178 @@
+//! Lazy initialization in the IR: the unit pipeline's transformation of
+//! the lowered unit program (not of the interpreter: every engine then
+//! runs the same code). After each load of a pointer in the code under
+//! test, and before each use of a pointer parameter of the entry, it calls
+//! the harness's [`RESOLVE`] with the pointer (and the address it was
+//! loaded from), and the code goes on with what that returns. A pointer
+//! that is a lazy slot's placeholder is decided there, on the first read;
+//! any other pointer comes back unchanged. The harness's own functions
+//! (`main`, `__wd_*`) are left alone, and [`is_harness`] tells them apart
+//! so that their branches and error sites are not goals of the unit.
+
+use crate::harness::RESOLVE;
+use crate::UnitError;
+use std::collections::HashMap;
+use walkdown_ir::{Body, Callee, Const, FuncId, Inst, InstKind, Loc, Operand, Program, Terminator, Type, Value};
+
+/// Whether a function of the unit program is the harness's.
+pub fn is_harness(name: &str) -> bool {
+    name == "main" || name.starts_with("__wd_")
+}
+
+/// What [`instrument`] inserted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Instrumented {
+    /// Calls after loads of pointers.
+    pub loads: usize,
+    /// Calls before uses of the entry's pointer parameters.
+    pub param_uses: usize,
+}
+
+/// Inserts the calls of [`RESOLVE`] into every defined function but the
+/// harness's (see the module doc). `entry` is the unit's function.
+pub fn instrument(program: &mut Program, entry: &str) -> Result<Instrumented, UnitError> {
+    let missing = |what: &str| UnitError::Unsupported {
+        construct: format!("a unit program without {what}"),
+        file: program.files.values().next().cloned().unwrap_or_default(),
+        line: 0,
+    };
+    let resolve = program.func_by_name(RESOLVE).filter(|&f| program.funcs[f].body.is_some()).ok_or_else(|| missing(RESOLVE))?;
+    let entry = program.func_by_name(entry).filter(|&f| program.funcs[f].body.is_some()).ok_or_else(|| missing(entry))?;
+    let mut total = Instrumented::default();
+    let ids: Vec<FuncId> = program.funcs.keys().collect();
+    for f in ids {
+        if is_harness(&program.funcs[f].name) {
+            continue;
+        }
+        let Some(body) = program.funcs[f].body.as_mut() else { continue };
+        let n = instrument_body(body, resolve, f == entry);
+        total.loads += n.loads;
+        total.param_uses += n.param_uses;
+    }
+    Ok(total)
+}
+
+fn resolve_call(body: &mut Body, resolve: FuncId, v: Operand, at: Operand, loc: Loc) -> (Inst, Value) {
+    let inst = body.create_inst(InstKind::Call { callee: Callee::Direct(resolve), args: vec![v, at], ret: Some(Type::Ptr) }, loc);
+    let result = body.insts[inst].result.expect("a call returning a pointer has a result");
+    (inst, result)
+}
+
+fn instrument_body(body: &mut Body, resolve: FuncId, is_entry: bool) -> Instrumented {
+    let mut n = Instrumented::default();
+    let params: Vec<Value> = if is_entry {
+        body.blocks[Body::ENTRY].params.iter().copied().filter(|&v| body.values[v].ty == Type::Ptr).collect()
+    } else {
+        Vec::new()
+    };
+    // Loaded pointer → the resolved one, for every later use.
+    let mut resolved: HashMap<Value, Value> = HashMap::new();
+    let blocks: Vec<_> = body.blocks.keys().collect();
+    for b in &blocks {
+        let old = std::mem::take(&mut body.blocks[*b].insts);
+        let mut new = Vec::with_capacity(old.len() * 2);
+        for inst in old {
+            let loc = body.insts[inst].loc;
+            // Each use of a pointer parameter gets its own call: the first
+            // one run decides it, and a recursive call's argument (never a
+            // placeholder) comes back as it is.
+            if !params.is_empty() {
+                let mut used = Vec::new();
+                body.insts[inst].kind.for_each_operand(|o| {
+                    if let Operand::Value(v) = o {
+                        if params.contains(v) && !used.contains(v) {
+                            used.push(*v);
+                        }
+                    }
+                });
+                for p in used {
+                    let (call, r) = resolve_call(body, resolve, Operand::Value(p), Operand::Const(Const::null()), loc);
+                    new.push(call);
+                    n.param_uses += 1;
+                    body.insts[inst].kind.for_each_operand_mut(|o| {
+                        if *o == Operand::Value(p) {
+                            *o = Operand::Value(r);
+                        }
+                    });
+                }
+            }
+            new.push(inst);
+            if let InstKind::Load { ty: Type::Ptr, ptr } = body.insts[inst].kind {
+                if let Some(v) = body.insts[inst].result {
+                    let (call, r) = resolve_call(body, resolve, Operand::Value(v), ptr, loc);
+                    new.push(call);
+                    resolved.insert(v, r);
+                    n.loads += 1;
+                }
+            }
+        }
+        body.blocks[*b].insts = new;
+        if !params.is_empty() {
+            let loc = body.blocks[*b].term_loc;
+            let mut term = body.blocks[*b].term.clone();
+            let mut used = Vec::new();
+            for_each_term_operand_mut(&mut term, |o| {
+                if let Operand::Value(v) = o {
+                    if params.contains(v) && !used.contains(v) {
+                        used.push(*v);
+                    }
+                }
+            });
+            for p in used {
+                let (call, r) = resolve_call(body, resolve, Operand::Value(p), Operand::Const(Const::null()), loc);
+                body.blocks[*b].insts.push(call);
+                n.param_uses += 1;
+                for_each_term_operand_mut(&mut term, |o| {
+                    if *o == Operand::Value(p) {
+                        *o = Operand::Value(r);
+                    }
+                });
+            }
+            body.blocks[*b].term = term;
+        }
+    }
+    if resolved.is_empty() {
+        return n;
+    }
+    // Every use of a loaded pointer but its own resolve call reads the
+    // resolved one (the load dominates its uses, and the call follows it
+    // at once, so the call dominates them too).
+    let calls: std::collections::HashSet<Value> = resolved.values().copied().collect();
+    for b in &blocks {
+        let insts = body.blocks[*b].insts.clone();
+        for inst in insts {
+            if body.insts[inst].result.is_some_and(|r| calls.contains(&r)) {
+                continue;
+            }
+            body.insts[inst].kind.for_each_operand_mut(|o| {
+                if let Operand::Value(v) = o {
+                    if let Some(r) = resolved.get(v) {
+                        *o = Operand::Value(*r);
+                    }
+                }
+            });
+        }
+        for_each_term_operand_mut(&mut body.blocks[*b].term, |o| {
+            if let Operand::Value(v) = o {
+                if let Some(r) = resolved.get(v) {
+                    *o = Operand::Value(*r);
+                }
+            }
+        });
+    }
+    n
+}
+
+/// Calls `f` on every operand of a terminator (its condition or value and
+/// the arguments of its destinations), mutably.
+fn for_each_term_operand_mut(term: &mut Terminator, mut f: impl FnMut(&mut Operand)) {
+    match term {
+        Terminator::Branch { cond, .. } => f(cond),
+        Terminator::Switch { value, .. } => f(value),
+        Terminator::Return(Some(v)) => f(v),
+        Terminator::Return(None) | Terminator::Jump(_) | Terminator::Unreachable => {}
+    }
+    for dest in term.successors_mut() {
+        dest.args.iter_mut().for_each(&mut f);
+    }
+}
