@@ -28,6 +28,38 @@ pub struct Instrumented {
     pub param_uses: usize,
 }
 
+/// Instruments `program` if it is a unit program (it defines [`RESOLVE`]),
+/// once: every way of loading a unit program (`gen`, `run`, `replay`, …)
+/// then runs the same code. The entry is the function the harness's
+/// `main` calls. `None` for any other program.
+pub fn instrument_unit_program(program: &mut Program) -> Result<Option<Instrumented>, UnitError> {
+    use walkdown_ir::InstKind as K;
+    let Some(resolve) = program.func_by_name(RESOLVE).filter(|&f| program.funcs[f].body.is_some()) else { return Ok(None) };
+    let Some(main) = program.func_by_name("main").filter(|&f| program.funcs[f].body.is_some()) else { return Ok(None) };
+    let calls_resolve = |f: &walkdown_ir::FuncData| {
+        f.body.as_ref().is_some_and(|b| b.insts.values().any(|i| matches!(&i.kind, K::Call { callee: Callee::Direct(c), .. } if *c == resolve)))
+    };
+    if program.funcs.values().any(calls_resolve) {
+        return Ok(None);
+    }
+    let body = program.funcs[main].body.as_ref().expect("checked above");
+    let mut entry = None;
+    for b in body.blocks.values() {
+        for &i in &b.insts {
+            if let K::Call { callee: Callee::Direct(f), .. } = &body.insts[i].kind {
+                let callee = &program.funcs[*f];
+                if callee.body.is_some() && !is_harness(&callee.name) {
+                    entry = Some(callee.name.clone());
+                }
+            }
+        }
+    }
+    match entry {
+        Some(e) => instrument(program, &e).map(Some),
+        None => Ok(None),
+    }
+}
+
 /// Inserts the calls of [`RESOLVE`] into every defined function but the
 /// harness's (see the module doc). `entry` is the unit's function.
 pub fn instrument(program: &mut Program, entry: &str) -> Result<Instrumented, UnitError> {

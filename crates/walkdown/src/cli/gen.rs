@@ -309,11 +309,11 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
         None => (args, args.program.file.clone()),
     };
     let (mut program, sources) = super::load_program_with_sources(&load_from, args.program.data_model())?;
-    if let Some(u) = &unit {
+    if unit.is_some() {
+        // (Loading instrumented the unit program's lazy slots.)
         if let Some((_, name)) = program.files.iter_mut().next() {
             *name = args.program.file.display().to_string();
         }
-        walkdown_unit::lazy::instrument(&mut program, &u.unit.entry.name)?;
     }
     // In unit mode the harness's branches (its choices) are explored but
     // are not goals: coverage is the code under test's.
