@@ -19,6 +19,17 @@ pub fn is_harness(name: &str) -> bool {
     name == "main" || name.starts_with("__wd_")
 }
 
+/// The goals of `program`: of a unit program (one that defines
+/// [`RESOLVE`]), those of the code under test only; the harness's choices
+/// are explored but are not goals.
+pub fn goals(program: &Program) -> walkdown_ir::goals::Goals {
+    if program.func_by_name(RESOLVE).is_some_and(|f| program.funcs[f].body.is_some()) {
+        walkdown_ir::goals::Goals::compute_where(program, |f| !is_harness(&f.name))
+    } else {
+        walkdown_ir::goals::Goals::compute(program)
+    }
+}
+
 /// What [`instrument`] inserted.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Instrumented {

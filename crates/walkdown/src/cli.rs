@@ -145,7 +145,7 @@ fn run(cli: Cli) -> Result<i32> {
         }
         Command::Goals { program } => {
             let p = load(&program)?;
-            let goals = Goals::compute(&p);
+            let goals = walkdown_unit::lazy::goals(&p);
             for (id, g) in goals.goals.iter() {
                 let func = match g.kind {
                     walkdown_ir::goals::GoalKind::Edge { func, .. } | walkdown_ir::goals::GoalKind::Error { func, .. } => func,

@@ -168,3 +168,80 @@ fn own_functions_coverage_and_planted_bugs() {
         assert!(check.iter().all(|c| c["function"] == f), "{f}: only the unit's own sites: {check:?}");
     }
 }
+
+fn lazy_fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/unit/lazy.c")
+}
+
+/// Every branch outcome of `f` in the report is covered.
+fn all_branches_covered(report: &Value, f: &str) -> bool {
+    let edges: Vec<&Value> = report["goals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|g| g["function"] == f && !g["kind"].as_str().unwrap().starts_with("error"))
+        .collect();
+    !edges.is_empty() && edges.iter().all(|g| g["status"] == "covered")
+}
+
+#[test]
+fn pointers_are_decided_on_first_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = lazy_fixture();
+
+    // second_key reads l, l->next and l->next->key, never l->next->next:
+    // no test makes a third node or decides that field.
+    let out = dir.path().join("second_key");
+    let (_, report) = run_with("gen", &file, "second_key", "3", &out, &["--engine", "concolic"]);
+    assert!(all_branches_covered(&report, "second_key"), "{:?}", report["goals"]);
+    let s = shapes(&report);
+    assert!(s.iter().all(|(sh, _)| !sh.contains("o3 =")), "a deeper node was built: {s:?}");
+    assert!(
+        s.iter().any(|(sh, _)| sh.contains("o1 = struct node {key = ") && sh.contains("next = &o2}; o2 = struct node {key = ") && sh.ends_with("next = unread}")),
+        "l->next->next is never decided: {s:?}"
+    );
+    native_agrees(&out);
+
+    // wide_pick reads w->c and w->c->tag / w->c->d only: a and b are never
+    // decided; the aliasing case (w->c->d == w) is found on demand.
+    let out = dir.path().join("wide_pick");
+    let (_, report) = run_with("gen", &file, "wide_pick", "3", &out, &["--engine", "concolic"]);
+    assert!(all_branches_covered(&report, "wide_pick"), "{:?}", report["goals"]);
+    let s = shapes(&report);
+    assert!(s.iter().filter(|(sh, _)| sh.contains("o1 = ")).all(|(sh, _)| sh.contains("a = unread, b = unread")), "{s:?}");
+    native_agrees(&out);
+
+    // The interpreter's replay of each kept test (`run` on the unit
+    // program) decides the same slots as gen's run: it reads every input.
+    for t in report["tests"].as_array().unwrap() {
+        let test = out.join("test-suite").join(t["file"].as_str().unwrap());
+        let ran = walkdown().arg("run").arg(out.join("lazy-unit.c")).arg("--test").arg(&test).output().unwrap();
+        let text = String::from_utf8_lossy(&ran.stdout).into_owned();
+        let consumed = text.lines().find(|l| l.starts_with("inputs: ")).unwrap_or_else(|| panic!("{text}"));
+        let words: Vec<&str> = consumed.split_whitespace().collect();
+        assert_eq!(words[1], words[3], "{test:?}: {consumed}");
+    }
+}
+
+#[test]
+fn harness_branches_are_not_goals() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("find_first");
+    let (_, report) = run_with("gen", &lazy_fixture(), "find_first", "2", &out, &["--engine", "concolic"]);
+    let goals = report["goals"].as_array().unwrap();
+    let harness: Vec<&Value> = goals.iter().filter(|g| g["function"] == "main" || g["function"].as_str().unwrap().starts_with("__wd_")).collect();
+    assert!(harness.is_empty(), "the harness's branches are goals: {harness:?}");
+    assert!(all_branches_covered(&report, "find_first"), "{goals:?}");
+    // Every goal is in the program's own lines, none in the appended harness.
+    let lines = std::fs::read_to_string(lazy_fixture()).unwrap().lines().count() as u64;
+    for g in goals {
+        let loc = g["location"].as_str().unwrap();
+        let line: u64 = loc.rsplit(':').nth(1).unwrap().parse().unwrap();
+        assert!(line <= lines, "a goal past the program's last line: {g}");
+    }
+    // `goals` on the unit program lists the same.
+    let listed = walkdown().arg("goals").arg(out.join("lazy-unit.c")).output().unwrap();
+    let text = String::from_utf8_lossy(&listed.stdout);
+    assert!(text.lines().count() == goals.len(), "{text}");
+    assert!(text.lines().all(|l| l.rsplit('\t').next().is_some_and(|f| f != "main" && !f.starts_with("__wd_"))), "{text}");
+}

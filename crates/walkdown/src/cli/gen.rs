@@ -317,10 +317,7 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     }
     // In unit mode the harness's branches (its choices) are explored but
     // are not goals: coverage is the code under test's.
-    let goals = match &unit {
-        Some(_) => Goals::compute_where(&program, |f| !walkdown_unit::lazy::is_harness(&f.name)),
-        None => Goals::compute(&program),
-    };
+    let goals = walkdown_unit::lazy::goals(&program);
     let property = match args.property.unwrap_or(PropertyArg::CoverageBranches) {
         PropertyArg::CoverageBranches => Property::CoverBranches,
         PropertyArg::CoverageError => Property::CoverError,
@@ -353,11 +350,18 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     let campaign = campaign.with_fast_forward(!args.no_fast_forward);
     // Error tests through functions without a model run natively before
     // they are kept (see `crosscheck`).
-    let campaign = campaign.with_error_check(Box::new(super::crosscheck::NativeCheck::new(
-        args.program.file.clone(),
-        program.data_model,
-        Instant::now() + Duration::from_secs_f64(args.time),
-    )));
+    // Not in unit mode: the unit program built natively has no lazy
+    // slots' calls (its tests run natively as unit_tests.c, which `check`
+    // compiles and runs).
+    let campaign = if unit.is_some() {
+        campaign
+    } else {
+        campaign.with_error_check(Box::new(super::crosscheck::NativeCheck::new(
+            args.program.file.clone(),
+            program.data_model,
+            Instant::now() + Duration::from_secs_f64(args.time),
+        )))
+    };
     if interrupt.load(Ordering::Relaxed) {
         bail!("interrupted before the search began; {} was not touched", args.out.display());
     }

@@ -38,4 +38,13 @@ int wide_pick(struct wide *w) {
   return 4;
 }
 
+/* Follows only the d pointers, up to four objects deep. */
+int wide_chain(struct wide *w) {
+  for (int n = 0; w != 0; n++, w = w->d) {
+    if (n == 4) return -2;
+    if (w->tag == 7) return n;
+  }
+  return -1;
+}
+
 int main(void) { return 0; }
