@@ -21,7 +21,6 @@ mod validate;
 mod witness;
 use std::path::{Path, PathBuf};
 use walkdown_frontend::FrontendSettings;
-use walkdown_ir::goals::Goals;
 use walkdown_ir::{DataModel, Program};
 
 /// walkdown: generates test suites for C programs.

@@ -5,7 +5,6 @@
 
 use super::{load, ProgramArgs};
 use anyhow::Result;
-use walkdown_ir::goals::Goals;
 
 /// Runs the command.
 pub fn analyze(args: &ProgramArgs, sources: &[super::annotations::SourceArg], eva: &walkdown_native::eva::EvaSettings) -> Result<i32> {

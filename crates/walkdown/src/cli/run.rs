@@ -6,7 +6,6 @@ use anyhow::{bail, Context, Result};
 use std::path::PathBuf;
 use walkdown_formats::TestCase;
 use walkdown_interp::{ConsumedInput, ExecLimits, Interpreter, Outcome, RunOptions};
-use walkdown_ir::goals::Goals;
 use walkdown_ir::testvec::{InputValue, TestVector};
 use walkdown_ir::{DataModel, Program, Type};
 
