@@ -212,14 +212,17 @@ fn pointers_are_decided_on_first_read() {
     native_agrees(&out);
 
     // The interpreter's replay of each kept test (`run` on the unit
-    // program) decides the same slots as gen's run: it reads every input.
+    // program, loaded anew) makes the same decisions as gen's run: it reads
+    // every input (a replay without the lazy calls would stop short).
     for t in report["tests"].as_array().unwrap() {
         let test = out.join("test-suite").join(t["file"].as_str().unwrap());
         let ran = walkdown().arg("run").arg(out.join("lazy-unit.c")).arg("--test").arg(&test).output().unwrap();
         let text = String::from_utf8_lossy(&ran.stdout).into_owned();
         let consumed = text.lines().find(|l| l.starts_with("inputs: ")).unwrap_or_else(|| panic!("{text}"));
+        // `inputs: A of B consumed`: every value of the test is read.
         let words: Vec<&str> = consumed.split_whitespace().collect();
-        assert_eq!(words[1], words[3], "{test:?}: {consumed}");
+        let (read, given): (usize, usize) = (words[1].parse().unwrap(), words[3].parse().unwrap());
+        assert!(read >= given, "{test:?}: {consumed}");
     }
 }
 
