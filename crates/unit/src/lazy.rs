@@ -219,3 +219,68 @@ fn for_each_term_operand_mut(term: &mut Terminator, mut f: impl FnMut(&mut Opera
         dest.args.iter_mut().for_each(&mut f);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use walkdown_ir::{BlockCall, DataModel, FuncData, InstKind};
+
+    /// A function of one pointer parameter `p` that loads `*p` (a pointer),
+    /// loads through it, and passes the loaded pointer to a block.
+    fn program() -> Program {
+        let mut p = Program::new(DataModel::LP64);
+        let mut rb = Body::default();
+        let b = rb.add_block();
+        let v = rb.add_param(b, Type::Ptr);
+        rb.add_param(b, Type::Ptr);
+        rb.set_term(b, Terminator::Return(Some(Operand::Value(v))), Loc::UNKNOWN);
+        p.funcs.push(FuncData { body: Some(rb), ..FuncData::external(RESOLVE, vec![Type::Ptr, Type::Ptr], Some(Type::Ptr), false) });
+        let mut body = Body::default();
+        let b0 = body.add_block();
+        let param = body.add_param(b0, Type::Ptr);
+        let (_, loaded) = body.append(b0, InstKind::Load { ty: Type::Ptr, ptr: Operand::Value(param) }, Loc::UNKNOWN);
+        let loaded = loaded.unwrap();
+        let (_, key) = body.append(b0, InstKind::Load { ty: Type::I32, ptr: Operand::Value(loaded) }, Loc::UNKNOWN);
+        let b1 = body.add_block();
+        let arg = body.add_param(b1, Type::Ptr);
+        body.set_term(b1, Terminator::Return(Some(Operand::Value(arg))), Loc::UNKNOWN);
+        body.set_term(b0, Terminator::Jump(BlockCall { block: b1, args: vec![Operand::Value(loaded)] }), Loc::UNKNOWN);
+        let _ = key;
+        p.funcs.push(FuncData { body: Some(body), ..FuncData::external("f", vec![Type::Ptr], Some(Type::Ptr), false) });
+        let mut main = Body::default();
+        let m = main.add_block();
+        let f = p.func_by_name("f").unwrap();
+        main.append(m, InstKind::Call { callee: Callee::Direct(f), args: vec![Operand::Const(Const::null())], ret: Some(Type::Ptr) }, Loc::UNKNOWN);
+        main.set_term(m, Terminator::Return(None), Loc::UNKNOWN);
+        p.funcs.push(FuncData { body: Some(main), ..FuncData::external("main", vec![], None, false) });
+        p
+    }
+
+    #[test]
+    fn loads_and_parameter_uses_go_through_resolve_once() {
+        let mut p = program();
+        let n = instrument_unit_program(&mut p).unwrap().expect("a unit program");
+        assert_eq!(n, Instrumented { loads: 1, param_uses: 1 });
+        walkdown_ir::verify::verify_program(&p).unwrap();
+        let f = p.func_by_name("f").unwrap();
+        let body = p.funcs[f].body.as_ref().unwrap();
+        let kinds: Vec<&InstKind> = body.blocks[Body::ENTRY].insts.iter().map(|&i| &body.insts[i].kind).collect();
+        // resolve(p, null); load *resolved; resolve(loaded, resolved p); load through it.
+        assert!(matches!(kinds[0], InstKind::Call { args, .. } if args[1] == Operand::Const(Const::null())));
+        assert!(matches!(kinds[1], InstKind::Load { ty: Type::Ptr, .. }));
+        assert!(matches!(kinds[2], InstKind::Call { .. }));
+        let resolved = body.insts[body.blocks[Body::ENTRY].insts[2]].result.unwrap();
+        assert!(matches!(kinds[3], InstKind::Load { ty: Type::I32, ptr } if *ptr == Operand::Value(resolved)));
+        let Terminator::Jump(to) = &body.blocks[Body::ENTRY].term else { panic!() };
+        assert_eq!(to.args, [Operand::Value(resolved)], "the block argument is the resolved pointer");
+        // Once only, and the harness is left alone.
+        assert_eq!(instrument_unit_program(&mut p).unwrap(), None);
+        let main = p.func_by_name("main").unwrap();
+        assert_eq!(p.funcs[main].body.as_ref().unwrap().insts.len(), 1);
+        // Goals: none in the harness (`main` and `__wd_*`).
+        let goals = goals(&p);
+        assert!(goals.goals.values().all(|g| match g.kind {
+            walkdown_ir::goals::GoalKind::Edge { func, .. } | walkdown_ir::goals::GoalKind::Error { func, .. } => !is_harness(&p.funcs[func].name),
+        }));
+    }
+}
