@@ -224,6 +224,12 @@ fn pointers_are_decided_on_first_read() {
         let (read, given): (usize, usize) = (words[1].parse().unwrap(), words[3].parse().unwrap());
         assert!(read >= given, "{test:?}: {consumed}");
     }
+    // Natively the unit program would follow placeholders: replay and
+    // validate send the user to unit_tests.c instead.
+    let first = out.join("test-suite").join(report["tests"][0]["file"].as_str().unwrap());
+    let replay = walkdown().arg("replay").arg(out.join("lazy-unit.c")).arg(&first).output().unwrap();
+    assert_eq!(replay.status.code(), Some(2), "{}", String::from_utf8_lossy(&replay.stderr));
+    assert!(String::from_utf8_lossy(&replay.stderr).contains("unit_tests.c"), "{}", String::from_utf8_lossy(&replay.stderr));
 }
 
 #[test]

@@ -34,6 +34,25 @@ pub fn harness_file_name(program: &Path) -> String {
     format!("{stem}-unit.c")
 }
 
+/// Refuses a native run of a unit program (`gen --entry`'s NAME-unit.c):
+/// built natively it lacks the lazy slots' calls that walkdown inserts when
+/// it loads it, so it would follow placeholders. Its tests run natively as
+/// `unit_tests.c`.
+pub fn refuse_native_unit_program(file: &Path) -> Result<()> {
+    let text = std::fs::read(file).unwrap_or_default();
+    let marker = format!("void *{}(void *v, void **at)", walkdown_unit::harness::RESOLVE);
+    if text.windows(marker.len()).any(|w| w == marker.as_bytes()) {
+        anyhow::bail!(
+            "{} is a unit program (gen --entry): its pointers are decided on first read, which only walkdown's own runs do; run its tests natively with {} in the same directory (`gcc -g {} -o unit_tests && ./unit_tests [TEST]`, or `walkdown validate PROGRAM DIR/{}`)",
+            file.display(),
+            UNIT_TESTS_FILE,
+            UNIT_TESTS_FILE,
+            UNIT_TESTS_FILE
+        );
+    }
+    Ok(())
+}
+
 /// The test file's name in OUT.
 pub const UNIT_TESTS_FILE: &str = "unit_tests.c";
 
