@@ -20,12 +20,14 @@
 //!   no input and no branch. Each decision prints `\x1eK\x1f` (slot `K`),
 //!   which walkdown's interpreter captures: the decoder replays the
 //!   decisions in that order;
-//! - a pointer to another type `T` (an array): one `int` length choice, at
-//!   once: 1 to `max_array` is an array of that many `T`s, each built in
-//!   turn, anything else null. A `char` array gets a terminating zero past
-//!   its elements (a string). A pointer parameter followed by an integer
-//!   parameter with a length's name (`n`, `len`, `size`, `count`, …) is an
-//!   array of either kind whose length that parameter receives (0 for null);
+//! - a pointer to another type `T` (an array): a lazy slot too, decided by
+//!   one `int` length choice: 1 to `max_array` is an array of that many
+//!   `T`s, each built in turn, anything else null. A `char` array gets a
+//!   terminating zero past its elements (a string). A pointer parameter
+//!   followed by an integer parameter with a length's name (`n`, `len`,
+//!   `size`, `count`, …) is an array of either kind whose length that
+//!   parameter receives (0 for null), built at once (the length is passed
+//!   by value);
 //! - a struct by value or an array field: its members in order;
 //! - `void *` and function pointers: null, with no input.
 //!
@@ -212,6 +214,48 @@ impl Unit {
         n.clamp(16, MAX_SLOTS) as usize
     }
 
+    /// The element types of the arrays behind pointers the harness builds
+    /// on first read, in a fixed order: a slot of type `records + k` (see
+    /// [`Unit::slot_type`]) is an array of the `k`-th. (An array parameter
+    /// paired with a length parameter is built at once: the length is
+    /// passed by value.)
+    pub fn array_types(&self) -> Vec<CType> {
+        let mut found: Vec<CType> = Vec::new();
+        let mut work: Vec<CType> = self.entry.params.iter().chain(&self.globals).map(|(_, t)| t.clone()).collect();
+        let mut seen_structs = Vec::new();
+        while let Some(t) = work.pop() {
+            match t {
+                CType::Ptr(inner) => match *inner {
+                    CType::Void | CType::FuncPtr(_) => {}
+                    CType::Struct(i) => work.push(CType::Struct(i)),
+                    elem => {
+                        if !found.contains(&elem) {
+                            found.push(elem.clone());
+                            work.push(elem);
+                        }
+                    }
+                },
+                CType::Array(inner, _) => work.push(*inner),
+                CType::Struct(i) if !seen_structs.contains(&i) => {
+                    seen_structs.push(i);
+                    work.extend(self.decls.records[i].fields.iter().map(|(_, f)| f.clone()));
+                }
+                _ => {}
+            }
+        }
+        found
+    }
+
+    /// The type number of a lazy slot of a pointer to `pointee`: the
+    /// record's index for a struct, past the records for an array.
+    pub fn slot_type(&self, pointee: &CType) -> Option<usize> {
+        match pointee {
+            CType::Struct(i) => Some(*i),
+            CType::Void | CType::FuncPtr(_) => None,
+            elem => self.array_types().iter().position(|t| t == elem).map(|k| self.decls.records.len() + k),
+        }
+    }
+
     /// The lazy slots one value of `ty` holds (arrays behind pointers at
     /// their longest).
     fn slots_in(&self, ty: &CType, depth: u32) -> u64 {
@@ -222,7 +266,7 @@ impl Unit {
             CType::Ptr(inner) => match &**inner {
                 CType::Struct(_) => 1,
                 CType::Void | CType::FuncPtr(_) => 0,
-                elem => u64::from(self.settings.max_array).saturating_mul(self.slots_in(elem, depth + 1)),
+                elem => u64::from(self.settings.max_array).saturating_mul(self.slots_in(elem, depth + 1)).saturating_add(1),
             },
             CType::Array(elem, n) => n.saturating_mul(self.slots_in(elem, depth + 1)),
             CType::Struct(i) => self.decls.records[*i].fields.iter().map(|(_, f)| self.slots_in(f, depth + 1)).fold(0, u64::saturating_add),
@@ -281,9 +325,20 @@ impl Unit {
                 md = s.max_depth,
             );
         }
+        let arrays = self.array_types();
+        let base = self.decls.records.len();
+        for (k, elem) in arrays.iter().enumerate() {
+            let _ = writeln!(out, "static void *__wd_arr_{k}(int depth) {{\n  void *r = 0;");
+            let mut names = 0;
+            self.array(&mut out, "r", elem, None, 1, &mut names);
+            out.push_str("  (void)depth;\n  return r;\n}\n");
+        }
         out.push_str("static void *__wd_make(int type, int depth) {\n  switch (type) {\n");
         for &i in &types {
             let _ = writeln!(out, "  case {i}: return (void *)__wd_ptr_{i}(depth);");
+        }
+        for k in 0..arrays.len() {
+            let _ = writeln!(out, "  case {}: return __wd_arr_{k}(depth);", base + k);
         }
         out.push_str("  }\n  return 0;\n}\n");
         // Called by the code under test after each load of a pointer (the
@@ -353,7 +408,10 @@ impl Unit {
                 CType::Void | CType::FuncPtr(_) => {
                     let _ = writeln!(out, "{pad}{lvalue} = 0;");
                 }
-                elem => self.array(out, lvalue, elem, None, indent, names),
+                elem => {
+                    let t = self.slot_type(elem).expect("array_types lists every array behind a pointer");
+                    let _ = writeln!(out, "{pad}__wd_lazy((void **)&{lvalue}, {t}, depth);");
+                }
             },
         }
     }

@@ -81,10 +81,10 @@ impl Place {
     }
 }
 
-/// A lazy slot: where it is, the struct type it points to, its depth.
+/// A lazy slot: where it is, what it points to, its depth.
 struct Slot {
     place: Place,
-    record: usize,
+    pointee: CType,
     depth: u32,
 }
 
@@ -146,17 +146,13 @@ impl Walk<'_> {
                     .collect(),
             ),
             CType::Ptr(inner) => match &**inner {
-                CType::Struct(i) => {
-                    // `__wd_lazy`: a slot while there is room, else null.
-                    if self.slots.len() < self.capacity {
-                        self.slots.push(Slot { place: place.clone(), record: *i, depth });
-                        Value::Unread
-                    } else {
-                        Value::Null
-                    }
-                }
                 CType::Void | CType::FuncPtr(_) => Value::Null,
-                elem => self.array(elem, false, depth).0,
+                // `__wd_lazy`: a slot while there is room, else null.
+                pointee if self.slots.len() < self.capacity => {
+                    self.slots.push(Slot { place: place.clone(), pointee: pointee.clone(), depth });
+                    Value::Unread
+                }
+                _ => Value::Null,
             },
         }
     }
@@ -183,8 +179,11 @@ impl Walk<'_> {
             return;
         }
         done[k] = true;
-        let (record, depth) = (self.slots[k].record, self.slots[k].depth);
-        let v = self.ptr(record, depth);
+        let (pointee, depth) = (self.slots[k].pointee.clone(), self.slots[k].depth);
+        let v = match pointee {
+            CType::Struct(record) => self.ptr(record, depth),
+            elem => self.array(&elem, false, depth).0,
+        };
         let place = self.slots[k].place.clone();
         let (root, path) = match &place {
             Place::Arg(i, p) => (&mut self.args[*i], p),

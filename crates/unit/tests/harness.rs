@@ -70,10 +70,10 @@ fn harness_compiles_and_decoder_agrees_with_it() {
     assert_eq!(text.lines().take(SOURCE.lines().count()).count(), SOURCE.lines().count());
     assert!(text.contains("int static __walkdown_program_main(void)"));
     // Inputs, in the order the harness reads them: seen; ps: 2 pairs; c;
-    // name: 1 char; then the lazy slots as `show` reads them: t fresh (key),
-    // t->left fresh (key), t->right null, t->left->left fresh but at the
-    // depth bound (null), t->left->right an alias of the first tree.
-    let values: Vec<i128> = vec![7, 2, 10, 20, 30, 11, 21, 31, 1, 1, 120, 1, 5, 1, 6, 0, 1, 2];
+    // then the lazy slots as `show` reads them: t fresh (key), t->left
+    // fresh (key), t->right null, t->left->left fresh but at the depth
+    // bound (null), t->left->right an alias of the first tree; name: 1 char.
+    let values: Vec<i128> = vec![7, 2, 10, 20, 30, 11, 21, 31, 1, 1, 5, 1, 6, 0, 1, 2, 1, 120];
     let mut stub = String::from("static long long __v[] = {");
     for v in &values {
         stub.push_str(&format!("{v},"));
@@ -102,6 +102,7 @@ static void show(Tree *t0, Pair *ps, int n, int c, const char *name) {
   }
   printf(" n=%d", n);
   for (int i = 0; i < n; i++) printf(" (%d %d %d)", ps[i].a, ps[i].b[0], ps[i].b[1]);
+  name = (const char *)__wd_resolve((void *)name, 0);
   printf(" c=%d name=%s\n", c, name ? name : "NULL");
 }
 "#;
@@ -113,18 +114,21 @@ static void show(Tree *t0, Pair *ps, int n, int c, const char *name) {
     assert!(cc.status.success(), "{}", String::from_utf8_lossy(&cc.stderr));
     let raw = Command::new(&exe).output().unwrap().stdout;
     let decided = walkdown_unit::shape::decisions(&raw);
-    assert_eq!(decided, [0, 1, 2, 3, 4], "the slots in the order `show` read them");
+    // Slots: t 0, name 1, t's fields 2 and 3, t->left's 4 and 5.
+    assert_eq!(decided, [0, 2, 3, 4, 5, 1], "the slots in the order `show` read them");
     let printed = strip_decisions(&String::from_utf8(raw.clone()).unwrap());
     assert_eq!(printed.trim(), "seen=7 t=1 key=5 left=1 right=0 lkey=6 lleft=0 lright=1 n=2 (10 20 30) (11 21 31) c=1 name=x");
     let shape = Shape::decode(&unit, &values.iter().map(|&v| InputValue::Int(v)).collect::<Vec<_>>(), &decided);
     assert_eq!(
         shape.describe(&unit),
-        "t = &o3, ps = &o1, n = 2, c = 1, name = &o2, seen = 7; o1 = Pair[2] {{a = 10, b = {20, 30}}, {a = 11, b = {21, 31}}}; \
-         o2 = char[2] {120}; o3 = struct tree {key = 5, left = &o4, right = NULL}; o4 = struct tree {key = 6, left = NULL, right = &o3}"
+        "t = &o2, ps = &o1, n = 2, c = 1, name = &o4, seen = 7; o1 = Pair[2] {{a = 10, b = {20, 30}}, {a = 11, b = {21, 31}}}; \
+         o2 = struct tree {key = 5, left = &o3, right = NULL}; o3 = struct tree {key = 6, left = NULL, right = &o2}; o4 = char[2] {120}"
     );
-    // Decided only as far as the run read: t itself, nothing below it.
+    // Decided only as far as the run read: t itself, nothing below it, and
+    // not the string.
     let shallow = Shape::decode(&unit, &values.iter().map(|&v| InputValue::Int(v)).collect::<Vec<_>>(), &decided[..1]);
-    assert!(shallow.describe(&unit).ends_with("o3 = struct tree {key = 5, left = unread, right = unread}"), "{}", shallow.describe(&unit));
+    let words = shallow.describe(&unit);
+    assert!(words.contains("name = unread") && words.ends_with("o2 = struct tree {key = 5, left = unread, right = unread}"), "{words}");
 }
 
 /// The text without the harness's decision marks (`\x1eK\x1f`).

@@ -217,6 +217,18 @@ fn pointers_are_decided_on_first_read() {
     assert!(s.iter().filter(|(sh, _)| sh.contains("o1 = ")).all(|(sh, _)| sh.contains("a = unread, b = unread")), "{s:?}");
     native_agrees(&out);
 
+    // Arrays behind pointers are lazy too: elder_initial reads p->name
+    // only when p->age > 60, and never p->boss.
+    let elder = dir.path().join("elder_initial");
+    let (_, report_e) = run_with("gen", &file, "elder_initial", "3", &elder, &["--engine", "concolic"]);
+    assert!(all_branches_covered(&report_e, "elder_initial"), "{:?}", report_e["goals"]);
+    let s = shapes(&report_e);
+    let people: Vec<&String> = s.iter().map(|(sh, _)| sh).filter(|sh| sh.contains("o1 = struct person")).collect();
+    assert!(people.iter().all(|sh| sh.contains("boss = unread")), "{s:?}");
+    assert!(people.iter().any(|sh| sh.contains("name = unread")), "{s:?}");
+    assert!(people.iter().any(|sh| sh.contains("name = &o2") && sh.contains("o2 = char[")), "{s:?}");
+    native_agrees(&elder);
+
     // The interpreter's replay of each kept test (`run` on the unit
     // program, loaded anew) makes the same decisions as gen's run: it reads
     // every input (a replay without the lazy calls would stop short).

@@ -47,4 +47,13 @@ int wide_chain(struct wide *w) {
   return -1;
 }
 
+struct person { int age; char *name; struct person *boss; };
+
+/* Reads the name only of someone over 60; never the boss. */
+int elder_initial(struct person *p) {
+  if (p == 0) return 0;
+  if (p->age > 60 && p->name != 0 && p->name[0] == 'E') return 2;
+  return 1;
+}
+
 int main(void) { return 0; }
