@@ -222,6 +222,7 @@ fn pointers_are_decided_on_first_read() {
     let elder = dir.path().join("elder_initial");
     let (_, report_e) = run_with("gen", &file, "elder_initial", "3", &elder, &["--engine", "concolic"]);
     assert!(all_branches_covered(&report_e, "elder_initial"), "{:?}", report_e["goals"]);
+    assert_eq!(report_e["unit"]["functions"], serde_json::json!(["elder_initial"]), "the harness's functions are not the unit's");
     let s = shapes(&report_e);
     let people: Vec<&String> = s.iter().map(|(sh, _)| sh).filter(|sh| sh.contains("o1 = struct person")).collect();
     assert!(people.iter().all(|sh| sh.contains("boss = unread")), "{s:?}");
@@ -254,8 +255,13 @@ fn pointers_are_decided_on_first_read() {
 fn harness_branches_are_not_goals() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("find_first");
-    let (_, report) = run_with("gen", &lazy_fixture(), "find_first", "2", &out, &["--engine", "concolic"]);
+    let (_, report) = run_with("gen", &lazy_fixture(), "find_first", "2", &out, &["--engine", "concolic", "--lcov"]);
     let goals = report["goals"].as_array().unwrap();
+    // --lcov measures the original program natively, through unit_tests.c.
+    let info = std::fs::read_to_string(out.join("coverage.info")).unwrap();
+    assert!(info.lines().any(|l| l.starts_with("SF:") && l.ends_with("tests/unit/lazy.c")), "{info}");
+    let hit: u32 = info.lines().find_map(|l| l.strip_prefix("BRH:")).unwrap().parse().unwrap();
+    assert!(hit >= 6, "find_first's branches are hit natively: {info}");
     let harness: Vec<&Value> = goals.iter().filter(|g| g["function"] == "main" || g["function"].as_str().unwrap().starts_with("__wd_")).collect();
     assert!(harness.is_empty(), "the harness's branches are goals: {harness:?}");
     assert!(all_branches_covered(&report, "find_first"), "{goals:?}");

@@ -674,7 +674,15 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     }
     if args.lcov && !snap.tests.is_empty() {
         let path = args.out.join(LCOV_FILE);
-        if let Err(e) = super::lcov::replay_and_write(&path, &args.program.file, &suite_dir, program.data_model) {
+        // A unit's tests run natively as unit_tests.c (the unit program
+        // built natively lacks its lazy slots' calls): the coverage is the
+        // original program's.
+        let written = match &unit {
+            Some(u) => super::unit::validate_unit_tests(&u.original, &args.out.join(super::unit::UNIT_TESTS_FILE), program.data_model == walkdown_ir::DataModel::ILP32)
+                .and_then(|v| super::lcov::write_coverage_info(&path, &u.original, &v.coverage)),
+            None => super::lcov::replay_and_write(&path, &args.program.file, &suite_dir, program.data_model).map(|_| ()),
+        };
+        if let Err(e) = written {
             errln(format_args!("walkdown: warning: cannot write {}: {e:#}", path.display()));
         }
     }

@@ -162,13 +162,16 @@ pub fn reached_functions(program: &Program, entry: &str) -> Vec<String> {
         let Some(body) = &program.funcs[f].body else { continue };
         for (_, inst) in body.insts.iter() {
             match &inst.kind {
-                InstKind::Call { callee: Callee::Direct(g), .. } if program.funcs[*g].body.is_some() && !seen.contains(g) => {
+                // The harness's functions (the lazy slots' calls) are not the unit's.
+                InstKind::Call { callee: Callee::Direct(g), .. }
+                    if program.funcs[*g].body.is_some() && !seen.contains(g) && !walkdown_unit::lazy::is_harness(&program.funcs[*g].name) =>
+                {
                     seen.push(*g);
                     work.push(*g);
                 }
                 InstKind::Call { callee: Callee::Indirect(_), .. } => {
                     for (g, data) in program.funcs.iter() {
-                        let ours = data.name != "main" && !data.name.starts_with("__wd_");
+                        let ours = !walkdown_unit::lazy::is_harness(&data.name);
                         if data.body.is_some() && ours && !seen.contains(&g) {
                             seen.push(g);
                             work.push(g);
