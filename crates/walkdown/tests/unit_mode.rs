@@ -230,6 +230,16 @@ fn pointers_are_decided_on_first_read() {
     assert!(people.iter().any(|sh| sh.contains("name = &o2") && sh.contains("o2 = char[")), "{s:?}");
     native_agrees(&elder);
 
+    // A copy of a struct carries its unread pointers: reading the copy's
+    // decides the original's (the C test sets the original; the copy
+    // copies it).
+    let copy = dir.path().join("copy_read");
+    let (_, report_c) = run_with("gen", &file, "copy_read", "3", &copy, &["--engine", "concolic"]);
+    assert!(all_branches_covered(&report_c, "copy_read"), "{:?}", report_c["goals"]);
+    let s = shapes(&report_c);
+    assert!(has(&s, "o1 = struct pair {a = &o2, b = unread}", "returns"), "{s:?}");
+    native_agrees(&copy);
+
     // The interpreter's replay of each kept test (`run` on the unit
     // program, loaded anew) makes the same decisions as gen's run: it reads
     // every input (a replay without the lazy calls would stop short).

@@ -56,4 +56,16 @@ int elder_initial(struct person *p) {
   return 1;
 }
 
+struct pair { struct node *a; struct node *b; };
+
+/* Reads a pointer through a copy of the struct that holds it: the copy
+ * carries the unread pointer, and reading it decides the original. */
+int copy_read(struct pair *p) {
+  if (p == 0) return -1;
+  struct pair c = *p;
+  if (c.a == 0) return 0;
+  if (c.a->key > 5) return 2;
+  return 1;
+}
+
 int main(void) { return 0; }
