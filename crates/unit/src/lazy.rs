@@ -3,7 +3,8 @@
 //! runs the same code). After each load of a pointer in the code under
 //! test, and before each use of a pointer parameter of the entry, it calls
 //! the harness's [`RESOLVE`] with the pointer (and the address it was
-//! loaded from), and the code goes on with what that returns. A pointer
+//! loaded from), and the code goes on with what that returns (a parameter
+//! stored to memory is stored as it is: its loads resolve it). A pointer
 //! that is a lazy slot's placeholder is decided there, on the first read;
 //! any other pointer comes back unchanged. The harness's own functions
 //! (`main`, `__wd_*`) are left alone, and [`is_harness`] tells them apart
@@ -121,13 +122,20 @@ fn instrument_body(body: &mut Body, resolve: FuncId, is_entry: bool) -> Instrume
             // placeholder) comes back as it is.
             if !params.is_empty() {
                 let mut used = Vec::new();
-                body.insts[inst].kind.for_each_operand(|o| {
+                let mut note = |o: &Operand| {
                     if let Operand::Value(v) = o {
                         if params.contains(v) && !used.contains(v) {
                             used.push(*v);
                         }
                     }
-                });
+                };
+                match &body.insts[inst].kind {
+                    // A placeholder stored to memory stays one: the loads
+                    // that read it back resolve it (a struct passed by
+                    // value arrives as parameters stored at once).
+                    InstKind::Store { ptr, .. } => note(ptr),
+                    kind => kind.for_each_operand(note),
+                }
                 for p in used {
                     let (call, r) = resolve_call(body, resolve, Operand::Value(p), Operand::Const(Const::null()), loc);
                     new.push(call);

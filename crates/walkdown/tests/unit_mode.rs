@@ -240,6 +240,15 @@ fn pointers_are_decided_on_first_read() {
     assert!(has(&s, "o1 = struct pair {a = &o2, b = unread}", "returns"), "{s:?}");
     native_agrees(&copy);
 
+    // A struct by value: a, never read, stays undecided.
+    let byval = dir.path().join("pair_by_value");
+    let (_, report_v) = run_with("gen", &file, "pair_by_value", "3", &byval, &["--engine", "concolic"]);
+    assert!(all_branches_covered(&report_v, "pair_by_value"), "{:?}", report_v["goals"]);
+    let s = shapes(&report_v);
+    assert!(s.iter().all(|(sh, _)| sh.starts_with("q = {a = unread, b = ")), "{s:?}");
+    assert!(has(&s, "b = &o1", "returns"), "{s:?}");
+    native_agrees(&byval);
+
     // The interpreter's replay of each kept test (`run` on the unit
     // program, loaded anew) makes the same decisions as gen's run: it reads
     // every input (a replay without the lazy calls would stop short).

@@ -68,4 +68,11 @@ int copy_read(struct pair *p) {
   return 1;
 }
 
+/* A struct by value: its pointer fields arrive as parameters, stored into
+ * the function's copy; only b is read. */
+int pair_by_value(struct pair q) {
+  if (q.b == 0) return -1;
+  return q.b->key > 3;
+}
+
 int main(void) { return 0; }
