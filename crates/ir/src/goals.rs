@@ -76,9 +76,18 @@ pub struct Goals {
 impl Goals {
     /// Numbers the goals of `program`.
     pub fn compute(program: &Program) -> Goals {
+        Goals::compute_where(program, |_| true)
+    }
+
+    /// Numbers the goals of the functions of `program` that `keep` accepts
+    /// (unit mode leaves out its harness's).
+    pub fn compute_where(program: &Program, keep: impl Fn(&crate::FuncData) -> bool) -> Goals {
         let mut g = Goals::default();
         for (fid, func) in program.funcs.iter() {
             let Some(body) = &func.body else { continue };
+            if !keep(func) {
+                continue;
+            }
             for (b, data) in body.blocks.iter() {
                 for &inst in &data.insts {
                     if let Some(site) = error_site(program, body, inst) {

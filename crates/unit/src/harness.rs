@@ -6,19 +6,34 @@
 //! How each argument is built (the [`crate::shape`] decoder walks the same
 //! way over a test's values, so the two must change together):
 //! - an integer, enum or float: one input of its type;
-//! - a pointer to a struct `S`: one `int` choice: 0 is null, 1 a fresh `S`
-//!   (while fewer than `max_objects` objects exist and the pointer is less
-//!   than `max_depth` pointers deep; else null) whose fields are then built
-//!   in order, `2 + k` the `k`-th `S` made so far (aliasing, cycles
-//!   included), anything else null;
-//! - a pointer to another type `T` (an array): one `int` length choice: 1
-//!   to `max_array` is an array of that many `T`s, each built in turn,
-//!   anything else null. A `char` array gets a terminating zero past its
-//!   elements (a string). A pointer parameter followed by an integer
-//!   parameter with a length's name (`n`, `len`, `size`, `count`, …) is an
-//!   array of either kind whose length that parameter receives (0 for null);
+//! - a pointer to a struct `S`: a *lazy slot*, decided on first read
+//!   (Symbolic PathFinder's lazy initialization). The slot holds a
+//!   placeholder, the address of its own byte of `__wd_marks`; the unit
+//!   pipeline ([`crate::lazy`]) passes every pointer the code under test
+//!   loads (and every use of a pointer parameter) through [`RESOLVE`], which
+//!   turns a placeholder into a decision: one `int` choice, 0 is null, 1 a
+//!   fresh `S` (while fewer than `max_objects` objects exist and the
+//!   pointer is less than `max_depth` pointers deep; else null) whose
+//!   scalar fields are inputs at once and whose pointer fields are lazy
+//!   slots in turn, `2 + k` the `k`-th `S` made so far (aliasing, cycles
+//!   included), anything else null. A pointer the code never reads costs
+//!   no input and no branch. Each decision prints `\x1eK\x1f` (slot `K`),
+//!   which walkdown's interpreter captures: the decoder replays the
+//!   decisions in that order;
+//! - a pointer to another type `T` (an array): a lazy slot too, decided by
+//!   one `int` length choice: 1 to `max_array` is an array of that many
+//!   `T`s, each built in turn, anything else null. A `char` array gets a
+//!   terminating zero past its elements (a string). A pointer parameter
+//!   followed by an integer parameter with a length's name (`n`, `len`,
+//!   `size`, `count`, …) is an array of either kind whose length that
+//!   parameter receives (0 for null), built at once (the length is passed
+//!   by value);
 //! - a struct by value or an array field: its members in order;
 //! - `void *` and function pointers: null, with no input.
+//!
+//! Compiled natively without the pipeline's calls, the harness would follow
+//! placeholders: native runs use `unit_tests.c`, which builds each test's
+//! decided shape directly.
 
 use crate::decls::{CType, Decls, FuncSig, IntKind};
 use crate::UnitError;
@@ -68,6 +83,13 @@ pub struct Unit {
     /// The bounds.
     pub settings: Settings,
 }
+
+/// The harness function the code under test calls after loading a pointer
+/// (see the module doc).
+pub const RESOLVE: &str = "__wd_resolve";
+
+/// Most lazy slots a harness keeps, whatever the bounds.
+const MAX_SLOTS: u64 = 4096;
 
 /// The name the program's own `main` gets in a unit.
 pub const PROGRAM_MAIN: &str = "__walkdown_program_main";
@@ -181,6 +203,77 @@ impl Unit {
         seen
     }
 
+    /// How many lazy slots the harness keeps: every slot the arguments,
+    /// the globals and `max_objects` objects of the widest type can hold
+    /// (at least 16, at most 4096). A slot past it is null at once, in the
+    /// harness and the decoder alike.
+    pub fn slot_capacity(&self) -> usize {
+        let roots: u64 = self.entry.params.iter().chain(&self.globals).map(|(_, t)| self.slots_in(t, 0)).fold(0, u64::saturating_add);
+        let widest = self.struct_types().iter().map(|&i| self.slots_in(&CType::Struct(i), 0)).max().unwrap_or(0);
+        let n = roots.saturating_add(widest.saturating_mul(u64::from(self.settings.max_objects))).saturating_add(1);
+        n.clamp(16, MAX_SLOTS) as usize
+    }
+
+    /// The element types of the arrays behind pointers the harness builds
+    /// on first read, in a fixed order: a slot of type `records + k` (see
+    /// [`Unit::slot_type`]) is an array of the `k`-th. (An array parameter
+    /// paired with a length parameter is built at once: the length is
+    /// passed by value.)
+    pub fn array_types(&self) -> Vec<CType> {
+        let mut found: Vec<CType> = Vec::new();
+        let mut work: Vec<CType> = self.entry.params.iter().chain(&self.globals).map(|(_, t)| t.clone()).collect();
+        let mut seen_structs = Vec::new();
+        while let Some(t) = work.pop() {
+            match t {
+                CType::Ptr(inner) => match *inner {
+                    CType::Void | CType::FuncPtr(_) => {}
+                    CType::Struct(i) => work.push(CType::Struct(i)),
+                    elem => {
+                        if !found.contains(&elem) {
+                            found.push(elem.clone());
+                            work.push(elem);
+                        }
+                    }
+                },
+                CType::Array(inner, _) => work.push(*inner),
+                CType::Struct(i) if !seen_structs.contains(&i) => {
+                    seen_structs.push(i);
+                    work.extend(self.decls.records[i].fields.iter().map(|(_, f)| f.clone()));
+                }
+                _ => {}
+            }
+        }
+        found
+    }
+
+    /// The type number of a lazy slot of a pointer to `pointee`: the
+    /// record's index for a struct, past the records for an array.
+    pub fn slot_type(&self, pointee: &CType) -> Option<usize> {
+        match pointee {
+            CType::Struct(i) => Some(*i),
+            CType::Void | CType::FuncPtr(_) => None,
+            elem => self.array_types().iter().position(|t| t == elem).map(|k| self.decls.records.len() + k),
+        }
+    }
+
+    /// The lazy slots one value of `ty` holds (arrays behind pointers at
+    /// their longest).
+    fn slots_in(&self, ty: &CType, depth: u32) -> u64 {
+        if depth > 8 {
+            return 0;
+        }
+        match ty {
+            CType::Ptr(inner) => match &**inner {
+                CType::Struct(_) => 1,
+                CType::Void | CType::FuncPtr(_) => 0,
+                elem => u64::from(self.settings.max_array).saturating_mul(self.slots_in(elem, depth + 1)).saturating_add(1),
+            },
+            CType::Array(elem, n) => n.saturating_mul(self.slots_in(elem, depth + 1)),
+            CType::Struct(i) => self.decls.records[*i].fields.iter().map(|(_, f)| self.slots_in(f, depth + 1)).fold(0, u64::saturating_add),
+            _ => 0,
+        }
+    }
+
     /// The program text with its `main` renamed and the harness appended.
     pub fn program_text(&self, original: &str) -> String {
         let mut text = rename_main(original);
@@ -200,6 +293,17 @@ impl Unit {
             let _ = writeln!(out, "extern {} __VERIFIER_nondet_{}(void);", k.0, k.1);
         }
         let _ = writeln!(out, "static int __wd_objects;");
+        // The lazy slots (see the module doc): slot k's placeholder is
+        // &__wd_marks[k], so a copy of an unread pointer still names its slot.
+        let cap = self.slot_capacity();
+        let _ = writeln!(
+            out,
+            "static char __wd_marks[{cap}];\nstatic void **__wd_slot_at[{cap}];\nstatic int __wd_slot_type[{cap}];\nstatic int __wd_slot_depth[{cap}];\nstatic char __wd_slot_done[{cap}];\nstatic void *__wd_slot_value[{cap}];\nstatic int __wd_slots;"
+        );
+        let _ = writeln!(
+            out,
+            "static void __wd_lazy(void **at, int type, int depth) {{\n  if (__wd_slots < {cap}) {{\n    int k = __wd_slots++;\n    __wd_slot_at[k] = at;\n    __wd_slot_type[k] = type;\n    __wd_slot_depth[k] = depth;\n    *at = (void *)&__wd_marks[k];\n  }} else {{\n    *at = 0;\n  }}\n}}"
+        );
         let types = self.struct_types();
         for &i in &types {
             let sp = &self.decls.records[i].spelling;
@@ -213,7 +317,7 @@ impl Unit {
             for (f, ty) in &self.decls.records[i].fields {
                 self.fill(&mut out, &format!("p->{f}"), ty, 1, &mut names);
             }
-            out.push_str("}\n");
+            out.push_str("  (void)depth;\n}\n");
             let _ = writeln!(
                 out,
                 "static {sp} *__wd_ptr_{i}(int depth) {{\n  int c = __VERIFIER_nondet_int();\n  if (c == 0) return 0;\n  if (c == 1) {{\n    if (__wd_objects < {mo} && depth < {md}) {{\n      {sp} *p = ({sp} *)__builtin_calloc(1, sizeof({sp}));\n      __wd_pool_{i}[__wd_count_{i}++] = p;\n      __wd_objects++;\n      __wd_fill_{i}(p, depth + 1);\n      return p;\n    }}\n    return 0;\n  }}\n  if (c >= 2 && c - 2 < __wd_count_{i}) return __wd_pool_{i}[c - 2];\n  return 0;\n}}",
@@ -221,6 +325,30 @@ impl Unit {
                 md = s.max_depth,
             );
         }
+        let arrays = self.array_types();
+        let base = self.decls.records.len();
+        for (k, elem) in arrays.iter().enumerate() {
+            let _ = writeln!(out, "static void *__wd_arr_{k}(int depth) {{\n  void *r = 0;");
+            let mut names = 0;
+            self.array(&mut out, "r", elem, None, 1, &mut names);
+            out.push_str("  (void)depth;\n  return r;\n}\n");
+        }
+        out.push_str("static void *__wd_make(int type, int depth) {\n  switch (type) {\n");
+        for &i in &types {
+            let _ = writeln!(out, "  case {i}: return (void *)__wd_ptr_{i}(depth);");
+        }
+        for k in 0..arrays.len() {
+            let _ = writeln!(out, "  case {}: return __wd_arr_{k}(depth);", base + k);
+        }
+        out.push_str("  }\n  return 0;\n}\n");
+        // Called by the code under test after each load of a pointer (the
+        // unit pipeline inserts the calls, see `crate::lazy`): an unread
+        // slot's placeholder is decided here, on first read, and the
+        // decision is printed (`\x1eK\x1f`) for the shape decoder.
+        let _ = writeln!(
+            out,
+            "__attribute__((used)) void *{RESOLVE}(void *v, void **at) {{\n  __UINTPTR_TYPE__ d = (__UINTPTR_TYPE__)v - (__UINTPTR_TYPE__)__wd_marks;\n  if (d >= {cap}) return v;\n  int k = (int)d;\n  if (!__wd_slot_done[k]) {{\n    __wd_slot_done[k] = 1;\n    __builtin_printf(\"\\x1e%d\\x1f\", k);\n    __wd_slot_value[k] = __wd_make(__wd_slot_type[k], __wd_slot_depth[k]);\n    if (*__wd_slot_at[k] == (void *)&__wd_marks[k]) *__wd_slot_at[k] = __wd_slot_value[k];\n  }}\n  if (at) *at = __wd_slot_value[k];\n  return __wd_slot_value[k];\n}}"
+        );
         out.push_str("int main(void) {\n  int depth = 0;\n");
         let mut names = 0;
         for (name, ty) in &self.globals {
@@ -275,12 +403,15 @@ impl Unit {
             }
             CType::Ptr(inner) => match &**inner {
                 CType::Struct(i) => {
-                    let _ = writeln!(out, "{pad}{lvalue} = __wd_ptr_{i}(depth);");
+                    let _ = writeln!(out, "{pad}__wd_lazy((void **)&{lvalue}, {i}, depth);");
                 }
                 CType::Void | CType::FuncPtr(_) => {
                     let _ = writeln!(out, "{pad}{lvalue} = 0;");
                 }
-                elem => self.array(out, lvalue, elem, None, indent, names),
+                elem => {
+                    let t = self.slot_type(elem).expect("array_types lists every array behind a pointer");
+                    let _ = writeln!(out, "{pad}__wd_lazy((void **)&{lvalue}, {t}, depth);");
+                }
             },
         }
     }

@@ -4,17 +4,20 @@
 //! AST ([`decls`]). A C harness appended to the program ([`harness`])
 //! builds each parameter from `__VERIFIER_nondet_*` inputs: scalars are
 //! inputs, and every pointer to a struct is initialized as Symbolic
-//! PathFinder's lazy initialization does, by a choice read from the
-//! inputs: null, a fresh object of the pointee type (whose fields are then
-//! initialized the same way), or an alias of an earlier object of that
-//! type, with bounds on the objects and the heap depth. The choices are
-//! branches of the harness, so every engine explores them as it explores
-//! the program's own branches. [`shape`] reads a test's input vector back
-//! into the heap shape it builds (the same walk, in Rust), describes it in
+//! PathFinder's lazy initialization does, when the code first reads it
+//! ([`lazy`] inserts the calls into the lowered program), by a choice read
+//! from the inputs: null, a fresh object of the pointee type (whose
+//! pointer fields are lazy in turn), or an alias of an earlier object of
+//! that type, with bounds on the objects and the heap depth. The choices
+//! are branches of the harness, so every engine explores them as it
+//! explores the program's own branches; they are not goals. [`shape`]
+//! reads a test's input vector and the order of its decisions back into
+//! the heap shape it builds (the same walk, in Rust), describes it in
 //! words and writes it as a C test function ([`tests_c`]).
 
 pub mod decls;
 pub mod harness;
+pub mod lazy;
 pub mod shape;
 pub mod tests_c;
 

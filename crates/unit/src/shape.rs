@@ -1,6 +1,8 @@
 //! A test's heap shape: the harness's walk (see [`crate::harness`]) done
-//! in Rust over the test's input values, giving the objects it builds and
-//! the arguments of the call, in words and as C statements.
+//! in Rust over the test's input values and the order in which the run
+//! decided its lazy slots, giving the objects it builds and the arguments
+//! of the call, in words and as C statements. A slot the run never read
+//! stays [`Value::Unread`] (null in the C test: the code does not read it).
 
 use crate::decls::{CType, IntKind};
 use crate::harness::{is_char, ParamPlan, Unit};
@@ -22,6 +24,8 @@ pub enum Value {
     Struct(Vec<(String, Value)>),
     /// An array in place: its elements.
     Array(Vec<Value>),
+    /// A lazy pointer the run never read (null in a C test).
+    Unread,
 }
 
 /// An object the harness allocates.
@@ -60,6 +64,30 @@ pub struct Shape {
     pub globals: Vec<Value>,
 }
 
+/// Where a value of the shape is: an argument, a global or an object, and
+/// the field and element indices down to it.
+#[derive(Clone, Debug, PartialEq)]
+enum Place {
+    Arg(usize, Vec<usize>),
+    Global(usize, Vec<usize>),
+    Object(usize, Vec<usize>),
+}
+
+impl Place {
+    fn path(&mut self) -> &mut Vec<usize> {
+        match self {
+            Place::Arg(_, p) | Place::Global(_, p) | Place::Object(_, p) => p,
+        }
+    }
+}
+
+/// A lazy slot: where it is, what it points to, its depth.
+struct Slot {
+    place: Place,
+    pointee: CType,
+    depth: u32,
+}
+
 struct Walk<'a> {
     unit: &'a Unit,
     values: &'a [InputValue],
@@ -67,6 +95,10 @@ struct Walk<'a> {
     objects: Vec<Object>,
     pools: Vec<Vec<usize>>,
     made: u32,
+    slots: Vec<Slot>,
+    capacity: usize,
+    args: Vec<Value>,
+    globals: Vec<Value>,
 }
 
 impl Walk<'_> {
@@ -95,25 +127,78 @@ impl Walk<'_> {
         self.int() as i32
     }
 
-    fn fill(&mut self, ty: &CType, depth: u32) -> Value {
+    /// The value of type `ty` at `place`, as the harness fills it.
+    fn fill(&mut self, ty: &CType, depth: u32, place: &mut Place) -> Value {
         match ty {
             CType::Int(k) => Value::Int(wrap(self.int(), *k)),
             CType::Float => Value::Float(self.float() as f32 as f64),
             CType::Double => Value::Float(self.float()),
             CType::Void | CType::FuncPtr(_) => Value::Null,
-            CType::Struct(i) => self.fill_struct(*i, depth),
-            CType::Array(elem, n) => Value::Array((0..*n).map(|_| self.fill(elem, depth)).collect()),
+            CType::Struct(i) => self.fill_struct(*i, depth, place),
+            CType::Array(elem, n) => Value::Array(
+                (0..*n)
+                    .map(|k| {
+                        place.path().push(k as usize);
+                        let v = self.fill(elem, depth, place);
+                        place.path().pop();
+                        v
+                    })
+                    .collect(),
+            ),
             CType::Ptr(inner) => match &**inner {
-                CType::Struct(i) => self.ptr(*i, depth),
                 CType::Void | CType::FuncPtr(_) => Value::Null,
-                elem => self.array(elem, false, depth).0,
+                // `__wd_lazy`: a slot while there is room, else null.
+                pointee if self.slots.len() < self.capacity => {
+                    self.slots.push(Slot { place: place.clone(), pointee: pointee.clone(), depth });
+                    Value::Unread
+                }
+                _ => Value::Null,
             },
         }
     }
 
-    fn fill_struct(&mut self, i: usize, depth: u32) -> Value {
+    fn fill_struct(&mut self, i: usize, depth: u32, place: &mut Place) -> Value {
         let fields = self.unit.decls.records[i].fields.clone();
-        Value::Struct(fields.iter().map(|(name, ty)| (name.clone(), self.fill(ty, depth))).collect())
+        Value::Struct(
+            fields
+                .iter()
+                .enumerate()
+                .map(|(k, (name, ty))| {
+                    place.path().push(k);
+                    let v = self.fill(ty, depth, place);
+                    place.path().pop();
+                    (name.clone(), v)
+                })
+                .collect(),
+        )
+    }
+
+    /// `__wd_resolve` deciding slot `k` (the first time only).
+    fn decide(&mut self, k: usize, done: &mut [bool]) {
+        if k >= self.slots.len() || done[k] {
+            return;
+        }
+        done[k] = true;
+        let (pointee, depth) = (self.slots[k].pointee.clone(), self.slots[k].depth);
+        let v = match pointee {
+            CType::Struct(record) => self.ptr(record, depth),
+            elem => self.array(&elem, false, depth).0,
+        };
+        let place = self.slots[k].place.clone();
+        let (root, path) = match &place {
+            Place::Arg(i, p) => (&mut self.args[*i], p),
+            Place::Global(g, p) => (&mut self.globals[*g], p),
+            Place::Object(o, p) => (&mut self.objects[*o].value, p),
+        };
+        let mut at = root;
+        for &ix in path {
+            at = match at {
+                Value::Struct(fields) => &mut fields[ix].1,
+                Value::Array(elems) => &mut elems[ix],
+                _ => return,
+            };
+        }
+        *at = v;
     }
 
     fn ptr(&mut self, i: usize, depth: u32) -> Value {
@@ -129,7 +214,7 @@ impl Walk<'_> {
                     }
                     self.pools[i].push(id);
                     self.made += 1;
-                    let v = self.fill_struct(i, depth + 1);
+                    let v = self.fill_struct(i, depth + 1, &mut Place::Object(id, Vec::new()));
                     self.objects[id].value = v;
                     Value::Ref(id)
                 } else {
@@ -153,10 +238,32 @@ impl Walk<'_> {
         let id = self.objects.len();
         let string = is_char(elem) && !with_length;
         self.objects.push(Object { ty: ObjectType::Array { elem: elem.clone(), len: c as usize, string }, value: Value::Null });
-        let elems = (0..c).map(|_| self.fill(elem, depth)).collect();
+        let elems = (0..c).map(|k| self.fill(elem, depth, &mut Place::Object(id, vec![k as usize]))).collect();
         self.objects[id].value = Value::Array(elems);
         (Value::Ref(id), c as i128)
     }
+}
+
+/// The slots a run decided, in order, from what it printed (the harness
+/// prints `\x1eK\x1f` for slot `K`; the program's own output around it is
+/// skipped).
+pub fn decisions(output: &[u8]) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < output.len() {
+        if output[i] == 0x1e {
+            let digits = output[i + 1..].iter().take_while(|b| b.is_ascii_digit()).count();
+            if digits > 0 && output.get(i + 1 + digits) == Some(&0x1f) {
+                if let Ok(k) = std::str::from_utf8(&output[i + 1..i + 1 + digits]).unwrap_or("").parse() {
+                    out.push(k);
+                }
+                i += digits + 2;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    out
 }
 
 /// An integer input as the harness stores it in a slot of kind `k`.
@@ -178,24 +285,42 @@ fn wrap(v: i128, k: IntKind) -> i128 {
 }
 
 impl Shape {
-    /// The shape a test's input values build.
-    pub fn decode(unit: &Unit, values: &[InputValue]) -> Shape {
-        let mut w = Walk { unit, values, next: 0, objects: Vec::new(), pools: Vec::new(), made: 0 };
-        let globals = unit.globals.iter().map(|(_, ty)| w.fill(ty, 0)).collect();
-        let mut args = vec![Value::Null; unit.entry.params.len()];
+    /// The shape a test's input values build, given the slots its run
+    /// decided, in order (see [`decisions`]).
+    pub fn decode(unit: &Unit, values: &[InputValue], decided: &[usize]) -> Shape {
+        let mut w = Walk {
+            unit,
+            values,
+            next: 0,
+            objects: Vec::new(),
+            pools: Vec::new(),
+            made: 0,
+            slots: Vec::new(),
+            capacity: unit.slot_capacity(),
+            args: vec![Value::Null; unit.entry.params.len()],
+            globals: Vec::new(),
+        };
+        for (g, (_, ty)) in unit.globals.iter().enumerate() {
+            let v = w.fill(ty, 0, &mut Place::Global(g, Vec::new()));
+            w.globals.push(v);
+        }
         for (i, (_, ty)) in unit.entry.params.iter().enumerate() {
             match (&unit.plan[i], ty) {
                 (ParamPlan::LengthOf(_), _) => {}
                 (ParamPlan::ArrayWithLength(len), CType::Ptr(elem)) => {
                     let (p, n) = w.array(elem, true, 0);
-                    args[i] = p;
+                    w.args[i] = p;
                     let CType::Int(k) = &unit.entry.params[*len].1 else { unreachable!("a length is an integer") };
-                    args[*len] = Value::Int(wrap(n, *k));
+                    w.args[*len] = Value::Int(wrap(n, *k));
                 }
-                _ => args[i] = w.fill(ty, 0),
+                _ => w.args[i] = w.fill(ty, 0, &mut Place::Arg(i, Vec::new())),
             }
         }
-        Shape { objects: w.objects, args, globals }
+        let mut done = vec![false; w.capacity];
+        for &k in decided {
+            w.decide(k, &mut done);
+        }
+        Shape { objects: w.objects, args: w.args, globals: w.globals }
     }
 
     /// The shape in words: `self = &o1, out = NULL; o1 = struct node {…}`.
@@ -289,7 +414,7 @@ fn assign(out: &mut String, unit: &Unit, lvalue: &str, ty: &CType, v: &Value) {
                 assign(out, unit, &format!("{lvalue}[{k}]"), &elem, e);
             }
         }
-        Value::Null => {
+        Value::Null | Value::Unread => {
             let _ = writeln!(out, "  {lvalue} = 0;");
         }
         Value::Ref(o) => {
@@ -346,6 +471,7 @@ fn words(v: &Value) -> String {
         Value::Int(i) => i.to_string(),
         Value::Float(f) => format!("{f:?}"),
         Value::Null => "NULL".into(),
+        Value::Unread => "unread".into(),
         Value::Ref(o) => format!("&o{}", o + 1),
         Value::Struct(fields) => {
             let f: Vec<String> = fields.iter().map(|(n, v)| format!("{n} = {}", words(v))).collect();

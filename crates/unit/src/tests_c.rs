@@ -21,6 +21,8 @@ pub struct UnitTest {
     pub name: String,
     /// Its input values (of the harness).
     pub values: Vec<InputValue>,
+    /// The lazy slots its run decided, in order ([`crate::shape::decisions`]).
+    pub decided: Vec<usize>,
     /// What the interpreter says it does (`returns`, `div_by_zero at f.c:22:14`).
     pub expected: String,
 }
@@ -60,7 +62,7 @@ pub fn unit_tests_c(unit: &Unit, include: &str, tests: &[UnitTest], timeout_s: u
     }
     out.push('\n');
     for t in tests {
-        let shape = Shape::decode(unit, &t.values);
+        let shape = Shape::decode(unit, &t.values, &t.decided);
         let _ = writeln!(out, "/* {}\n * walkdown: {} */", shape.describe(unit).replace("*/", "* /"), t.expected.replace("*/", "* /"));
         let _ = writeln!(out, "static void {}(void) {{", t.name);
         out.push_str(&shape.c_statements(unit));

@@ -69,12 +69,11 @@ fn harness_compiles_and_decoder_agrees_with_it() {
     let text = unit.program_text(SOURCE);
     assert_eq!(text.lines().take(SOURCE.lines().count()).count(), SOURCE.lines().count());
     assert!(text.contains("int static __walkdown_program_main(void)"));
-    // Inputs: seen; t: fresh (key, left: fresh (key, left: depth bound → null
-    // is forced, right: alias of the first), right: null); ps: 2 pairs; c;
-    // name: 1 char.
-    let values: Vec<i128> = vec![7, 1, 5, 1, 6, 1, 2, 0, 2, 10, 20, 30, 11, 21, 31, 1, 1, 120];
-    // A stub reading those values, the harness, and a printout of the
-    // arguments the harness passes (the entry renamed to a printer).
+    // Inputs, in the order the harness reads them: seen; ps: 2 pairs; c;
+    // then the lazy slots as `show` reads them: t fresh (key), t->left
+    // fresh (key), t->right null, t->left->left fresh but at the depth
+    // bound (null), t->left->right an alias of the first tree; name: 1 char.
+    let values: Vec<i128> = vec![7, 2, 10, 20, 30, 11, 21, 31, 1, 1, 5, 1, 6, 0, 1, 2, 1, 120];
     let mut stub = String::from("static long long __v[] = {");
     for v in &values {
         stub.push_str(&format!("{v},"));
@@ -84,14 +83,26 @@ fn harness_compiles_and_decoder_agrees_with_it() {
         stub.push_str(&format!("{ty} __VERIFIER_nondet_{s}(void) {{ return __k < (int)(sizeof __v / sizeof __v[0]) ? ({ty})__v[__k++] : 0; }}\n"));
     }
     let harness = unit.harness_text().replace("  walk(a0", "  show(a0");
+    // `show` reads its pointers through `__wd_resolve` as the unit pipeline
+    // makes the code under test do (see `walkdown_unit::lazy`).
     let show = r#"
 #include <stdio.h>
-static void show(Tree *t, Pair *ps, int n, int c, const char *name) {
+void *__wd_resolve(void *v, void **at);
+#define R(p) ((__typeof__(p))__wd_resolve((void *)(p), (void **)&(p)))
+static void show(Tree *t0, Pair *ps, int n, int c, const char *name) {
+  Tree *t = (Tree *)__wd_resolve(t0, 0);
   printf("seen=%d t=%d", seen, t != 0);
-  if (t) printf(" key=%d left=%d right=%d", t->key, t->left != 0, t->right == t);
-  if (t && t->left) printf(" lkey=%d lleft=%d lright=%d", t->left->key, t->left->left != 0, t->left->right == t);
+  if (t) {
+    Tree *l = R(t->left), *r = R(t->right);
+    printf(" key=%d left=%d right=%d", t->key, l != 0, r == t);
+    if (l) {
+      Tree *ll = R(l->left), *lr = R(l->right);
+      printf(" lkey=%d lleft=%d lright=%d", l->key, ll != 0, lr == t);
+    }
+  }
   printf(" n=%d", n);
   for (int i = 0; i < n; i++) printf(" (%d %d %d)", ps[i].a, ps[i].b[0], ps[i].b[1]);
+  name = (const char *)__wd_resolve((void *)name, 0);
   printf(" c=%d name=%s\n", c, name ? name : "NULL");
 }
 "#;
@@ -101,12 +112,36 @@ static void show(Tree *t, Pair *ps, int n, int c, const char *name) {
     let exe = dir.path().join("h");
     let cc = Command::new("gcc").args(["-w", "-o"]).arg(&exe).arg(&c).output().unwrap();
     assert!(cc.status.success(), "{}", String::from_utf8_lossy(&cc.stderr));
-    let out = String::from_utf8(Command::new(&exe).output().unwrap().stdout).unwrap();
-    assert_eq!(out.trim(), "seen=7 t=1 key=5 left=1 right=0 lkey=6 lleft=0 lright=1 n=2 (10 20 30) (11 21 31) c=1 name=x");
-    let shape = Shape::decode(&unit, &values.iter().map(|&v| InputValue::Int(v)).collect::<Vec<_>>());
+    let raw = Command::new(&exe).output().unwrap().stdout;
+    let decided = walkdown_unit::shape::decisions(&raw);
+    // Slots: t 0, name 1, t's fields 2 and 3, t->left's 4 and 5.
+    assert_eq!(decided, [0, 2, 3, 4, 5, 1], "the slots in the order `show` read them");
+    let printed = strip_decisions(&String::from_utf8(raw.clone()).unwrap());
+    assert_eq!(printed.trim(), "seen=7 t=1 key=5 left=1 right=0 lkey=6 lleft=0 lright=1 n=2 (10 20 30) (11 21 31) c=1 name=x");
+    let shape = Shape::decode(&unit, &values.iter().map(|&v| InputValue::Int(v)).collect::<Vec<_>>(), &decided);
     assert_eq!(
         shape.describe(&unit),
-        "t = &o1, ps = &o3, n = 2, c = 1, name = &o4, seen = 7; o1 = struct tree {key = 5, left = &o2, right = NULL}; \
-         o2 = struct tree {key = 6, left = NULL, right = &o1}; o3 = Pair[2] {{a = 10, b = {20, 30}}, {a = 11, b = {21, 31}}}; o4 = char[2] {120}"
+        "t = &o2, ps = &o1, n = 2, c = 1, name = &o4, seen = 7; o1 = Pair[2] {{a = 10, b = {20, 30}}, {a = 11, b = {21, 31}}}; \
+         o2 = struct tree {key = 5, left = &o3, right = NULL}; o3 = struct tree {key = 6, left = NULL, right = &o2}; o4 = char[2] {120}"
     );
+    // Decided only as far as the run read: t itself, nothing below it, and
+    // not the string.
+    let shallow = Shape::decode(&unit, &values.iter().map(|&v| InputValue::Int(v)).collect::<Vec<_>>(), &decided[..1]);
+    let words = shallow.describe(&unit);
+    assert!(words.contains("name = unread") && words.ends_with("o2 = struct tree {key = 5, left = unread, right = unread}"), "{words}");
+}
+
+/// The text without the harness's decision marks (`\x1eK\x1f`).
+fn strip_decisions(text: &str) -> String {
+    let mut out = String::new();
+    let mut skipping = false;
+    for c in text.chars() {
+        match c {
+            '\x1e' => skipping = true,
+            '\x1f' => skipping = false,
+            _ if !skipping => out.push(c),
+            _ => {}
+        }
+    }
+    out
 }

@@ -21,7 +21,6 @@ mod validate;
 mod witness;
 use std::path::{Path, PathBuf};
 use walkdown_frontend::FrontendSettings;
-use walkdown_ir::goals::Goals;
 use walkdown_ir::{DataModel, Program};
 
 /// walkdown: generates test suites for C programs.
@@ -145,7 +144,7 @@ fn run(cli: Cli) -> Result<i32> {
         }
         Command::Goals { program } => {
             let p = load(&program)?;
-            let goals = Goals::compute(&p);
+            let goals = walkdown_unit::lazy::goals(&p);
             for (id, g) in goals.goals.iter() {
                 let func = match g.kind {
                     walkdown_ir::goals::GoalKind::Edge { func, .. } | walkdown_ir::goals::GoalKind::Error { func, .. } => func,
@@ -178,7 +177,10 @@ pub fn load_program_with_sources(file: &Path, dm: DataModel) -> Result<(Program,
         return Ok((load_program(file, dm)?, Default::default()));
     }
     let settings = FrontendSettings { data_model: dm, ..Default::default() };
-    walkdown_frontend::compile_c_with_sources(file, &settings).with_context(|| format!("cannot lower {}", file.display()))
+    let (mut program, sources) =
+        walkdown_frontend::compile_c_with_sources(file, &settings).with_context(|| format!("cannot lower {}", file.display()))?;
+    walkdown_unit::lazy::instrument_unit_program(&mut program)?;
+    Ok((program, sources))
 }
 
 /// Reads a program from a C file (`.c`, `.i`) or a textual IR file (`.wir`,
@@ -190,7 +192,10 @@ pub fn load_program(file: &Path, dm: DataModel) -> Result<Program> {
         return walkdown_ir_reader::parse_and_verify(&text).map_err(|e| anyhow::anyhow!("{}:{e}", file.display()));
     }
     let settings = FrontendSettings { data_model: dm, ..Default::default() };
-    walkdown_frontend::compile_c(file, &settings).with_context(|| format!("cannot lower {}", file.display()))
+    let mut program = walkdown_frontend::compile_c(file, &settings).with_context(|| format!("cannot lower {}", file.display()))?;
+    // A unit program (gen --entry's NAME-unit.c) runs with its lazy slots.
+    walkdown_unit::lazy::instrument_unit_program(&mut program)?;
+    Ok(program)
 }
 
 /// Refuses, with words that say what is wrong, a program file that is

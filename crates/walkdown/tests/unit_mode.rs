@@ -168,3 +168,132 @@ fn own_functions_coverage_and_planted_bugs() {
         assert!(check.iter().all(|c| c["function"] == f), "{f}: only the unit's own sites: {check:?}");
     }
 }
+
+fn lazy_fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/unit/lazy.c")
+}
+
+/// Every branch outcome of `f` in the report is covered.
+fn all_branches_covered(report: &Value, f: &str) -> bool {
+    let edges: Vec<&Value> = report["goals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|g| g["function"] == f && !g["kind"].as_str().unwrap().starts_with("error"))
+        .collect();
+    !edges.is_empty() && edges.iter().all(|g| g["status"] == "covered")
+}
+
+#[test]
+fn pointers_are_decided_on_first_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = lazy_fixture();
+
+    // second_key reads l, l->next and l->next->key, never l->next->next:
+    // no test makes a third node or decides that field.
+    let out = dir.path().join("second_key");
+    let (_, report) = run_with("gen", &file, "second_key", "3", &out, &["--engine", "concolic"]);
+    assert!(all_branches_covered(&report, "second_key"), "{:?}", report["goals"]);
+    let s = shapes(&report);
+    assert!(s.iter().all(|(sh, _)| !sh.contains("o3 =")), "a deeper node was built: {s:?}");
+    assert!(
+        s.iter().any(|(sh, _)| sh.contains("o1 = struct node {key = ") && sh.contains("next = &o2}; o2 = struct node {key = ") && sh.ends_with("next = unread}")),
+        "l->next->next is never decided: {s:?}"
+    );
+    // No choice is read for it either: at most l's choice and key and
+    // l->next's choice and key in any test.
+    for t in report["tests"].as_array().unwrap() {
+        let xml = std::fs::read_to_string(out.join("test-suite").join(t["file"].as_str().unwrap())).unwrap();
+        assert!(xml.matches("<input").count() <= 4, "{xml}");
+    }
+    native_agrees(&out);
+
+    // wide_pick reads w->c and w->c->tag / w->c->d only: a and b are never
+    // decided; the aliasing case (w->c->d == w) is found on demand.
+    let out = dir.path().join("wide_pick");
+    let (_, report) = run_with("gen", &file, "wide_pick", "3", &out, &["--engine", "concolic"]);
+    assert!(all_branches_covered(&report, "wide_pick"), "{:?}", report["goals"]);
+    let s = shapes(&report);
+    assert!(s.iter().filter(|(sh, _)| sh.contains("o1 = ")).all(|(sh, _)| sh.contains("a = unread, b = unread")), "{s:?}");
+    native_agrees(&out);
+
+    // Arrays behind pointers are lazy too: elder_initial reads p->name
+    // only when p->age > 60, and never p->boss.
+    let elder = dir.path().join("elder_initial");
+    let (_, report_e) = run_with("gen", &file, "elder_initial", "3", &elder, &["--engine", "concolic"]);
+    assert!(all_branches_covered(&report_e, "elder_initial"), "{:?}", report_e["goals"]);
+    assert_eq!(report_e["unit"]["functions"], serde_json::json!(["elder_initial"]), "the harness's functions are not the unit's");
+    let s = shapes(&report_e);
+    let people: Vec<&String> = s.iter().map(|(sh, _)| sh).filter(|sh| sh.contains("o1 = struct person")).collect();
+    assert!(people.iter().all(|sh| sh.contains("boss = unread")), "{s:?}");
+    assert!(people.iter().any(|sh| sh.contains("name = unread")), "{s:?}");
+    assert!(people.iter().any(|sh| sh.contains("name = &o2") && sh.contains("o2 = char[")), "{s:?}");
+    native_agrees(&elder);
+
+    // A copy of a struct carries its unread pointers: reading the copy's
+    // decides the original's (the C test sets the original; the copy
+    // copies it).
+    let copy = dir.path().join("copy_read");
+    let (_, report_c) = run_with("gen", &file, "copy_read", "3", &copy, &["--engine", "concolic"]);
+    assert!(all_branches_covered(&report_c, "copy_read"), "{:?}", report_c["goals"]);
+    let s = shapes(&report_c);
+    assert!(has(&s, "o1 = struct pair {a = &o2, b = unread}", "returns"), "{s:?}");
+    native_agrees(&copy);
+
+    // A struct by value: a, never read, stays undecided.
+    let byval = dir.path().join("pair_by_value");
+    let (_, report_v) = run_with("gen", &file, "pair_by_value", "3", &byval, &["--engine", "concolic"]);
+    assert!(all_branches_covered(&report_v, "pair_by_value"), "{:?}", report_v["goals"]);
+    let s = shapes(&report_v);
+    assert!(s.iter().all(|(sh, _)| sh.starts_with("q = {a = unread, b = ")), "{s:?}");
+    assert!(has(&s, "b = &o1", "returns"), "{s:?}");
+    native_agrees(&byval);
+
+    // The interpreter's replay of each kept test (`run` on the unit
+    // program, loaded anew) makes the same decisions as gen's run: it reads
+    // every input (a replay without the lazy calls would stop short).
+    for t in report["tests"].as_array().unwrap() {
+        let test = out.join("test-suite").join(t["file"].as_str().unwrap());
+        let ran = walkdown().arg("run").arg(out.join("lazy-unit.c")).arg("--test").arg(&test).output().unwrap();
+        let text = String::from_utf8_lossy(&ran.stdout).into_owned();
+        let consumed = text.lines().find(|l| l.starts_with("inputs: ")).unwrap_or_else(|| panic!("{text}"));
+        // `inputs: A of B consumed`: every value of the test is read.
+        let words: Vec<&str> = consumed.split_whitespace().collect();
+        let (read, given): (usize, usize) = (words[1].parse().unwrap(), words[3].parse().unwrap());
+        assert!(read >= given, "{test:?}: {consumed}");
+    }
+    // Natively the unit program would follow placeholders: replay and
+    // validate send the user to unit_tests.c instead.
+    let first = out.join("test-suite").join(report["tests"][0]["file"].as_str().unwrap());
+    let replay = walkdown().arg("replay").arg(out.join("lazy-unit.c")).arg(&first).output().unwrap();
+    assert_eq!(replay.status.code(), Some(2), "{}", String::from_utf8_lossy(&replay.stderr));
+    assert!(String::from_utf8_lossy(&replay.stderr).contains("unit_tests.c"), "{}", String::from_utf8_lossy(&replay.stderr));
+}
+
+#[test]
+fn harness_branches_are_not_goals() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("find_first");
+    let (_, report) = run_with("gen", &lazy_fixture(), "find_first", "2", &out, &["--engine", "concolic", "--lcov"]);
+    let goals = report["goals"].as_array().unwrap();
+    // --lcov measures the original program natively, through unit_tests.c.
+    let info = std::fs::read_to_string(out.join("coverage.info")).unwrap();
+    assert!(info.lines().any(|l| l.starts_with("SF:") && l.ends_with("tests/unit/lazy.c")), "{info}");
+    let hit: u32 = info.lines().find_map(|l| l.strip_prefix("BRH:")).unwrap().parse().unwrap();
+    assert!(hit >= 6, "find_first's branches are hit natively: {info}");
+    let harness: Vec<&Value> = goals.iter().filter(|g| g["function"] == "main" || g["function"].as_str().unwrap().starts_with("__wd_")).collect();
+    assert!(harness.is_empty(), "the harness's branches are goals: {harness:?}");
+    assert!(all_branches_covered(&report, "find_first"), "{goals:?}");
+    // Every goal is in the program's own lines, none in the appended harness.
+    let lines = std::fs::read_to_string(lazy_fixture()).unwrap().lines().count() as u64;
+    for g in goals {
+        let loc = g["location"].as_str().unwrap();
+        let line: u64 = loc.rsplit(':').nth(1).unwrap().parse().unwrap();
+        assert!(line <= lines, "a goal past the program's last line: {g}");
+    }
+    // `goals` on the unit program lists the same.
+    let listed = walkdown().arg("goals").arg(out.join("lazy-unit.c")).output().unwrap();
+    let text = String::from_utf8_lossy(&listed.stdout);
+    assert!(text.lines().count() == goals.len(), "{text}");
+    assert!(text.lines().all(|l| l.rsplit('\t').next().is_some_and(|f| f != "main" && !f.starts_with("__wd_"))), "{text}");
+}

@@ -5,12 +5,11 @@
 
 use super::{load, ProgramArgs};
 use anyhow::Result;
-use walkdown_ir::goals::Goals;
 
 /// Runs the command.
 pub fn analyze(args: &ProgramArgs, sources: &[super::annotations::SourceArg], eva: &walkdown_native::eva::EvaSettings) -> Result<i32> {
     let program = load(args)?;
-    let goals = Goals::compute(&program);
+    let goals = walkdown_unit::lazy::goals(&program);
     let analysis = walkdown_absint::analyze(&program);
     print!("{}", analysis.report());
     let dead = analysis.dead_goals(&goals);

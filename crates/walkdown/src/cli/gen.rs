@@ -313,11 +313,14 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     };
     let (mut program, sources) = super::load_program_with_sources(&load_from, args.program.data_model())?;
     if unit.is_some() {
+        // (Loading instrumented the unit program's lazy slots.)
         if let Some((_, name)) = program.files.iter_mut().next() {
             *name = args.program.file.display().to_string();
         }
     }
-    let goals = Goals::compute(&program);
+    // In unit mode the harness's branches (its choices) are explored but
+    // are not goals: coverage is the code under test's.
+    let goals = walkdown_unit::lazy::goals(&program);
     let property = match args.property.unwrap_or(PropertyArg::CoverageBranches) {
         PropertyArg::CoverageBranches => Property::CoverBranches,
         PropertyArg::CoverageError => Property::CoverError,
@@ -350,11 +353,18 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     let campaign = campaign.with_fast_forward(!args.no_fast_forward);
     // Error tests through functions without a model run natively before
     // they are kept (see `crosscheck`).
-    let campaign = campaign.with_error_check(Box::new(super::crosscheck::NativeCheck::new(
-        args.program.file.clone(),
-        program.data_model,
-        Instant::now() + Duration::from_secs_f64(args.time),
-    )));
+    // Not in unit mode: the unit program built natively has no lazy
+    // slots' calls (its tests run natively as unit_tests.c, which `check`
+    // compiles and runs).
+    let campaign = if unit.is_some() {
+        campaign
+    } else {
+        campaign.with_error_check(Box::new(super::crosscheck::NativeCheck::new(
+            args.program.file.clone(),
+            program.data_model,
+            Instant::now() + Duration::from_secs_f64(args.time),
+        )))
+    };
     if interrupt.load(Ordering::Relaxed) {
         bail!("interrupted before the search began; {} was not touched", args.out.display());
     }
@@ -667,7 +677,7 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
         }
     }
     if let Some(u) = &unit {
-        super::unit::finish(u, &args.out, &snap, &program, &mut report)?;
+        super::unit::finish(u, &args.out, &snap, &program, &goals, &mut report)?;
     }
     walkdown_formats::report::write_report(&report_path, &report)?;
     write_errors_sarif(&args.out.join(SARIF_FILE), &report, &suite_dir)?;
@@ -676,7 +686,15 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
     }
     if args.lcov && !snap.tests.is_empty() {
         let path = args.out.join(LCOV_FILE);
-        if let Err(e) = super::lcov::replay_and_write(&path, &args.program.file, &suite_dir, program.data_model) {
+        // A unit's tests run natively as unit_tests.c (the unit program
+        // built natively lacks its lazy slots' calls): the coverage is the
+        // original program's.
+        let written = match &unit {
+            Some(u) => super::unit::validate_unit_tests(&u.original, &args.out.join(super::unit::UNIT_TESTS_FILE), program.data_model == walkdown_ir::DataModel::ILP32)
+                .and_then(|v| super::lcov::write_coverage_info(&path, &u.original, &v.coverage)),
+            None => super::lcov::replay_and_write(&path, &args.program.file, &suite_dir, program.data_model).map(|_| ()),
+        };
+        if let Err(e) = written {
             errln(format_args!("walkdown: warning: cannot write {}: {e:#}", path.display()));
         }
     }

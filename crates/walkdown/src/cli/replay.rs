@@ -85,6 +85,7 @@ fn signal_name(sig: i32) -> &'static str {
 /// failed assertion, abort, fatal signal, timeout), 0 on a normal exit.
 pub fn replay(args: &ReplayArgs) -> Result<i32> {
     super::check_input_file(&args.file, &["c", "i"])?;
+    super::unit::refuse_native_unit_program(&args.file)?;
     let vector = read_test(&args.test)?;
     let data_model = args.data_model.map(DataModel::from).or_else(|| suite_data_model(&args.test)).unwrap_or(DataModel::LP64);
     if let Some(out) = &args.emit_driver {

@@ -6,7 +6,6 @@ use anyhow::{bail, Context, Result};
 use std::path::PathBuf;
 use walkdown_formats::TestCase;
 use walkdown_interp::{ConsumedInput, ExecLimits, Interpreter, Outcome, RunOptions};
-use walkdown_ir::goals::Goals;
 use walkdown_ir::testvec::{InputValue, TestVector};
 use walkdown_ir::{DataModel, Program, Type};
 
@@ -151,7 +150,7 @@ pub fn annotated_range_warnings(case: &TestCase, dm: DataModel) -> Vec<String> {
 pub fn run(args: &RunArgs) -> Result<i32> {
     let vector = read_vector(args)?;
     let program = load(&args.program)?;
-    let goals = Goals::compute(&program);
+    let goals = walkdown_unit::lazy::goals(&program);
     let mut interp = Interpreter::new(&program, &goals).context("cannot prepare the program")?;
     interp.set_fast_forward(!args.no_fast_forward);
     let options = RunOptions {

@@ -34,6 +34,25 @@ pub fn harness_file_name(program: &Path) -> String {
     format!("{stem}-unit.c")
 }
 
+/// Refuses a native run of a unit program (`gen --entry`'s NAME-unit.c):
+/// built natively it lacks the lazy slots' calls that walkdown inserts when
+/// it loads it, so it would follow placeholders. Its tests run natively as
+/// `unit_tests.c`.
+pub fn refuse_native_unit_program(file: &Path) -> Result<()> {
+    let text = std::fs::read(file).unwrap_or_default();
+    let marker = format!("void *{}(void *v, void **at)", walkdown_unit::harness::RESOLVE);
+    if text.windows(marker.len()).any(|w| w == marker.as_bytes()) {
+        anyhow::bail!(
+            "{} is a unit program (gen --entry): its pointers are decided on first read, which only walkdown's own runs do; run its tests natively with {} in the same directory (`gcc -g {} -o unit_tests && ./unit_tests [TEST]`, or `walkdown validate PROGRAM DIR/{}`)",
+            file.display(),
+            UNIT_TESTS_FILE,
+            UNIT_TESTS_FILE,
+            UNIT_TESTS_FILE
+        );
+    }
+    Ok(())
+}
+
 /// The test file's name in OUT.
 pub const UNIT_TESTS_FILE: &str = "unit_tests.c";
 
@@ -80,9 +99,19 @@ pub fn expected_outcome(program: &Program, prepared: &Prepared, test: &walkdown_
     }
 }
 
+/// The lazy slots a test's run decides, in order: the interpreter replays
+/// it on the instrumented unit program and the harness prints each
+/// decision (see `walkdown_unit::harness`).
+pub fn decided_slots(interp: &walkdown_interp::Interpreter, values: &[walkdown_ir::testvec::InputValue]) -> Vec<usize> {
+    let vector = walkdown_ir::testvec::TestVector { values: values.to_vec() };
+    let (_, output) = interp.run_with_output(&vector, &walkdown_interp::RunOptions::default());
+    walkdown_unit::shape::decisions(&output)
+}
+
 /// Writes `OUT/unit_tests.c` and adds the unit to the report.
-pub fn finish(prepared: &Prepared, out: &Path, snap: &Snapshot, program: &Program, report: &mut Report) -> Result<()> {
+pub fn finish(prepared: &Prepared, out: &Path, snap: &Snapshot, program: &Program, goals: &walkdown_ir::goals::Goals, report: &mut Report) -> Result<()> {
     let include = std::fs::canonicalize(&prepared.original).unwrap_or_else(|_| prepared.original.clone());
+    let interp = walkdown_interp::Interpreter::new(program, goals).context("cannot prepare the unit program for its replays")?;
     let mut tests = Vec::new();
     let mut entries = Vec::new();
     // Tests kept for a goal of the harness alone (an out-of-range choice
@@ -92,12 +121,13 @@ pub fn finish(prepared: &Prepared, out: &Path, snap: &Snapshot, program: &Progra
     for t in &snap.tests {
         let name = format!("test_{:05}", t.index);
         let expected = expected_outcome(program, prepared, t);
-        let shape = walkdown_unit::Shape::decode(&prepared.unit, &t.vector.values).describe(&prepared.unit);
+        let decided = decided_slots(&interp, &t.vector.values);
+        let shape = walkdown_unit::Shape::decode(&prepared.unit, &t.vector.values, &decided).describe(&prepared.unit);
         let function = match seen.get(&(shape.clone(), expected.clone())) {
             Some(first) => first.clone(),
             None => {
                 seen.insert((shape.clone(), expected.clone()), name.clone());
-                tests.push(UnitTest { name: name.clone(), values: t.vector.values.clone(), expected: expected.clone() });
+                tests.push(UnitTest { name: name.clone(), values: t.vector.values.clone(), decided, expected: expected.clone() });
                 name
             }
         };
@@ -132,13 +162,16 @@ pub fn reached_functions(program: &Program, entry: &str) -> Vec<String> {
         let Some(body) = &program.funcs[f].body else { continue };
         for (_, inst) in body.insts.iter() {
             match &inst.kind {
-                InstKind::Call { callee: Callee::Direct(g), .. } if program.funcs[*g].body.is_some() && !seen.contains(g) => {
+                // The harness's functions (the lazy slots' calls) are not the unit's.
+                InstKind::Call { callee: Callee::Direct(g), .. }
+                    if program.funcs[*g].body.is_some() && !seen.contains(g) && !walkdown_unit::lazy::is_harness(&program.funcs[*g].name) =>
+                {
                     seen.push(*g);
                     work.push(*g);
                 }
                 InstKind::Call { callee: Callee::Indirect(_), .. } => {
                     for (g, data) in program.funcs.iter() {
-                        let ours = data.name != "main" && !data.name.starts_with("__wd_");
+                        let ours = !walkdown_unit::lazy::is_harness(&data.name);
                         if data.body.is_some() && ours && !seen.contains(&g) {
                             seen.push(g);
                             work.push(g);

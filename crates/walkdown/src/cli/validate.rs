@@ -38,6 +38,7 @@ pub fn validate(args: &ValidateArgs) -> Result<i32> {
     if args.suite.is_file() && args.suite.extension().is_some_and(|e| e == "c") {
         return validate_unit(args);
     }
+    super::unit::refuse_native_unit_program(&args.file)?;
     let suite = walkdown_formats::read_suite(&args.suite)?;
     for (name, error) in &suite.invalid {
         eprintln!("walkdown: warning: skipping {name}: {error}");
