@@ -135,12 +135,7 @@ fn own_functions_coverage_and_planted_bugs() {
         // The concolic engine alone: with the other engines sharing a
         // loaded machine's cores, 3 s is not always enough for each shape.
         let (_, report) = run_with("gen", &file, f, "4", &out, &["--engine", "concolic"]);
-        let edges: Vec<&Value> = report["goals"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|g| g["function"] == f && !g["kind"].as_str().unwrap().starts_with("error"))
-            .collect();
+        let edges = branch_outcomes(&report, f);
         let covered = edges.iter().filter(|g| g["status"] == "covered").count();
         assert!(covered * 4 >= edges.len() * 3, "{f}: {covered} of {} branch outcomes covered", edges.len());
         native_agrees(&out);
@@ -173,14 +168,14 @@ fn lazy_fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/unit/lazy.c")
 }
 
+/// The branch outcomes of `f` in the report (its goals but the errors).
+fn branch_outcomes<'r>(report: &'r Value, f: &str) -> Vec<&'r Value> {
+    report["goals"].as_array().unwrap().iter().filter(|g| g["function"] == f && !g["kind"].as_str().unwrap().starts_with("error")).collect()
+}
+
 /// Every branch outcome of `f` in the report is covered.
 fn all_branches_covered(report: &Value, f: &str) -> bool {
-    let edges: Vec<&Value> = report["goals"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|g| g["function"] == f && !g["kind"].as_str().unwrap().starts_with("error"))
-        .collect();
+    let edges = branch_outcomes(report, f);
     !edges.is_empty() && edges.iter().all(|g| g["status"] == "covered")
 }
 
