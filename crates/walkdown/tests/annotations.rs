@@ -170,20 +170,13 @@ fn an_assert_verified_covers_only_its_own_check() {
 /// it in `checked_paths.c` was lost). Skips without frama-c.
 #[test]
 fn pv_goes_on_through_a_verified_memory_access() {
-    if Command::new("frama-c").arg("-version").output().is_err() {
-        eprintln!("pv_goes_on_through_a_verified_memory_access: skipped: frama-c is not installed (scripts/setup installs frama-c-base)");
+    if !frama_c_installed("pv_goes_on_through_a_verified_memory_access") {
         return;
     }
     let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/annotations/checked_paths.c");
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("pv");
-    let status = Command::new(env!("CARGO_BIN_EXE_walkdown"))
-        .args(["gen", "--quiet", "--jobs", "1", "--time", "10", "--engine", "concolic", "--mutation-share", "0"])
-        .args(["--property", "errors", "--annotations", "eva", "--verification", "pv", "--out"])
-        .arg(&out)
-        .arg(&f)
-        .status()
-        .unwrap();
+    let status = gen_eva(&f, "errors", "pv", &out);
     assert_eq!(status.code(), Some(1), "the error after the verified access is found");
     let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
     let memory_verified = r["annotations"]["checks"].as_array().unwrap().iter().any(|c| c["kind"] == "error memory" && c["status"] != "unverified");
@@ -198,8 +191,7 @@ fn pv_goes_on_through_a_verified_memory_access() {
 /// property to fail. Skips without frama-c.
 #[test]
 fn an_eva_alarm_without_a_condition_breaks_the_assumption_where_it_is() {
-    if Command::new("frama-c").arg("-version").output().is_err() {
-        eprintln!("an_eva_alarm_without_a_condition_breaks_the_assumption_where_it_is: skipped: frama-c is not installed (scripts/setup installs frama-c-base)");
+    if !frama_c_installed("an_eva_alarm_without_a_condition_breaks_the_assumption_where_it_is") {
         return;
     }
     let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/eva/sub_array.c");
@@ -210,13 +202,27 @@ fn an_eva_alarm_without_a_condition_breaks_the_assumption_where_it_is() {
     let tmp = tempfile::tempdir().unwrap();
     for config in ["uv", "pv", "may", "must", "may+must"] {
         let out = tmp.path().join(config.replace('+', "_"));
-        let status = Command::new(env!("CARGO_BIN_EXE_walkdown"))
-            .args(["gen", "--quiet", "--jobs", "1", "--time", "10", "--engine", "concolic", "--mutation-share", "0"])
-            .args(["--property", "coverage-error", "--annotations", "eva", "--verification", config, "--out"])
-            .arg(&out)
-            .arg(&f)
-            .status()
-            .unwrap();
+        let status = gen_eva(&f, "coverage-error", config, &out);
         assert_eq!(status.code(), Some(1), "{config}: the error behind the alarm is found");
     }
+}
+
+/// Whether frama-c runs here; says that `test` is skipped when it does not.
+fn frama_c_installed(test: &str) -> bool {
+    let installed = Command::new("frama-c").arg("-version").output().is_ok();
+    if !installed {
+        eprintln!("{test}: skipped: frama-c is not installed (scripts/setup installs frama-c-base)");
+    }
+    installed
+}
+
+/// `gen` with EVA's annotations, the concolic engine alone, 10 s.
+fn gen_eva(program: &Path, property: &str, config: &str, out: &Path) -> std::process::ExitStatus {
+    Command::new(env!("CARGO_BIN_EXE_walkdown"))
+        .args(["gen", "--quiet", "--jobs", "1", "--time", "10", "--engine", "concolic", "--mutation-share", "0"])
+        .args(["--property", property, "--annotations", "eva", "--verification", config, "--out"])
+        .arg(out)
+        .arg(program)
+        .status()
+        .unwrap()
 }
