@@ -376,22 +376,21 @@ impl<'p, 't> Machine<'p, 't> {
             let slot = base + reg as usize;
             r[slot] = jump.value_after(i, r[slot]);
         }
-        let (k, walk) = (jump.iterations, &jump.walk);
-        for &g in &walk.goals {
+        for &g in jump.goals() {
             self.cover(g);
         }
         if !self.lines.is_empty() {
-            let times = u64::try_from(k).unwrap_or(u64::MAX);
-            for &pc in &walk.pcs {
+            for (pc, n) in jump.runs() {
                 let s = p.line_slot[pc as usize];
                 if let Some(c) = self.lines.get_mut(s as usize) {
-                    *c = c.saturating_add(times);
+                    // Jumps saturate a count at LINE_COUNT_SATURATED, so
+                    // the plain run's increments after it cannot wrap.
+                    let n = u64::try_from(n).unwrap_or(u64::MAX);
+                    *c = c.saturating_add(n).min((*c).max(crate::LINE_COUNT_SATURATED));
                 }
             }
         }
-        self.skipped_steps = self
-            .skipped_steps
-            .saturating_add(k.saturating_mul(walk.pcs.len() as u128));
+        self.skipped_steps = self.skipped_steps.saturating_add(jump.skipped_steps());
         self.ff_jumps += 1;
         true
     }
