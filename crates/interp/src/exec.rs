@@ -105,6 +105,8 @@ pub(crate) struct Machine<'p, 't> {
     skipped_steps: u128,
     /// Jumps made.
     ff_jumps: u64,
+    /// The first jumps made.
+    ff_notes: Vec<crate::api::JumpNote>,
 }
 
 impl<'p, 't> Machine<'p, 't> {
@@ -143,6 +145,7 @@ impl<'p, 't> Machine<'p, 't> {
             ff_scratch: Vec::new(),
             skipped_steps: 0,
             ff_jumps: 0,
+            ff_notes: Vec::new(),
         }
     }
 
@@ -192,6 +195,7 @@ impl<'p, 't> Machine<'p, 't> {
             steps: self.steps,
             skipped_steps: self.skipped_steps,
             fast_forwards: self.ff_jumps,
+            jumps: std::mem::take(&mut self.ff_notes),
             unknown_externals: self
                 .unknown
                 .iter()
@@ -372,9 +376,20 @@ impl<'p, 't> Machine<'p, 't> {
         let Some(jump) = plan else {
             return false;
         };
+        let note = self.ff_notes.len() < crate::api::MAX_JUMP_NOTES;
+        let before: Vec<u64> =
+            if note { l.params.iter().map(|&(reg, _)| r[base + reg as usize]).collect() } else { Vec::new() };
         for (i, &(reg, _)) in l.params.iter().enumerate() {
             let slot = base + reg as usize;
             r[slot] = jump.value_after(i, r[slot]);
+        }
+        if note {
+            self.ff_notes.push(crate::api::JumpNote {
+                loc: p.meta[l.head as usize].loc,
+                before,
+                after: l.params.iter().map(|&(reg, _)| r[base + reg as usize]).collect(),
+                iterations: jump.iterations,
+            });
         }
         for &g in jump.goals() {
             self.cover(g);

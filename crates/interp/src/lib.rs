@@ -59,7 +59,7 @@ pub mod memory;
 mod output;
 mod prepare;
 
-pub use api::{ConsumedInput, ExecLimits, InterpError, LineCount, Outcome, RunOptions, RunResult};
+pub use api::{ConsumedInput, ExecLimits, InterpError, JumpNote, LineCount, Outcome, RunOptions, RunResult, MAX_JUMP_NOTES};
 pub use exec::input_bits;
 
 /// A line count a fast-forward jump would push past this stays here
