@@ -8,7 +8,7 @@ extern void reach_error(void);
 int main(void) {
   unsigned n = __VERIFIER_nondet_uint();
   unsigned target = __VERIFIER_nondet_uint();
-  if (n > 60)
+  if (n > 120)
     return 1;
   unsigned i, j, k;
   unsigned seen = 0;
