@@ -149,6 +149,28 @@ fn pure(x: &XInst) -> bool {
     )
 }
 
+/// Whether `kind` is a call that never returns (`reach_error`, `abort`,
+/// `exit`, a failed `assert`, or a defined function without a `return`):
+/// a block holding one leaves every loop around it (a loop whose body
+/// reaches `reach_error` under a condition may still be fast-forwarded;
+/// the jump ends before the iteration that calls it).
+fn never_returns(program: &walkdown_ir::Program, kind: &InstKind) -> bool {
+    let InstKind::Call { callee: walkdown_ir::Callee::Direct(f), .. } = kind else {
+        return false;
+    };
+    let Some(fd) = program.funcs.get(*f) else {
+        return false;
+    };
+    match &fd.body {
+        Some(b) => !b.blocks.iter().any(|(_, d)| matches!(d.term, walkdown_ir::Terminator::Return(_))),
+        None => matches!(
+            fd.name.as_str(),
+            "reach_error" | "__VERIFIER_error" | "abort" | "exit" | "_Exit" | "_exit" | "__assert_fail" | "__assert"
+                | "__assert_rtn" | "__assert_perror_fail"
+        ),
+    }
+}
+
 /// The edges a terminator takes.
 fn term_edges(x: &XInst, switches: &[crate::code::SwitchTable], cases: &[(u64, u32)]) -> Vec<u32> {
     match *x {
@@ -177,6 +199,7 @@ fn term_edges(x: &XInst, switches: &[crate::code::SwitchTable], cases: &[(u64, u
 /// edges.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn analyze_function(
+    program: &walkdown_ir::Program,
     body: &Body,
     starts: &[u32],
     code: &[XInst],
@@ -198,6 +221,10 @@ pub(crate) fn analyze_function(
             return;
         };
         pure_block[b] = insts.iter().all(pure);
+        if data.insts.iter().any(|&i| body.insts.get(i).is_some_and(|d| never_returns(program, &d.kind))) {
+            // The run ends here: for the loops, an exit.
+            continue;
+        }
         for e in term_edges(&insts[insts.len() - 1], switches, cases) {
             if let Some(t) = edges.get(e as usize).and_then(|ed| block_of(ed.pc)) {
                 succ[b].push((e, t));
@@ -248,27 +275,7 @@ pub(crate) fn analyze_function(
                 work.extend(pred[b].iter().copied());
             }
         }
-        // Some iteration must be free of side effects: a cycle through the
-        // head over pure blocks. Impure blocks off it (a call of
-        // `reach_error` under a condition) are where a walk stops, so the
-        // jump ends before the first iteration that reaches one.
-        let mut seen = vec![false; n];
-        let mut work = vec![h];
-        let mut cycle = false;
-        while let Some(b) = work.pop() {
-            if !pure_block[b] {
-                continue;
-            }
-            for &(_, t) in &succ[b] {
-                if t == h {
-                    cycle = true;
-                } else if inloop[t] && !seen[t] {
-                    seen[t] = true;
-                    work.push(t);
-                }
-            }
-        }
-        if !cycle || !updates_may_be_affine(body, &inloop, h) {
+        if (0..n).any(|b| inloop[b] && !pure_block[b]) || !updates_may_be_affine(body, &inloop, h) {
             continue;
         }
         let Some((_, hdata)) = body.blocks.iter().nth(h) else {
@@ -404,8 +411,6 @@ fn updates_may_be_affine(body: &Body, inloop: &[bool], h: usize) -> bool {
                     }
                     // A comparison's outcome is fixed between two jumps.
                     InstKind::Cmp { .. } => (0, false),
-                    // Never known to a walk (it stops there).
-                    InstKind::Load { .. } | InstKind::Call { .. } | InstKind::Nondet { .. } => (all, true),
                     InstKind::Select { if_true, if_false, .. } => (
                         dep(&deps, if_true) | dep(&deps, if_false),
                         is_opaque(&opaque, if_true) && is_opaque(&opaque, if_false),
