@@ -1805,4 +1805,87 @@ mod tests {
         assert!((10 + 2 * k) % (1u128 << 32) < 10);
         assert!((10 + 2 * (k - 1)) % (1u128 << 32) >= 10);
     }
+
+    /// `x = a + st*v + sj*u` (8 bits) against `c`: the first `v >= 1` at
+    /// which some `u < l0 + l1*v` changes the comparison's outcome, by
+    /// enumeration (`None` if none up to 600; `Some(None)` when `v = 0`
+    /// already has one: not a case [`two_d`] is asked about).
+    fn brute_two_d(pred: CmpPred, a: u64, st: u64, sj: u64, c: u64, (l0, l1): Len) -> Option<Option<u128>> {
+        let at = |v: i128, u: i128| ((i128::from(a) + i128::from(st) * v + i128::from(sj) * u).rem_euclid(256)) as u64;
+        let want = eval_cmp_bits(pred, 8, at(0, 0), c);
+        let bad = |v: i128| (0..(l0 + l1 * v).max(0)).any(|u| eval_cmp_bits(pred, 8, at(v, u), c) != want);
+        if bad(0) {
+            return Some(None);
+        }
+        (1..=600).find(|&v| bad(v)).map(|v| Some(v as u128))
+    }
+
+    #[test]
+    fn two_d_is_never_late_and_mostly_exact_on_8_bits() {
+        let (mut exact, mut early, mut given_up) = (0, 0, 0);
+        for pred in [CmpPred::Eq, CmpPred::Ne, CmpPred::Ult, CmpPred::Uge, CmpPred::Slt, CmpPred::Sge] {
+            for a in [0u64, 3, 100, 127, 200, 250] {
+                for st in [0u64, 1, 2, 3, 255, 254, 9] {
+                    for sj in [1u64, 255] {
+                        for c in [0u64, 5, 128, 201, 255] {
+                            for len in [(3i128, 1i128), (10, 0), (40, -1), (1, 2), (60, -3), (0, 1)] {
+                                let Some(want) = brute_two_d(pred, a, st, sj, c, len) else {
+                                    // Never within 600: must not claim a change it cannot see.
+                                    let mut s = Z;
+                                    s[0] = st;
+                                    s[1] = sj;
+                                    let p = Pred { pred, bits: 8, x: V::Aff { a, s, bits: 8 }, y: konst(c) };
+                                    let Ok(Some(f)) = arc_form(&p) else { continue };
+                                    if let Ok(got) = two_d(&f, 0, 1, len) {
+                                        assert!(got.is_none_or(|g| g >= 1), "{pred:?} a={a} st={st} sj={sj} c={c} {len:?}");
+                                    }
+                                    continue;
+                                };
+                                let Some(want) = want else { continue };
+                                let mut s = Z;
+                                s[0] = st;
+                                s[1] = sj;
+                                let p = Pred { pred, bits: 8, x: V::Aff { a, s, bits: 8 }, y: konst(c) };
+                                let Ok(Some(f)) = arc_form(&p) else { continue };
+                                match two_d(&f, 0, 1, len) {
+                                    Ok(Some(got)) => {
+                                        assert!(
+                                            got <= want,
+                                            "{pred:?} a={a} st={st} sj={sj} c={c} {len:?}: {got} after the change at {want}"
+                                        );
+                                        if got == want {
+                                            exact += 1;
+                                        } else {
+                                            early += 1;
+                                        }
+                                    }
+                                    Ok(None) => panic!("{pred:?} a={a} st={st} sj={sj} c={c} {len:?}: missed the change at {want}"),
+                                    Err(GiveUp) => given_up += 1,
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Given up: steps that may jump over the rest of the circle (a step of
+        // 9 against `!=`), left to plain runs.
+        assert!(exact > 2 * (early + given_up), "exact {exact}, early {early}, gave up {given_up}");
+    }
+
+    #[test]
+    fn weighted_sums_match_enumeration() {
+        let direct = |f: &[Len], k: u128| -> u128 {
+            (0..k as i128).map(|x| f.iter().map(|&(l0, l1)| l0 + l1 * x).product::<i128>() as u128).sum()
+        };
+        let cases: &[&[Len]] = &[&[], &[(3, 1)], &[(6000, -1)], &[(5, 2), (7, 0), (1, 1)], &[(4999, -1), (0, 1), (2, 3)]];
+        for f in cases {
+            for k in [0u128, 1, 2, 100, 4096, 4097, 5000] {
+                assert_eq!(weighted_sum(f, k), direct(f, k), "{f:?} k={k}");
+            }
+        }
+        // Past 2^128 it saturates.
+        assert_eq!(weighted_sum(&[(0, 1); 5], 1 << 40), u128::MAX);
+    }
+
 }

@@ -190,3 +190,38 @@ fn fast_forwarded_runs_are_plain_runs() {
     }
     assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
 }
+
+/// Four nested loops of nearly 2^32 iterations each
+/// (`tests/fastforward_unbounded/four_deep.c`): no plain or native run ends,
+/// so the check is that the fast-forwarded run reaches the error at the
+/// input's counters (or the end, when the input is no counter value) in a
+/// few hundred executed steps, with the saturated counts it reports.
+#[test]
+fn nests_of_2_to_the_32_iterations_reach_their_end() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fastforward_unbounded/four_deep.c");
+    for dm in [DataModel::LP64, DataModel::ILP32] {
+        let settings = FrontendSettings { data_model: dm, ..FrontendSettings::default() };
+        let program = compile_c(&path, &settings).expect("four_deep.c");
+        let goals = Goals::compute(&program);
+        let interp = Interpreter::new(&program, &goals).expect("prepare");
+        let options = RunOptions { record_lines: true, ..RunOptions::default() };
+        for (t, error) in [(0i128, true), (1, true), (4_000_000_000, true), (0xffff_ffef, true), (0xffff_fff0, false), (0xffff_ffff, false)] {
+            let r = interp.run(&TestVector::from_ints([t]), &options);
+            let what = format!("{dm} t={t}");
+            match (&r.outcome, error) {
+                (Outcome::Error { kind: CheckKind::ReachError, .. }, true) | (Outcome::Exit(0), false) => {}
+                (o, _) => panic!("{what}: {o:?}"),
+            }
+            assert!(r.steps < 2_000, "{what}: {} steps executed", r.steps);
+            if t > 1 {
+                // Past the first outer iteration: the outer loop was jumped.
+                let outer = r.jumps.iter().find(|j| j.loc.line == 10).unwrap_or_else(|| panic!("{what}: no jump of the outer loop"));
+                // Its head carries all four counters (used after the loops).
+                assert!(outer.after.contains(&(t as u64).min(0xffff_fff0)), "{what}: {:?}", outer.after);
+                assert_eq!(r.skipped_steps, u128::MAX, "{what}: the steps jumped over saturate");
+                let innermost = r.line_counts.iter().find(|l| l.line == 14).expect("line 14");
+                assert!(innermost.count >= walkdown_interp::LINE_COUNT_SATURATED, "{what}: line 14 ran {} times", innermost.count);
+            }
+        }
+    }
+}
