@@ -30,6 +30,20 @@
 //!   hit) means no jump: the loop runs plainly. When in doubt, the run is
 //!   the plain run.
 //!
+//! Nested loops: a walk that reaches the head of an inner marked loop
+//! summarizes that loop's whole run ([`summarize`]) as segments, stretches
+//! of iterations on one path, each walked with the inner head's values
+//! affine in a variable of its own (values are affine in up to [`NV`]
+//! variables: the jumped loop's count `k` and one per segment being
+//! walked). Each segment's comparisons become conditions ([`Cons`]) that
+//! must hold over its whole range, `0..l0 + l1*k`; the jump goes to the
+//! first `k` at which one would fail. Whole outer iterations of nests like
+//! five loops of 2^32 iterations each are so jumped over; line counts of
+//! the inner lines are sums over `k` of products of segment lengths.
+//! A block calling a function that never returns (`reach_error`) counts as
+//! leaving the loop, so such a call under a condition does not keep the
+//! loop from being marked.
+//!
 //! A loop that fails the dynamic conditions is retried after exponentially
 //! more arrivals (up to 1024), so the cost on loops that never qualify is a
 //! fraction of a percent.
