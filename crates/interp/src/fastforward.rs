@@ -619,6 +619,7 @@ impl Weight {
 
 /// A condition an inner loop's summary rests on.
 #[derive(Clone, Copy, Debug)]
+#[allow(clippy::large_enum_variant)] // a few per walk, never moved in bulk
 enum Cons {
     /// The comparison keeps its outcome wherever its variables range: the
     /// variables of segments ranging over `0..l0 + l1*k` (by index; 0 for
