@@ -90,6 +90,8 @@ pub struct KeptTest {
     /// Steps of loop iterations the replay's fast-forwarding jumped over
     /// (the plain run's steps are `steps + skipped_steps`).
     pub skipped_steps: u128,
+    /// The replay's first fast-forward jumps.
+    pub jumps: Vec<walkdown_interp::JumpNote>,
     /// Seconds since the start.
     pub at: f64,
     /// The engine that submitted it.
@@ -641,6 +643,7 @@ impl<'p> Campaign<'p> {
             outcome: replay.outcome.clone(),
             steps: replay.steps,
             skipped_steps: replay.skipped_steps,
+            jumps: replay.jumps.clone(),
             at: self.start.elapsed().as_secs_f64(),
             engine,
         };

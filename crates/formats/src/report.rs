@@ -293,6 +293,23 @@ pub struct TestEntry {
     /// the judge of what it covers).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub native_replay: Option<String>,
+    /// The loop iterations its run jumped over (the first 64 jumps): the
+    /// loop counters on the path.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fast_forwards: Vec<JumpEntry>,
+}
+
+/// One jump over loop iterations in a test's run.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct JumpEntry {
+    /// The loop's head (`file:line:col`).
+    pub loop_head: String,
+    /// The iterations jumped over (a string: it may exceed 2^64).
+    pub iterations: String,
+    /// The loop's variables (its head's values, unsigned) before the jump.
+    pub from: Vec<u64>,
+    /// And after it.
+    pub to: Vec<u64>,
 }
 
 /// One engine's figures.

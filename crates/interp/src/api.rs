@@ -154,9 +154,29 @@ pub struct RunResult {
     pub skipped_steps: u128,
     /// Jumps fast-forwarding made.
     pub fast_forwards: u64,
+    /// The first [`MAX_JUMP_NOTES`] of those jumps: the path's loop
+    /// counters where it skips iterations.
+    pub jumps: Vec<JumpNote>,
     /// External functions called that have neither a body nor a model, in
     /// order of first call, each once.
     pub unknown_externals: Vec<String>,
+}
+
+/// Jumps a run notes in [`RunResult::jumps`].
+pub const MAX_JUMP_NOTES: usize = 64;
+
+/// One fast-forward jump of a run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JumpNote {
+    /// Where the loop's head is.
+    pub loc: Loc,
+    /// The head's values (its block parameters: the loop's variables) before
+    /// the jump.
+    pub before: Vec<u64>,
+    /// And after it: the iteration the run goes on from.
+    pub after: Vec<u64>,
+    /// The iterations jumped over.
+    pub iterations: u128,
 }
 
 /// Why a program cannot be prepared for execution.

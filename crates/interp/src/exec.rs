@@ -105,6 +105,8 @@ pub(crate) struct Machine<'p, 't> {
     skipped_steps: u128,
     /// Jumps made.
     ff_jumps: u64,
+    /// The first jumps made.
+    ff_notes: Vec<crate::api::JumpNote>,
 }
 
 impl<'p, 't> Machine<'p, 't> {
@@ -143,6 +145,7 @@ impl<'p, 't> Machine<'p, 't> {
             ff_scratch: Vec::new(),
             skipped_steps: 0,
             ff_jumps: 0,
+            ff_notes: Vec::new(),
         }
     }
 
@@ -192,6 +195,7 @@ impl<'p, 't> Machine<'p, 't> {
             steps: self.steps,
             skipped_steps: self.skipped_steps,
             fast_forwards: self.ff_jumps,
+            jumps: std::mem::take(&mut self.ff_notes),
             unknown_externals: self
                 .unknown
                 .iter()
@@ -372,26 +376,36 @@ impl<'p, 't> Machine<'p, 't> {
         let Some(jump) = plan else {
             return false;
         };
+        let note = self.ff_notes.len() < crate::api::MAX_JUMP_NOTES;
+        let before: Vec<u64> =
+            if note { l.params.iter().map(|&(reg, _)| r[base + reg as usize]).collect() } else { Vec::new() };
         for (i, &(reg, _)) in l.params.iter().enumerate() {
             let slot = base + reg as usize;
             r[slot] = jump.value_after(i, r[slot]);
         }
-        let (k, walk) = (jump.iterations, &jump.walk);
-        for &g in &walk.goals {
+        if note {
+            self.ff_notes.push(crate::api::JumpNote {
+                loc: p.meta[l.head as usize].loc,
+                before,
+                after: l.params.iter().map(|&(reg, _)| r[base + reg as usize]).collect(),
+                iterations: jump.iterations,
+            });
+        }
+        for &g in jump.goals() {
             self.cover(g);
         }
         if !self.lines.is_empty() {
-            let times = u64::try_from(k).unwrap_or(u64::MAX);
-            for &pc in &walk.pcs {
+            for (pc, n) in jump.runs() {
                 let s = p.line_slot[pc as usize];
                 if let Some(c) = self.lines.get_mut(s as usize) {
-                    *c = c.saturating_add(times);
+                    // Jumps saturate a count at LINE_COUNT_SATURATED, so
+                    // the plain run's increments after it cannot wrap.
+                    let n = u64::try_from(n).unwrap_or(u64::MAX);
+                    *c = c.saturating_add(n).min((*c).max(crate::LINE_COUNT_SATURATED));
                 }
             }
         }
-        self.skipped_steps = self
-            .skipped_steps
-            .saturating_add(k.saturating_mul(walk.pcs.len() as u128));
+        self.skipped_steps = self.skipped_steps.saturating_add(jump.skipped_steps());
         self.ff_jumps += 1;
         true
     }

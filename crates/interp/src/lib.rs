@@ -59,8 +59,13 @@ pub mod memory;
 mod output;
 mod prepare;
 
-pub use api::{ConsumedInput, ExecLimits, InterpError, LineCount, Outcome, RunOptions, RunResult};
+pub use api::{ConsumedInput, ExecLimits, InterpError, JumpNote, LineCount, Outcome, RunOptions, RunResult, MAX_JUMP_NOTES};
 pub use exec::input_bits;
+
+/// A line count a fast-forward jump would push past this stays here
+/// (nested loops of 2^32 iterations each run their bodies more often than
+/// 64 bits count): a count at or above it means "at least this many".
+pub const LINE_COUNT_SATURATED: u64 = 1 << 63;
 
 use walkdown_ir::goals::Goals;
 use walkdown_ir::testvec::TestVector;

@@ -333,6 +333,7 @@ impl Builder<'_> {
             self.push(x, meta, &mut prev_line);
         }
         crate::fastforward::analyze_function(
+            p,
             body,
             &starts,
             &self.out.code,

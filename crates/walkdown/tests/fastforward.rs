@@ -1,8 +1,10 @@
 //! Differential test of loop fast-forwarding: every program of
 //! `tests/fastforward/` (affine counters, unsigned wrap-around at 8, 16
 //! and 32 bits, nested loops, branches and a switch on the counter inside
-//! loop bodies, and loops that must not be fast-forwarded) runs on a few
-//! input vectors, in both data models,
+//! loop bodies, loops that must not be fast-forwarded, and nests whose
+//! outer loops are jumped whole: inner loops that run to an outer counter,
+//! compare their counters with outer ones, break where they meet one, or
+//! wrap around) runs on a few input vectors, in both data models,
 //!
 //! - in the interpreter with fast-forwarding and without it (the plain
 //!   run, iteration by iteration): outcome, goals covered, inputs consumed,
@@ -16,7 +18,8 @@
 //!   among them; fast-forwarding must not add a difference).
 //!
 //! The loops are small enough to run plainly, and each program must make
-//! at least one jump, so the comparison is not vacuous. Needs gcc with
+//! at least one jump (the nests: few enough executed steps that their
+//! outer loops must have been jumped), so the comparison is not vacuous. Needs gcc with
 //! 32-bit support (as `real_c.rs`).
 
 use std::path::{Path, PathBuf};
@@ -39,6 +42,9 @@ fn fixtures() -> Vec<(PathBuf, Vec<Vec<i128>>)> {
         ("nested.c", &[&[], &[1], &[17], &[300], &[301]]),
         ("inbody_branches.c", &[&[], &[-3], &[0], &[1], &[3001], &[7000], &[7001], &[20000], &[99999]]),
         ("not_affine.c", &[&[], &[1, 1, 1, 1, 1]]),
+        ("nested_meet.c", &[&[], &[5, 3], &[17, 16], &[40, 39], &[120, 1000], &[120, 0], &[121, 1], &[120, 119]]),
+        ("nested_segments.c", &[&[], &[0], &[1], &[5], &[699], &[700], &[701], &[994], &[1100], &[3000]]),
+        ("nested_wrap.c", &[&[], &[7], &[100], &[156], &[200], &[255]]),
     ];
     let mut listed: Vec<String> = vectors.iter().map(|(n, _)| n.to_string()).collect();
     let mut present: Vec<String> = std::fs::read_dir(&dir)
@@ -54,6 +60,18 @@ fn fixtures() -> Vec<(PathBuf, Vec<Vec<i128>>)> {
         .iter()
         .map(|(name, vs)| (dir.join(name), vs.iter().map(|v| v.to_vec()).collect()))
         .collect()
+}
+
+/// Steps a fixture's fast-forwarded runs may execute in all (per data
+/// model) where outer loops are jumped whole, not only their inner loops
+/// (with inner jumps alone, and walks through short inner loops, they
+/// execute 440,624 and 275,066 steps).
+fn max_executed(name: &str) -> Option<u64> {
+    match name {
+        "nested_meet.c" => Some(3_000),
+        "nested_segments.c" => Some(30_000),
+        _ => None,
+    }
 }
 
 fn native_expected(o: &Outcome) -> Option<NativeOutcome> {
@@ -156,6 +174,11 @@ fn fast_forwarded_runs_are_plain_runs() {
             if jumps == 0 {
                 problems.push(format!("{name} {dm}: no loop was fast-forwarded"));
             }
+            if let Some(most) = max_executed(&name) {
+                if executed > most {
+                    problems.push(format!("{name} {dm}: {executed} steps executed, more than {most}: outer loops not jumped"));
+                }
+            }
             table.push(format!(
                 "{name:<22} {dm:<5} {:>2} vectors {jumps:>5} jumps {executed:>9} steps executed {skipped:>10} jumped over, {lines_compared}/{lines_gcov} line counts compared with gcov",
                 vectors.len()
@@ -166,4 +189,39 @@ fn fast_forwarded_runs_are_plain_runs() {
         eprintln!("{line}");
     }
     assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
+}
+
+/// Four nested loops of nearly 2^32 iterations each
+/// (`tests/fastforward_unbounded/four_deep.c`): no plain or native run ends,
+/// so the check is that the fast-forwarded run reaches the error at the
+/// input's counters (or the end, when the input is no counter value) in a
+/// few hundred executed steps, with the saturated counts it reports.
+#[test]
+fn nests_of_2_to_the_32_iterations_reach_their_end() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fastforward_unbounded/four_deep.c");
+    for dm in [DataModel::LP64, DataModel::ILP32] {
+        let settings = FrontendSettings { data_model: dm, ..FrontendSettings::default() };
+        let program = compile_c(&path, &settings).expect("four_deep.c");
+        let goals = Goals::compute(&program);
+        let interp = Interpreter::new(&program, &goals).expect("prepare");
+        let options = RunOptions { record_lines: true, ..RunOptions::default() };
+        for (t, error) in [(0i128, true), (1, true), (4_000_000_000, true), (0xffff_ffef, true), (0xffff_fff0, false), (0xffff_ffff, false)] {
+            let r = interp.run(&TestVector::from_ints([t]), &options);
+            let what = format!("{dm} t={t}");
+            match (&r.outcome, error) {
+                (Outcome::Error { kind: CheckKind::ReachError, .. }, true) | (Outcome::Exit(0), false) => {}
+                (o, _) => panic!("{what}: {o:?}"),
+            }
+            assert!(r.steps < 2_000, "{what}: {} steps executed", r.steps);
+            if t > 1 {
+                // Past the first outer iteration: the outer loop was jumped.
+                let outer = r.jumps.iter().find(|j| j.loc.line == 10).unwrap_or_else(|| panic!("{what}: no jump of the outer loop"));
+                // Its head carries all four counters (used after the loops).
+                assert!(outer.after.contains(&(t as u64).min(0xffff_fff0)), "{what}: {:?}", outer.after);
+                assert_eq!(r.skipped_steps, u128::MAX, "{what}: the steps jumped over saturate");
+                let innermost = r.line_counts.iter().find(|l| l.line == 14).expect("line 14");
+                assert!(innermost.count >= walkdown_interp::LINE_COUNT_SATURATED, "{what}: line 14 ran {} times", innermost.count);
+            }
+        }
+    }
 }

@@ -5,7 +5,7 @@
 use super::gen::test_file_name;
 use std::path::Path;
 use walkdown_campaign::{Property, Snapshot, StopCause, Verdict};
-use walkdown_formats::report::{ConflictEntry, EngineFigures, ErrorEntry, GoalEntry, Report, TestEntry};
+use walkdown_formats::report::{ConflictEntry, EngineFigures, ErrorEntry, GoalEntry, JumpEntry, Report, TestEntry};
 use walkdown_ir::goals::{GoalKind, Goals};
 use walkdown_ir::Program;
 
@@ -95,6 +95,16 @@ pub fn make_report(header: &Report, program: &Program, goals: &Goals, snap: &Sna
                 engine: t.engine.into(),
                 steps: t.steps as f64 + t.skipped_steps as f64,
                 native_replay: native_replay(t.steps, t.skipped_steps),
+                fast_forwards: t
+                    .jumps
+                    .iter()
+                    .map(|j| JumpEntry {
+                        loop_head: program.describe_loc(j.loc),
+                        iterations: j.iterations.to_string(),
+                        from: j.before.clone(),
+                        to: j.after.clone(),
+                    })
+                    .collect(),
             })
             .collect(),
         proof_conflicts: snap
@@ -244,8 +254,11 @@ pub(crate) fn native_replay(steps: u64, skipped: u128) -> Option<String> {
         return None;
     }
     let days = total / NATIVE_STEPS_PER_DAY;
+    // The count of jumped-over steps saturates (nested loops of 2^32
+    // iterations each go past 2^128).
+    let at_least = if skipped == u128::MAX { "at least " } else { "" };
     Some(format!(
-        "not replayable natively: its run is {total:.3e} interpreter steps ({skipped:.3e} of them in loop iterations that \
+        "not replayable natively: its run is {at_least}{total:.3e} interpreter steps ({skipped:.3e} of them in loop iterations that \
          fast-forwarding jumped over), about {days:.1e} days natively at 10^9 steps a second; the interpreter's replay \
          (`walkdown run`) reaches its outcome in {steps} steps",
         skipped = skipped as f64

@@ -180,10 +180,23 @@ pub fn run(args: &RunArgs) -> Result<i32> {
     if result.fast_forwards == 0 {
         println!("steps: {}", result.steps);
     } else {
+        // The count saturates (nested loops of 2^32 iterations each).
+        let at_least = if result.skipped_steps == u128::MAX { "at least " } else { "" };
         println!(
-            "steps: {} executed, {} more in loop iterations fast-forwarding jumped over ({} jumps)",
+            "steps: {} executed, {at_least}{} more in loop iterations fast-forwarding jumped over ({} jumps)",
             result.steps, result.skipped_steps, result.fast_forwards
         );
+        if args.verbose {
+            for j in &result.jumps {
+                println!(
+                    "  jump at the loop {}: {:?} -> {:?} ({} iterations)",
+                    program.describe_loc(j.loc),
+                    j.before,
+                    j.after,
+                    j.iterations
+                );
+            }
+        }
     }
     for name in &result.unknown_externals {
         eprintln!("walkdown: warning: external function `{name}` has no body or model; its calls returned fresh inputs");
