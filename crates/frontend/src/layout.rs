@@ -17,8 +17,11 @@ impl<'m> Layout<'m> {
     /// The IR type of an LLVM first-class scalar type.
     pub fn scalar(&self, ty: &LType) -> Result<Type, LayoutError> {
         match ty {
+            LType::IntegerType { bits } if *bits > MAX_WIDE_BITS => Err(format!(
+                "{bits}-bit integers (wider than {MAX_WIDE_BITS} bits: a run of bit-fields longer than {MAX_WIDE_BITS} bits in a packed struct)"
+            )),
             LType::IntegerType { bits } => container(*bits).ok_or_else(|| {
-                format!("{bits}-bit integers (wider than 64 bits: __int128, or a run of bit-fields longer than 64 bits in a packed struct)")
+                format!("{bits}-bit integers in this use (integers of 65 to {MAX_WIDE_BITS} bits are lowered in arithmetic, comparisons, integer casts, selects, phis, loads and stores only)")
             }),
             LType::PointerType { .. } => Ok(Type::Ptr),
             LType::FPType(FPType::Single) => Ok(Type::F32),
@@ -166,6 +169,19 @@ pub fn container(bits: u32) -> Option<Type> {
 pub fn odd_int_bits(ty: &LType) -> Option<u32> {
     match ty {
         LType::IntegerType { bits } if !matches!(bits, 1 | 8 | 16 | 32 | 64) && *bits < 64 => Some(*bits),
+        _ => None,
+    }
+}
+
+/// The widest integer the lowering splits into two 64-bit halves.
+pub const MAX_WIDE_BITS: u32 = 128;
+
+/// The width of an LLVM integer type wider than 64 bits and at most
+/// [`MAX_WIDE_BITS`] (`__int128`, a long run of packed bit-fields), which
+/// the lowering keeps as two `i64` halves (see `func/wide.rs`).
+pub fn wide_bits(ty: &LType) -> Option<u32> {
+    match ty {
+        LType::IntegerType { bits } if (65..=MAX_WIDE_BITS).contains(bits) => Some(*bits),
         _ => None,
     }
 }

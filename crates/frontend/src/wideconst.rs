@@ -1,0 +1,161 @@
+//! The true values of integer constants wider than 64 bits.
+//!
+//! The llvm-ir crate keeps only the low 64 bits of an integer constant
+//! (`Constant::Int { value: u64 }`), so `and i120 %x, -2097152` would read
+//! as a mask with zeros above bit 63. The textual IR has the whole value:
+//! this table maps each wide constant's (width, low 64 bits) to the values
+//! the text spells with them, and, where two spellings share their low
+//! bits (`i72 0` and `i72 -18446744073709551616`), to the instruction or
+//! global whose line holds each, so the lowering can tell them apart or
+//! refuse.
+
+use std::collections::HashMap;
+
+/// Where a constant appears: the enclosing function ("" outside functions)
+/// and the name the line defines (`%5` → "5", `@g` → "g"; "" if none).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Site {
+    func: String,
+    dest: String,
+}
+
+/// Wide integer constants of one module's text.
+#[derive(Default, Debug)]
+pub struct WideConsts {
+    by_low: HashMap<(u32, u64), Vec<(Site, u128)>>,
+}
+
+/// `v` truncated to `bits` bits (at most 128).
+pub fn trunc128(v: u128, bits: u32) -> u128 {
+    if bits >= 128 { v } else { v & ((1u128 << bits) - 1) }
+}
+
+impl WideConsts {
+    /// Collects the constants of widths 65 to 128 in textual IR `text`.
+    pub fn parse(text: &str) -> WideConsts {
+        let mut t = WideConsts::default();
+        let mut func = String::new();
+        for line in text.lines() {
+            if let Some(rest) = line.strip_prefix("define ") {
+                func = rest.split_once('@').map(|(_, r)| r.split('(').next().unwrap_or("")).unwrap_or("").trim_matches('"').to_string();
+                continue;
+            }
+            if line.starts_with('}') {
+                func.clear();
+                continue;
+            }
+            let trimmed = line.trim_start();
+            let dest = match trimmed.split_once(" = ") {
+                Some((d, _)) if d.starts_with('%') || d.starts_with('@') => d[1..].trim_matches('"').to_string(),
+                _ => String::new(),
+            };
+            let site = Site { func: func.clone(), dest };
+            for (bits, v) in literals(trimmed) {
+                let v = trunc128(v as u128, bits);
+                let e = t.by_low.entry((bits, v as u64)).or_default();
+                if !e.iter().any(|(s, x)| *s == site && *x == v) {
+                    e.push((site.clone(), v));
+                }
+            }
+        }
+        t
+    }
+
+    /// The value of the `bits`-bit constant whose low 64 bits are `low`,
+    /// appearing in function `func` ("" for a global's initializer) on the
+    /// line defining `dest`.
+    pub fn resolve(&self, bits: u32, low: u64, func: &str, dest: Option<&str>) -> Result<u128, String> {
+        let Some(all) = self.by_low.get(&(bits, low)) else {
+            return Err(format!("a {bits}-bit constant whose value the textual IR does not show"));
+        };
+        if let Some(v) = distinct(all.iter().map(|(_, v)| *v)) {
+            return Ok(v);
+        }
+        if let Some(d) = dest {
+            if let Some(v) = distinct(all.iter().filter(|(s, _)| s.func == func && s.dest == d).map(|(_, v)| *v)) {
+                return Ok(v);
+            }
+        }
+        Err(format!("a {bits}-bit constant that cannot be told apart from another with the same low 64 bits"))
+    }
+}
+
+/// The one value `it` yields (perhaps several times), if it yields one.
+fn distinct(mut it: impl Iterator<Item = u128>) -> Option<u128> {
+    let first = it.next()?;
+    it.all(|v| v == first).then_some(first)
+}
+
+/// The integer literals of widths 65 to 128 on one line: `iN <decimal>`,
+/// and the incoming values of a `phi iN` (`[ <decimal>, %bb ]`).
+fn literals(line: &str) -> Vec<(u32, i128)> {
+    let b = line.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        // `i` + digits, not inside an identifier.
+        if b[i] == b'i' && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_' || b[i - 1] == b'.' || b[i - 1] == b'%' || b[i - 1] == b'@')) {
+            let mut j = i + 1;
+            while j < b.len() && b[j].is_ascii_digit() {
+                j += 1;
+            }
+            if j > i + 1 && j < b.len() && b[j] == b' ' {
+                if let Ok(bits) = line[i + 1..j].parse::<u32>() {
+                    if (65..=128).contains(&bits) {
+                        if let Some(v) = number_at(line, j + 1) {
+                            out.push((bits, v));
+                        } else if line[..i].trim_end().ends_with("phi") {
+                            // `phi iN [ v, %a ], [ w, %b ]`
+                            for part in line[j..].split('[').skip(1) {
+                                if let Some(v) = number_at(part, 0) {
+                                    out.push((bits, v));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            i = j.max(i + 1);
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The decimal integer starting at `at` (after spaces), if one does and
+/// ends there (not a name such as `%5`).
+fn number_at(s: &str, at: usize) -> Option<i128> {
+    let rest = s.get(at..)?.trim_start();
+    let end = rest.char_indices().find(|&(k, c)| !(c.is_ascii_digit() || (k == 0 && c == '-'))).map_or(rest.len(), |(k, _)| k);
+    let tok = &rest[..end];
+    if tok.is_empty() || tok == "-" {
+        return None;
+    }
+    if let Some(c) = rest[end..].chars().next() {
+        if c.is_ascii_alphanumeric() || c == '_' || c == '.' {
+            return None;
+        }
+    }
+    // i128 holds every value LLVM prints for widths up to 128 (signed);
+    // an unsigned spelling above i128::MAX still fits u128.
+    tok.parse::<i128>().ok().or_else(|| tok.parse::<u128>().ok().map(|v| v as i128))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wide_literals_are_read_whole() {
+        let text = "@g = global i128 -1, align 16\ndefine i32 @f(i72 %x) {\n  %1 = and i72 %x, -18446744073709551616\n  %2 = or i72 %1, 0\n  %3 = phi i120 [ -2097152, %a ], [ %9, %b ]\n  ret i32 0\n}\n";
+        let t = WideConsts::parse(text);
+        assert_eq!(t.resolve(128, u64::MAX, "", Some("g")), Ok(u128::MAX));
+        let m = trunc128(!0u128 << 64, 72);
+        assert_eq!(t.resolve(72, 0, "f", Some("1")), Ok(m));
+        assert_eq!(t.resolve(72, 0, "f", Some("2")), Ok(0));
+        assert!(t.resolve(72, 0, "f", None).is_err());
+        assert_eq!(t.resolve(120, (-2097152i64) as u64, "f", Some("3")), Ok(trunc128(-2097152i128 as u128, 120)));
+        assert!(t.resolve(100, 5, "f", Some("1")).is_err());
+    }
+}
