@@ -102,16 +102,7 @@ fn literals(line: &str) -> Vec<(u32, i128)> {
             if j > i + 1 && j < b.len() && b[j] == b' ' {
                 if let Ok(bits) = line[i + 1..j].parse::<u32>() {
                     if (65..=128).contains(&bits) {
-                        if let Some(v) = number_at(line, j + 1) {
-                            out.push((bits, v));
-                        } else if line[..i].trim_end().ends_with("phi") {
-                            // `phi iN [ v, %a ], [ w, %b ]`
-                            for part in line[j..].split('[').skip(1) {
-                                if let Some(v) = number_at(part, 0) {
-                                    out.push((bits, v));
-                                }
-                            }
-                        }
+                        operands_after_type(&line[j + 1..], bits, &mut out);
                     }
                 }
             }
@@ -121,6 +112,29 @@ fn literals(line: &str) -> Vec<(u32, i128)> {
         }
     }
     out
+}
+
+/// The literals among the operands that follow a type `iN ` on a line:
+/// `and i120 %7, 2097151` names the type once for both operands, `phi`
+/// once for all its incoming values (`[ -5, %a ], [ %9, %b ]`). The list
+/// ends at the first operand that names a type of its own (`i72 %y`,
+/// `!dbg !5`, `label %l`).
+fn operands_after_type(rest: &str, bits: u32, out: &mut Vec<(u32, i128)>) {
+    for part in rest.split(',') {
+        let p = part.trim();
+        let p = p.strip_prefix('[').map_or(p, str::trim_start);
+        let p = p.trim_end_matches([']', ')', ' ']);
+        if p.starts_with('%') && !p.contains(' ') {
+            continue; // a value name, or a phi's block after its value
+        }
+        if matches!(p, "undef" | "poison" | "zeroinitializer") {
+            continue;
+        }
+        match number_at(p, 0) {
+            Some(v) if p.trim_start().trim_start_matches('-').chars().all(|c| c.is_ascii_digit()) => out.push((bits, v)),
+            _ => return,
+        }
+    }
 }
 
 /// The decimal integer starting at `at` (after spaces), if one does and

@@ -121,6 +121,8 @@ fixtures! {
     huge_static_objects => "huge_static.c",
     setjmp_longjmp => "setjmp.c",
     libc_models => "libc_models.c",
+    packed_bit_field_runs_wider_than_64_bits => "packed_bitfields.c",
+    int128_arithmetic => "int128.c",
 }
 
 /// `walkdown run --show-output` prints what the program prints, verbatim,
