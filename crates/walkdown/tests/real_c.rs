@@ -123,6 +123,7 @@ fixtures! {
     libc_models => "libc_models.c",
     packed_bit_field_runs_wider_than_64_bits => "packed_bitfields.c",
     int128_arithmetic => "int128.c",
+    int128_float_conversions => "int128_floats.c",
 }
 
 /// Integers wider than 64 bits lower to ordinary IR (pairs of `i64`): the

@@ -57,6 +57,10 @@ pub(super) fn involves_wide(fl: &FuncLowerer<'_, '_>, ins: &LI) -> bool {
         LI::ZExt(i) => ty(&i.operand) || t(&i.to_type),
         LI::SExt(i) => ty(&i.operand) || t(&i.to_type),
         LI::Select(i) => ty(&i.true_value),
+        LI::FPToUI(i) => t(&i.to_type),
+        LI::FPToSI(i) => t(&i.to_type),
+        LI::UIToFP(i) => ty(&i.operand),
+        LI::SIToFP(i) => ty(&i.operand),
         LI::Freeze(i) => ty(&i.operand),
         LI::Load(i) => matches!(fl.type_of_op(&i.address).as_ref(), LType::PointerType { pointee_type, .. } if t(pointee_type)),
         LI::Store(i) => ty(&i.value),
@@ -192,6 +196,33 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             LI::Trunc(i) => self.wide_cast(CastOp::Trunc, &i.operand, &i.to_type, &i.dest),
             LI::ZExt(i) => self.wide_cast(CastOp::ZExt, &i.operand, &i.to_type, &i.dest),
             LI::SExt(i) => self.wide_cast(CastOp::SExt, &i.operand, &i.to_type, &i.dest),
+            LI::FPToUI(_) | LI::FPToSI(_) => {
+                let (operand, to_type, dest) = match ins {
+                    LI::FPToUI(i) => (&i.operand, &i.to_type, &i.dest),
+                    LI::FPToSI(i) => (&i.operand, &i.to_type, &i.dest),
+                    _ => unreachable!("matched above"),
+                };
+                let from = self.scalar(&self.type_of_op(operand))?;
+                let bits = wide_bits(to_type).ok_or_else(|| self.unsupported("a float conversion without a wide integer"))?;
+                let x = self.operand(operand)?;
+                let w = self.float_to_wide(x, from, matches!(ins, LI::FPToSI(_)), bits);
+                self.locals.insert(dest, Lowered::Wide(w));
+                Ok(())
+            }
+            LI::UIToFP(i) => {
+                let to = self.scalar(&i.to_type)?;
+                let w = self.wide_operand(&i.operand)?;
+                let v = self.wide_to_float(w, false, to);
+                self.define(&i.dest, v);
+                Ok(())
+            }
+            LI::SIToFP(i) => {
+                let to = self.scalar(&i.to_type)?;
+                let w = self.wide_operand(&i.operand)?;
+                let v = self.wide_to_float(w, true, to);
+                self.define(&i.dest, v);
+                Ok(())
+            }
             LI::Select(i) => {
                 let cond = self.operand(&i.condition)?;
                 let (a, b) = (self.wide_operand(&i.true_value)?, self.wide_operand(&i.false_value)?);
@@ -516,6 +547,89 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         };
         self.locals.insert(dest, Lowered::Wide(w));
         Ok(())
+    }
+
+    /// A wide integer converted to `f32` or `f64`, rounded to nearest as
+    /// libgcc's `__floattidf` does: with a high half, the value shifted
+    /// right until it fits 64 bits, the bits shifted out kept as a sticky
+    /// low bit (so the one rounding of the 64-bit conversion is the right
+    /// one), then scaled back by an exact power of two.
+    fn wide_to_float(&mut self, w: Wide, signed: bool, to: Type) -> Operand {
+        let (neg, a) = if signed {
+            let top = c64(1u64 << (w.bits - 65));
+            let sign = self.b64(BinOp::And, w.hi, top);
+            let neg = self.cmp64(CmpPred::Ne, sign, c64(0));
+            let n = self.wide_neg(w);
+            (Some(neg), self.wide_select(neg, n, w))
+        } else {
+            (None, w)
+        };
+        let conv = |fl: &mut Self, x: Operand| fl.emit_value(InstKind::Cast { op: CastOp::UiToFp, from: Type::I64, to, arg: x });
+        let narrow = conv(self, a.lo);
+        let n = self.emit_value(InstKind::Un { op: walkdown_ir::UnOp::Ctlz, ty: Type::I64, arg: a.hi });
+        let s = self.b64(BinOp::Sub, c64(64), n);
+        let sm1 = self.b64(BinOp::Sub, c64(63), n);
+        let l1 = self.b64(BinOp::LShr, a.lo, c64(1));
+        let lo_part = self.b64(BinOp::LShr, l1, sm1);
+        let hi_part = self.b64(BinOp::Shl, a.hi, n);
+        let lost = self.b64(BinOp::Shl, a.lo, n);
+        let sticky = self.cmp64(CmpPred::Ne, lost, c64(0));
+        let sticky = self.bool64(sticky);
+        let m = self.b64(BinOp::Or, hi_part, lo_part);
+        let m = self.b64(BinOp::Or, m, sticky);
+        let f = conv(self, m);
+        let scale = if to == Type::F32 {
+            let e = self.b64(BinOp::Add, s, c64(127));
+            let e = self.b64(BinOp::Shl, e, c64(23));
+            let e = self.emit_value(InstKind::Cast { op: CastOp::Trunc, from: Type::I64, to: Type::I32, arg: e });
+            self.emit_value(InstKind::Cast { op: CastOp::Bitcast, from: Type::I32, to: Type::F32, arg: e })
+        } else {
+            let e = self.b64(BinOp::Add, s, c64(1023));
+            let e = self.b64(BinOp::Shl, e, c64(52));
+            self.emit_value(InstKind::Cast { op: CastOp::Bitcast, from: Type::I64, to: Type::F64, arg: e })
+        };
+        let big = self.emit_value(InstKind::Bin { op: BinOp::FMul, ty: to, lhs: f, rhs: scale });
+        let hi_zero = self.cmp64(CmpPred::Eq, a.hi, c64(0));
+        let r = self.sel(to, hi_zero, narrow, big);
+        match neg {
+            Some(neg) => {
+                let nr = self.emit_value(InstKind::Un { op: walkdown_ir::UnOp::FNeg, ty: to, arg: r });
+                self.sel(to, neg, nr, r)
+            }
+            None => r,
+        }
+    }
+
+    /// A float converted to a wide integer, truncating toward zero: the
+    /// high half is the integer part of `x / 2^64`, the low half that of
+    /// what remains (both steps exact: a double of 2^64 or more is an
+    /// integer with at most 53 significant bits). Values out of range are
+    /// undefined in C; these give what the formula gives.
+    fn float_to_wide(&mut self, x: Operand, from: Type, signed: bool, bits: u32) -> Wide {
+        let f64t = Type::F64;
+        let x = if from == Type::F32 { self.emit_value(InstKind::Cast { op: CastOp::FpExt, from, to: f64t, arg: x }) } else { x };
+        let fc = |v: f64| Operand::Const(Const { ty: Type::F64, bits: v.to_bits() });
+        let (neg, ax) = if signed {
+            let neg = self.emit_value(InstKind::Cmp { pred: CmpPred::FOlt, ty: f64t, lhs: x, rhs: fc(0.0) });
+            let nx = self.emit_value(InstKind::Un { op: walkdown_ir::UnOp::FNeg, ty: f64t, arg: x });
+            (Some(neg), self.sel(f64t, neg, nx, x))
+        } else {
+            (None, x)
+        };
+        let hf = self.emit_value(InstKind::Bin { op: BinOp::FMul, ty: f64t, lhs: ax, rhs: fc(1.0 / 18446744073709551616.0) });
+        let hi = self.emit_value(InstKind::Cast { op: CastOp::FpToUi, from: f64t, to: Type::I64, arg: hf });
+        let hb = self.emit_value(InstKind::Cast { op: CastOp::UiToFp, from: Type::I64, to: f64t, arg: hi });
+        let hb = self.emit_value(InstKind::Bin { op: BinOp::FMul, ty: f64t, lhs: hb, rhs: fc(18446744073709551616.0) });
+        let rest = self.emit_value(InstKind::Bin { op: BinOp::FSub, ty: f64t, lhs: ax, rhs: hb });
+        let lo = self.emit_value(InstKind::Cast { op: CastOp::FpToUi, from: f64t, to: Type::I64, arg: rest });
+        let w = self.wide(lo, hi, bits);
+        match neg {
+            Some(neg) => {
+                let n = self.wide_neg(w);
+                self.wide_select(neg, n, w)
+            }
+            None => w,
+        }
     }
 
     fn wide_select(&mut self, cond: Operand, a: Wide, b: Wide) -> Wide {
