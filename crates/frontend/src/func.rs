@@ -29,8 +29,9 @@ enum Lowered {
     /// bytes returned in registers, `{ i64, i64 }`, `{ double, double }`,
     /// `<2 x float>`): its scalar leaves, index into `FuncLowerer::aggs`.
     Agg(usize),
-    /// An integer of 65 to 128 bits, as two `i64` halves (see `wide.rs`).
-    Wide(wide::Wide),
+    /// An integer wider than 64 bits, as `i64` limbs: index into
+    /// `FuncLowerer::wides` (see `wide.rs`).
+    Wide(usize),
 }
 
 /// One scalar of an aggregate value.
@@ -62,6 +63,7 @@ pub fn lower_function<'m>(cx: &mut ModuleCx<'m>, f: &'m Function) -> Res<()> {
         locals: HashMap::new(),
         phis: HashMap::new(),
         wide_phis: HashMap::new(),
+        wides: Vec::new(),
         cur: Body::ENTRY,
         cur_name: None,
         cur_dest: None,
@@ -90,6 +92,8 @@ struct FuncLowerer<'a, 'm> {
     phis: HashMap<&'m Name, Vec<&'m li::Phi>>,
     /// The wide phis of each block (see [`Lowered::Wide`]).
     wide_phis: HashMap<&'m Name, Vec<&'m li::Phi>>,
+    /// The limbs of the wide values ([`Lowered::Wide`]).
+    wides: Vec<wide::Wide>,
     cur: Block,
     cur_name: Option<&'m Name>,
     /// The result name of the instruction being lowered (it tells apart
@@ -219,7 +223,7 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                 }
             }
         }
-        // Wide phis take two parameters each, after the others, so that
+        // Wide phis take one parameter per limb, after the others, so that
         // the others keep their positions (`decision_arg` relies on them).
         for bb in &f.basic_blocks {
             let b = self.blocks[&bb.name];
@@ -302,8 +306,8 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             Lowered::One(o) => Ok(o),
             Lowered::Pair(..) | Lowered::Agg(_) => Err(self.unsupported("an aggregate value used as a scalar")),
             Lowered::Wide(w) => Err(self.unsupported(format!(
-                "a {}-bit integer in this use (integers of 65 to 128 bits are lowered in arithmetic, comparisons, integer casts, selects, phis, loads and stores only)",
-                w.bits
+                "a {}-bit integer in this use (integers wider than 64 bits are lowered in arithmetic, comparisons, casts, selects, phis, loads and stores only)",
+                self.wides[w].bits
             ))),
         }
     }
@@ -1705,9 +1709,7 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                 let saved = std::mem::replace(&mut self.cur_dest, Some(&phi.dest));
                 let w = self.wide_operand(v);
                 self.cur_dest = saved;
-                let w = w?;
-                args.push(w.lo);
-                args.push(w.hi);
+                args.extend(w?.limbs);
             }
         }
         Ok(BlockCall { block, args })

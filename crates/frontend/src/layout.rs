@@ -21,7 +21,7 @@ impl<'m> Layout<'m> {
                 "{bits}-bit integers (wider than {MAX_WIDE_BITS} bits: a run of bit-fields longer than {MAX_WIDE_BITS} bits in a packed struct)"
             )),
             LType::IntegerType { bits } => container(*bits).ok_or_else(|| {
-                format!("{bits}-bit integers in this use (integers of 65 to {MAX_WIDE_BITS} bits are lowered in arithmetic, comparisons, integer casts, selects, phis, loads and stores only)")
+                format!("{bits}-bit integers in this use (integers of 65 to {MAX_WIDE_BITS} bits are lowered in arithmetic, comparisons, casts, selects, phis, loads and stores only)")
             }),
             LType::PointerType { .. } => Ok(Type::Ptr),
             LType::FPType(FPType::Single) => Ok(Type::F32),
@@ -173,12 +173,13 @@ pub fn odd_int_bits(ty: &LType) -> Option<u32> {
     }
 }
 
-/// The widest integer the lowering splits into two 64-bit halves.
-pub const MAX_WIDE_BITS: u32 = 128;
+/// The widest integer the lowering splits into 64-bit limbs (clang's
+/// longest runs of packed bit-fields in Csmith programs are 152 bits).
+pub const MAX_WIDE_BITS: u32 = 256;
 
 /// The width of an LLVM integer type wider than 64 bits and at most
 /// [`MAX_WIDE_BITS`] (`__int128`, a long run of packed bit-fields), which
-/// the lowering keeps as two `i64` halves (see `func/wide.rs`).
+/// the lowering keeps as `i64` limbs (see `func/wide.rs`).
 pub fn wide_bits(ty: &LType) -> Option<u32> {
     match ty {
         LType::IntegerType { bits } if (65..=MAX_WIDE_BITS).contains(bits) => Some(*bits),

@@ -22,12 +22,53 @@ struct Site {
 /// Wide integer constants of one module's text.
 #[derive(Default, Debug)]
 pub struct WideConsts {
-    by_low: HashMap<(u32, u64), Vec<(Site, u128)>>,
+    by_low: HashMap<(u32, u64), Vec<(Site, Limbs)>>,
 }
 
-/// `v` truncated to `bits` bits (at most 128).
-pub fn trunc128(v: u128, bits: u32) -> u128 {
-    if bits >= 128 { v } else { v & ((1u128 << bits) - 1) }
+/// A value of `bits` bits as `ceil(bits / 64)` 64-bit limbs, least
+/// significant first, the bits above `bits` clear.
+pub type Limbs = Vec<u64>;
+
+/// The limbs of the `bits`-bit two's-complement value of a decimal
+/// spelling (`-` allowed); the value is taken modulo `2^bits`.
+pub fn limbs_of_decimal(text: &str, bits: u32) -> Option<Limbs> {
+    let (neg, digits) = match text.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, text),
+    };
+    if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let k = bits.div_ceil(64) as usize;
+    let mut v = vec![0u64; k];
+    for d in digits.bytes() {
+        let mut carry = u128::from(d - b'0');
+        for limb in v.iter_mut() {
+            let x = u128::from(*limb) * 10 + carry;
+            *limb = x as u64;
+            carry = x >> 64;
+        }
+    }
+    if neg {
+        let mut carry = 1u128;
+        for limb in v.iter_mut() {
+            let x = u128::from(!*limb) + carry;
+            *limb = x as u64;
+            carry = x >> 64;
+        }
+    }
+    mask_limbs(&mut v, bits);
+    Some(v)
+}
+
+/// Clears the bits of `v` above `bits`.
+pub fn mask_limbs(v: &mut [u64], bits: u32) {
+    let top = bits - 64 * (bits.div_ceil(64) - 1);
+    if let Some(last) = v.last_mut() {
+        if top < 64 {
+            *last &= (1u64 << top) - 1;
+        }
+    }
 }
 
 impl WideConsts {
@@ -51,8 +92,7 @@ impl WideConsts {
             };
             let site = Site { func: func.clone(), dest };
             for (bits, v) in literals(trimmed) {
-                let v = trunc128(v as u128, bits);
-                let e = t.by_low.entry((bits, v as u64)).or_default();
+                let e = t.by_low.entry((bits, v[0])).or_default();
                 if !e.iter().any(|(s, x)| *s == site && *x == v) {
                     e.push((site.clone(), v));
                 }
@@ -64,16 +104,16 @@ impl WideConsts {
     /// The value of the `bits`-bit constant whose low 64 bits are `low`,
     /// appearing in function `func` ("" for a global's initializer) on the
     /// line defining `dest`.
-    pub fn resolve(&self, bits: u32, low: u64, func: &str, dest: Option<&str>) -> Result<u128, String> {
+    pub fn resolve(&self, bits: u32, low: u64, func: &str, dest: Option<&str>) -> Result<Limbs, String> {
         let Some(all) = self.by_low.get(&(bits, low)) else {
             return Err(format!("a {bits}-bit constant whose value the textual IR does not show"));
         };
-        if let Some(v) = distinct(all.iter().map(|(_, v)| *v)) {
-            return Ok(v);
+        if let Some(v) = distinct(all.iter().map(|(_, v)| v)) {
+            return Ok(v.clone());
         }
         if let Some(d) = dest {
-            if let Some(v) = distinct(all.iter().filter(|(s, _)| s.func == func && s.dest == d).map(|(_, v)| *v)) {
-                return Ok(v);
+            if let Some(v) = distinct(all.iter().filter(|(s, _)| s.func == func && s.dest == d).map(|(_, v)| v)) {
+                return Ok(v.clone());
             }
         }
         Err(format!("a {bits}-bit constant that cannot be told apart from another with the same low 64 bits"))
@@ -81,14 +121,15 @@ impl WideConsts {
 }
 
 /// The one value `it` yields (perhaps several times), if it yields one.
-fn distinct(mut it: impl Iterator<Item = u128>) -> Option<u128> {
+fn distinct<'a>(mut it: impl Iterator<Item = &'a Limbs>) -> Option<&'a Limbs> {
     let first = it.next()?;
     it.all(|v| v == first).then_some(first)
 }
 
-/// The integer literals of widths 65 to 128 on one line: `iN <decimal>`,
-/// and the incoming values of a `phi iN` (`[ <decimal>, %bb ]`).
-fn literals(line: &str) -> Vec<(u32, i128)> {
+/// The integer literals wider than 64 bits on one line: `iN <decimal>`,
+/// the operands sharing that type, and the incoming values of a `phi iN`
+/// (`[ <decimal>, %bb ]`).
+fn literals(line: &str) -> Vec<(u32, Limbs)> {
     let b = line.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -101,7 +142,7 @@ fn literals(line: &str) -> Vec<(u32, i128)> {
             }
             if j > i + 1 && j < b.len() && b[j] == b' ' {
                 if let Ok(bits) = line[i + 1..j].parse::<u32>() {
-                    if (65..=128).contains(&bits) {
+                    if (65..=crate::layout::MAX_WIDE_BITS).contains(&bits) {
                         operands_after_type(&line[j + 1..], bits, &mut out);
                     }
                 }
@@ -119,7 +160,7 @@ fn literals(line: &str) -> Vec<(u32, i128)> {
 /// once for all its incoming values (`[ -5, %a ], [ %9, %b ]`). The list
 /// ends at the first operand that names a type of its own (`i72 %y`,
 /// `!dbg !5`, `label %l`).
-fn operands_after_type(rest: &str, bits: u32, out: &mut Vec<(u32, i128)>) {
+fn operands_after_type(rest: &str, bits: u32, out: &mut Vec<(u32, Limbs)>) {
     for part in rest.split(',') {
         let p = part.trim();
         let p = p.strip_prefix('[').map_or(p, str::trim_start);
@@ -130,30 +171,11 @@ fn operands_after_type(rest: &str, bits: u32, out: &mut Vec<(u32, i128)>) {
         if matches!(p, "undef" | "poison" | "zeroinitializer") {
             continue;
         }
-        match number_at(p, 0) {
-            Some(v) if p.trim_start().trim_start_matches('-').chars().all(|c| c.is_ascii_digit()) => out.push((bits, v)),
-            _ => return,
+        match limbs_of_decimal(p, bits) {
+            Some(v) => out.push((bits, v)),
+            None => return,
         }
     }
-}
-
-/// The decimal integer starting at `at` (after spaces), if one does and
-/// ends there (not a name such as `%5`).
-fn number_at(s: &str, at: usize) -> Option<i128> {
-    let rest = s.get(at..)?.trim_start();
-    let end = rest.char_indices().find(|&(k, c)| !(c.is_ascii_digit() || (k == 0 && c == '-'))).map_or(rest.len(), |(k, _)| k);
-    let tok = &rest[..end];
-    if tok.is_empty() || tok == "-" {
-        return None;
-    }
-    if let Some(c) = rest[end..].chars().next() {
-        if c.is_ascii_alphanumeric() || c == '_' || c == '.' {
-            return None;
-        }
-    }
-    // i128 holds every value LLVM prints for widths up to 128 (signed);
-    // an unsigned spelling above i128::MAX still fits u128.
-    tok.parse::<i128>().ok().or_else(|| tok.parse::<u128>().ok().map(|v| v as i128))
 }
 
 #[cfg(test)]
@@ -164,12 +186,19 @@ mod tests {
     fn wide_literals_are_read_whole() {
         let text = "@g = global i128 -1, align 16\ndefine i32 @f(i72 %x) {\n  %1 = and i72 %x, -18446744073709551616\n  %2 = or i72 %1, 0\n  %3 = phi i120 [ -2097152, %a ], [ %9, %b ]\n  ret i32 0\n}\n";
         let t = WideConsts::parse(text);
-        assert_eq!(t.resolve(128, u64::MAX, "", Some("g")), Ok(u128::MAX));
-        let m = trunc128(!0u128 << 64, 72);
-        assert_eq!(t.resolve(72, 0, "f", Some("1")), Ok(m));
-        assert_eq!(t.resolve(72, 0, "f", Some("2")), Ok(0));
+        assert_eq!(t.resolve(128, u64::MAX, "", Some("g")), Ok(vec![u64::MAX, u64::MAX]));
+        assert_eq!(t.resolve(72, 0, "f", Some("1")), Ok(vec![0, 0xff]));
+        assert_eq!(t.resolve(72, 0, "f", Some("2")), Ok(vec![0, 0]));
         assert!(t.resolve(72, 0, "f", None).is_err());
-        assert_eq!(t.resolve(120, (-2097152i64) as u64, "f", Some("3")), Ok(trunc128(-2097152i128 as u128, 120)));
+        assert_eq!(t.resolve(120, (-2097152i64) as u64, "f", Some("3")), Ok(vec![(-2097152i64) as u64, (1u64 << 56) - 1]));
         assert!(t.resolve(100, 5, "f", Some("1")).is_err());
+    }
+
+    #[test]
+    fn decimals_of_any_width_become_limbs() {
+        assert_eq!(limbs_of_decimal("340282366920938463463374607431768211457", 136), Some(vec![1, 0, 1]));
+        assert_eq!(limbs_of_decimal("-1", 152), Some(vec![u64::MAX, u64::MAX, (1 << 24) - 1]));
+        assert_eq!(limbs_of_decimal("18446744073709551616", 65), Some(vec![0, 1]));
+        assert_eq!(limbs_of_decimal("%5", 72), None);
     }
 }

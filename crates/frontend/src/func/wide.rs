@@ -1,36 +1,48 @@
-//! Integers of 65 to 128 bits (`__int128`, the storage units of long runs
-//! of packed bit-fields: `i72`, `i96`, `i120`), lowered to pairs of `i64`.
+//! Integers wider than 64 bits (`__int128`, the storage units of long runs
+//! of packed bit-fields: `i72`, `i96`, `i120`, `i152`), lowered to `i64`
+//! limbs.
 //!
 //! The IR and every engine work on values of at most 64 bits; rather than
 //! widening all of them (and slowing the common path), the lowering splits
-//! a wide value into its low 64 bits and its high `n - 64` bits, the latter
-//! kept zero-extended in an `i64` (as odd widths below 64 are kept in
-//! their containers), and expands each operation into 64-bit ones: carries
-//! for `add`/`sub`, a 64×64→128 product from 32-bit halves for `mul`,
-//! funnel shifts, lexicographic comparisons and, for division, a
-//! restoring division unrolled over the `n` bits. The interpreter, the
-//! concolic tracer, the SMT terms and the bounded encoding then get wide
-//! integers for free and exactly, with the semantics LLVM gives them.
+//! a wide value into 64-bit limbs, least significant first, the top one
+//! holding the remaining bits zero-extended (as odd widths below 64 are
+//! kept in their containers), and expands each operation into 64-bit
+//! ones: carry chains for `add`/`sub`, schoolbook products whose 64×64→128
+//! steps come from 32-bit halves for `mul`, limb moves and funnel shifts
+//! for constant shift amounts and a barrel shifter for variable ones,
+//! lexicographic comparisons, and, for division, a restoring division
+//! unrolled over the bits. The interpreter, the concolic tracer, the SMT
+//! terms and the bounded encoding then get wide integers exactly, with
+//! the semantics LLVM gives them, and no cost on narrow code.
 
 use super::{FuncLowerer, Lowered, Res};
 use crate::layout::{container, odd_int_bits, wide_bits};
-use crate::wideconst::trunc128;
+use crate::wideconst::{mask_limbs, Limbs};
 use llvm_ir::instruction::{self as li, Instruction as LI};
 use llvm_ir::{Constant, ConstantRef, Name, Operand as LOp, Type as LType, TypeRef};
 use walkdown_ir::testvec::truncate;
-use walkdown_ir::{BinOp, CastOp, CheckKind, CmpPred, Const, InstKind, Operand, Type};
+use walkdown_ir::{BinOp, CastOp, CheckKind, CmpPred, Const, InstKind, Operand, Type, UnOp};
 
-/// A wide value: the low 64 bits and the high `bits - 64` bits
-/// (zero-extended), both `i64` operands.
-#[derive(Clone, Copy, Debug)]
+/// A wide value: `ceil(bits / 64)` `i64` limbs, least significant first;
+/// the bits of the top limb above the width are clear.
+#[derive(Clone, Debug)]
 pub(super) struct Wide {
-    pub lo: Operand,
-    pub hi: Operand,
+    pub limbs: Vec<Operand>,
     pub bits: u32,
 }
 
 fn c64(v: u64) -> Operand {
     Operand::Const(Const { ty: Type::I64, bits: v })
+}
+
+/// The number of limbs of a `bits`-bit value.
+fn nlimbs(bits: u32) -> usize {
+    bits.div_ceil(64) as usize
+}
+
+/// The number of bits the top limb of a `bits`-bit value holds (1 to 64).
+fn top_bits(bits: u32) -> u32 {
+    bits - 64 * (nlimbs(bits) as u32 - 1)
 }
 
 /// Whether instruction `ins` involves a wide integer (as an operand or a
@@ -56,11 +68,11 @@ pub(super) fn involves_wide(fl: &FuncLowerer<'_, '_>, ins: &LI) -> bool {
         LI::Trunc(i) => ty(&i.operand) || t(&i.to_type),
         LI::ZExt(i) => ty(&i.operand) || t(&i.to_type),
         LI::SExt(i) => ty(&i.operand) || t(&i.to_type),
-        LI::Select(i) => ty(&i.true_value),
         LI::FPToUI(i) => t(&i.to_type),
         LI::FPToSI(i) => t(&i.to_type),
         LI::UIToFP(i) => ty(&i.operand),
         LI::SIToFP(i) => ty(&i.operand),
+        LI::Select(i) => ty(&i.true_value),
         LI::Freeze(i) => ty(&i.operand),
         LI::Load(i) => matches!(fl.type_of_op(&i.address).as_ref(), LType::PointerType { pointee_type, .. } if t(pointee_type)),
         LI::Store(i) => ty(&i.value),
@@ -91,43 +103,80 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         self.emit_value(InstKind::Cast { op: CastOp::ZExt, from: Type::I1, to: Type::I64, arg: b })
     }
 
-    /// `hi` with the bits above the value's width cleared.
-    fn mask_hi(&mut self, hi: Operand, bits: u32) -> Operand {
-        if bits >= 128 {
-            hi
-        } else {
-            self.b64(BinOp::And, hi, c64(truncate(u64::MAX, bits - 64)))
+    // ----------------------------------------------------------- wide values
+
+    /// `limbs` (as many as `bits` needs) with the top limb masked.
+    fn wide(&mut self, mut limbs: Vec<Operand>, bits: u32) -> Wide {
+        let top = top_bits(bits);
+        if top < 64 {
+            let last = limbs.len() - 1;
+            limbs[last] = self.b64(BinOp::And, limbs[last], c64(truncate(u64::MAX, top)));
         }
+        Wide { limbs, bits }
     }
 
-    /// The high half sign-extended from the value's top bit over 64 bits.
-    fn sext_hi(&mut self, w: Wide) -> Operand {
-        if w.bits >= 128 {
-            return w.hi;
+    fn wconst(v: &[u64], bits: u32) -> Wide {
+        let mut v = v.to_vec();
+        v.resize(nlimbs(bits), 0);
+        mask_limbs(&mut v, bits);
+        Wide { limbs: v.into_iter().map(c64).collect(), bits }
+    }
+
+    fn wzero(bits: u32) -> Wide {
+        Self::wconst(&[], bits)
+    }
+
+    /// The top limb sign-extended from the value's top bit over 64 bits.
+    fn sext_top(&mut self, w: &Wide) -> Operand {
+        let top = top_bits(w.bits);
+        let last = *w.limbs.last().expect("a limb");
+        if top == 64 {
+            return last;
         }
-        let sh = c64(u64::from(128 - w.bits));
-        let up = self.b64(BinOp::Shl, w.hi, sh);
+        let sh = c64(u64::from(64 - top));
+        let up = self.b64(BinOp::Shl, last, sh);
         self.b64(BinOp::AShr, up, sh)
     }
 
-    fn wide(&mut self, lo: Operand, hi: Operand, bits: u32) -> Wide {
-        let hi = self.mask_hi(hi, bits);
-        Wide { lo, hi, bits }
+    /// Whether `w` is negative (its top bit), as an `i1`.
+    fn is_negative(&mut self, w: &Wide) -> Operand {
+        let last = *w.limbs.last().expect("a limb");
+        let bit = self.b64(BinOp::And, last, c64(1u64 << (top_bits(w.bits) - 1)));
+        self.cmp64(CmpPred::Ne, bit, c64(0))
     }
 
-    fn wconst(v: u128, bits: u32) -> Wide {
-        let v = trunc128(v, bits);
-        Wide { lo: c64(v as u64), hi: c64((v >> 64) as u64), bits }
+    /// The limbs of `w` sign-extended to 64-bit limbs: the top one
+    /// extended, and `extra` more limbs of its sign.
+    fn signed_limbs(&mut self, w: &Wide, extra: usize) -> Vec<Operand> {
+        let mut l = w.limbs.clone();
+        let t = self.sext_top(w);
+        let last = l.len() - 1;
+        l[last] = t;
+        if extra > 0 {
+            let fill = self.b64(BinOp::AShr, t, c64(63));
+            l.extend(std::iter::repeat_n(fill, extra));
+        }
+        l
+    }
+
+    fn new_wide(&mut self, w: Wide) -> Lowered {
+        self.wides.push(w);
+        Lowered::Wide(self.wides.len() - 1)
+    }
+
+    fn define_wide(&mut self, dest: &'m Name, w: Wide) {
+        let l = self.new_wide(w);
+        self.locals.insert(dest, l);
     }
 
     // --------------------------------------------------------------- operands
 
-    /// The wide value of `op` (of width `bits`).
+    /// The wide value of `op`.
     pub(super) fn wide_operand(&mut self, op: &LOp) -> Res<Wide> {
         match op {
             LOp::ConstantOperand(c) => self.wide_constant(c),
             _ => match self.lowered(op)? {
-                Lowered::Wide(w) => Ok(w),
+                Lowered::Wide(w) => Ok(self.wides[w].clone()),
                 _ => Err(self.unsupported("a wide integer value of another form")),
             },
         }
@@ -138,16 +187,16 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         match c.as_ref() {
             Constant::Int { value, .. } => {
                 let dest = self.cur_dest.map(crate::module::name_text);
-                let v = self
+                let v: Limbs = self
                     .cx
                     .wide_consts
                     .resolve(bits, *value, &self.f.name, dest.as_deref())
                     .map_err(|e| self.unsupported(e))?;
-                Ok(Self::wconst(v, bits))
+                Ok(Self::wconst(&v, bits))
             }
             // Reading an undefined value is undefined in C; zero, as for
             // narrower types.
-            Constant::Undef(_) | Constant::Poison(_) | Constant::AggregateZero(_) => Ok(Self::wconst(0, bits)),
+            Constant::Undef(_) | Constant::Poison(_) | Constant::AggregateZero(_) => Ok(Self::wzero(bits)),
             other => Err(self.unsupported(format!("{bits}-bit constant expression {other}"))),
         }
     }
@@ -165,8 +214,10 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             let op = if signed { CastOp::SExt } else { CastOp::ZExt };
             self.emit_value(InstKind::Cast { op, from, to: Type::I64, arg: x })
         };
-        let hi = if signed { self.b64(BinOp::AShr, lo, c64(63)) } else { c64(0) };
-        self.wide(lo, hi, bits)
+        let fill = if signed { self.b64(BinOp::AShr, lo, c64(63)) } else { c64(0) };
+        let mut limbs = vec![lo];
+        limbs.resize(nlimbs(bits), fill);
+        self.wide(limbs, bits)
     }
 
     // ------------------------------------------------------------ instructions
@@ -189,7 +240,7 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             LI::SRem(i) => self.wide_div(BinOp::SRem, &i.operand0, &i.operand1, &i.dest),
             LI::ICmp(i) => {
                 let (a, b) = (self.wide_operand(&i.operand0)?, self.wide_operand(&i.operand1)?);
-                let v = self.wide_cmp(super::int_pred(i.predicate), a, b);
+                let v = self.wide_cmp(super::int_pred(i.predicate), &a, &b);
                 self.define(&i.dest, v);
                 Ok(())
             }
@@ -204,36 +255,39 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                 };
                 let from = self.scalar(&self.type_of_op(operand))?;
                 let bits = wide_bits(to_type).ok_or_else(|| self.unsupported("a float conversion without a wide integer"))?;
+                if bits > 128 {
+                    return Err(self.unsupported(format!("a conversion of a float to a {bits}-bit integer")));
+                }
                 let x = self.operand(operand)?;
                 let w = self.float_to_wide(x, from, matches!(ins, LI::FPToSI(_)), bits);
-                self.locals.insert(dest, Lowered::Wide(w));
+                self.define_wide(dest, w);
                 Ok(())
             }
-            LI::UIToFP(i) => {
-                let to = self.scalar(&i.to_type)?;
-                let w = self.wide_operand(&i.operand)?;
-                let v = self.wide_to_float(w, false, to);
-                self.define(&i.dest, v);
-                Ok(())
-            }
-            LI::SIToFP(i) => {
-                let to = self.scalar(&i.to_type)?;
-                let w = self.wide_operand(&i.operand)?;
-                let v = self.wide_to_float(w, true, to);
-                self.define(&i.dest, v);
+            LI::UIToFP(_) | LI::SIToFP(_) => {
+                let (operand, to_type, dest) = match ins {
+                    LI::UIToFP(i) => (&i.operand, &i.to_type, &i.dest),
+                    LI::SIToFP(i) => (&i.operand, &i.to_type, &i.dest),
+                    _ => unreachable!("matched above"),
+                };
+                let to = self.scalar(to_type)?;
+                let w = self.wide_operand(operand)?;
+                if w.bits > 128 {
+                    return Err(self.unsupported(format!("a conversion of a {}-bit integer to a float", w.bits)));
+                }
+                let v = self.wide_to_float(&w, matches!(ins, LI::SIToFP(_)), to);
+                self.define(dest, v);
                 Ok(())
             }
             LI::Select(i) => {
                 let cond = self.operand(&i.condition)?;
                 let (a, b) = (self.wide_operand(&i.true_value)?, self.wide_operand(&i.false_value)?);
-                let lo = self.sel(Type::I64, cond, a.lo, b.lo);
-                let hi = self.sel(Type::I64, cond, a.hi, b.hi);
-                self.locals.insert(&i.dest, Lowered::Wide(Wide { lo, hi, bits: a.bits }));
+                let w = self.wide_select(cond, &a, &b);
+                self.define_wide(&i.dest, w);
                 Ok(())
             }
             LI::Freeze(i) => {
                 let w = self.wide_operand(&i.operand)?;
-                self.locals.insert(&i.dest, Lowered::Wide(w));
+                self.define_wide(&i.dest, w);
                 Ok(())
             }
             LI::Load(i) => {
@@ -244,13 +298,13 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                 .ok_or_else(|| self.unsupported("a wide load through a non-pointer"))?;
                 let ptr = self.operand(&i.address)?;
                 let w = self.load_wide(ptr, bits);
-                self.locals.insert(&i.dest, Lowered::Wide(w));
+                self.define_wide(&i.dest, w);
                 Ok(())
             }
             LI::Store(i) => {
                 let w = self.wide_operand(&i.value)?;
                 let ptr = self.operand(&i.address)?;
-                self.store_wide(ptr, w);
+                self.store_wide(ptr, &w);
                 Ok(())
             }
             other => Err(self.unsupported(format!("instruction `{}` on an integer wider than 64 bits", first_words(other)))),
@@ -258,20 +312,31 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
     }
 
     /// Loads the store size of a `bits`-bit integer (`ceil(bits / 8)`
-    /// bytes, as LLVM and x86 do): 8 bytes of low half, the rest in
-    /// pieces of 4, 2 and 1.
-    pub(super) fn load_wide(&mut self, ptr: Operand, bits: u32) -> Wide {
-        let lo = self.emit_value(InstKind::Load { ty: Type::I64, ptr });
-        let rest = self.ptr_add_const(ptr, 8);
-        let hi = self.load_odd(rest, bits - 64);
-        let hi = if container(bits - 64) == Some(Type::I64) { hi } else { self.int_cast(hi, Type::I64, false) };
-        Wide { lo, hi, bits }
+    /// bytes, as LLVM and x86 do): full limbs of 8 bytes, the rest of the
+    /// top one in pieces of 4, 2 and 1.
+    fn load_wide(&mut self, ptr: Operand, bits: u32) -> Wide {
+        let n = nlimbs(bits);
+        let mut limbs = Vec::with_capacity(n);
+        for i in 0..n - 1 {
+            let at = self.ptr_add_const(ptr, 8 * i as i64);
+            limbs.push(self.emit_value(InstKind::Load { ty: Type::I64, ptr: at }));
+        }
+        let at = self.ptr_add_const(ptr, 8 * (n - 1) as i64);
+        let top = top_bits(bits);
+        let t = self.load_odd(at, top);
+        let t = if container(top) == Some(Type::I64) { t } else { self.int_cast(t, Type::I64, false) };
+        limbs.push(t);
+        Wide { limbs, bits }
     }
 
-    pub(super) fn store_wide(&mut self, ptr: Operand, w: Wide) {
-        self.emit(InstKind::Store { ty: Type::I64, ptr, value: w.lo });
-        let rest = self.ptr_add_const(ptr, 8);
-        self.store_odd(rest, w.hi, w.bits - 64);
+    fn store_wide(&mut self, ptr: Operand, w: &Wide) {
+        let n = w.limbs.len();
+        for (i, &l) in w.limbs[..n - 1].iter().enumerate() {
+            let at = self.ptr_add_const(ptr, 8 * i as i64);
+            self.emit(InstKind::Store { ty: Type::I64, ptr: at, value: l });
+        }
+        let at = self.ptr_add_const(ptr, 8 * (n - 1) as i64);
+        self.store_odd(at, w.limbs[n - 1], top_bits(w.bits));
     }
 
     fn wide_bin(&mut self, op: BinOp, a: &LOp, b: &LOp, dest: &'m Name) -> Res<()> {
@@ -279,49 +344,129 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         let bits = x.bits;
         let w = match op {
             BinOp::And | BinOp::Or | BinOp::Xor => {
-                let lo = self.b64(op, x.lo, y.lo);
-                let hi = self.b64(op, x.hi, y.hi);
-                Wide { lo, hi, bits }
+                let limbs = x.limbs.iter().zip(&y.limbs).map(|(&p, &q)| self.b64(op, p, q)).collect();
+                Wide { limbs, bits }
             }
-            BinOp::Add => self.wide_add(x, y),
-            BinOp::Sub => self.wide_sub(x, y),
-            BinOp::Mul => {
-                let lo = self.b64(BinOp::Mul, x.lo, y.lo);
-                let carry = self.mulhu(x.lo, y.lo);
-                let c1 = self.b64(BinOp::Mul, x.lo, y.hi);
-                let c2 = self.b64(BinOp::Mul, x.hi, y.lo);
-                let h = self.b64(BinOp::Add, carry, c1);
-                let h = self.b64(BinOp::Add, h, c2);
-                self.wide(lo, h, bits)
-            }
-            BinOp::Shl | BinOp::LShr | BinOp::AShr => self.wide_shift(op, x, y.lo),
+            BinOp::Add => self.wide_add(&x, &y),
+            BinOp::Sub => self.wide_sub(&x, &y),
+            BinOp::Mul => self.wide_mul(&x, &y),
+            BinOp::Shl | BinOp::LShr | BinOp::AShr => self.wide_shift(op, &x, &y),
             _ => return Err(self.unsupported(format!("{op} on a {bits}-bit integer"))),
         };
-        self.locals.insert(dest, Lowered::Wide(w));
+        self.define_wide(dest, w);
         Ok(())
     }
 
-    fn wide_add(&mut self, x: Wide, y: Wide) -> Wide {
-        let lo = self.b64(BinOp::Add, x.lo, y.lo);
-        let c = self.cmp64(CmpPred::Ult, lo, x.lo);
-        let c = self.bool64(c);
-        let h = self.b64(BinOp::Add, x.hi, y.hi);
-        let h = self.b64(BinOp::Add, h, c);
-        self.wide(lo, h, x.bits)
+    fn wide_add(&mut self, x: &Wide, y: &Wide) -> Wide {
+        let mut limbs = Vec::with_capacity(x.limbs.len());
+        let mut carry: Option<Operand> = None;
+        let n = x.limbs.len();
+        for i in 0..n {
+            let s = self.b64(BinOp::Add, x.limbs[i], y.limbs[i]);
+            let last = i + 1 == n;
+            let (s, c) = match carry {
+                None => {
+                    let c = if last { None } else { Some(self.cmp64(CmpPred::Ult, s, x.limbs[i])) };
+                    (s, c)
+                }
+                Some(cin) => {
+                    let cin64 = self.bool64(cin);
+                    let s2 = self.b64(BinOp::Add, s, cin64);
+                    let c = if last {
+                        None
+                    } else {
+                        let c1 = self.cmp64(CmpPred::Ult, s, x.limbs[i]);
+                        let c2 = self.cmp64(CmpPred::Ult, s2, s);
+                        Some(self.b1(BinOp::Or, c1, c2))
+                    };
+                    (s2, c)
+                }
+            };
+            limbs.push(s);
+            carry = c;
+        }
+        self.wide(limbs, x.bits)
     }
 
-    fn wide_sub(&mut self, x: Wide, y: Wide) -> Wide {
-        let lo = self.b64(BinOp::Sub, x.lo, y.lo);
-        let br = self.cmp64(CmpPred::Ult, x.lo, y.lo);
-        let br = self.bool64(br);
-        let h = self.b64(BinOp::Sub, x.hi, y.hi);
-        let h = self.b64(BinOp::Sub, h, br);
-        self.wide(lo, h, x.bits)
+    fn wide_sub(&mut self, x: &Wide, y: &Wide) -> Wide {
+        let mut limbs = Vec::with_capacity(x.limbs.len());
+        let mut borrow: Option<Operand> = None;
+        let n = x.limbs.len();
+        for i in 0..n {
+            let d = self.b64(BinOp::Sub, x.limbs[i], y.limbs[i]);
+            let last = i + 1 == n;
+            let (d, b) = match borrow {
+                None => {
+                    let b = if last { None } else { Some(self.cmp64(CmpPred::Ult, x.limbs[i], y.limbs[i])) };
+                    (d, b)
+                }
+                Some(bin) => {
+                    let bin64 = self.bool64(bin);
+                    let d2 = self.b64(BinOp::Sub, d, bin64);
+                    let b = if last {
+                        None
+                    } else {
+                        let b1 = self.cmp64(CmpPred::Ult, x.limbs[i], y.limbs[i]);
+                        let b2 = self.cmp64(CmpPred::Ult, d, bin64);
+                        Some(self.b1(BinOp::Or, b1, b2))
+                    };
+                    (d2, b)
+                }
+            };
+            limbs.push(d);
+            borrow = b;
+        }
+        self.wide(limbs, x.bits)
     }
 
-    fn wide_neg(&mut self, x: Wide) -> Wide {
-        let zero = Self::wconst(0, x.bits);
-        self.wide_sub(zero, x)
+    fn wide_neg(&mut self, x: &Wide) -> Wide {
+        let zero = Self::wzero(x.bits);
+        self.wide_sub(&zero, x)
+    }
+
+    /// The schoolbook product modulo `2^bits`: each limb product's low
+    /// half added at its position, its high half at the next, carries
+    /// rippling up.
+    fn wide_mul(&mut self, x: &Wide, y: &Wide) -> Wide {
+        let n = x.limbs.len();
+        let mut acc: Vec<Operand> = vec![c64(0); n];
+        let mut fresh = vec![true; n];
+        for i in 0..n {
+            for j in 0..n - i {
+                let lo = self.b64(BinOp::Mul, x.limbs[i], y.limbs[j]);
+                self.add_limb_at(&mut acc, &mut fresh, i + j, lo);
+                if i + j + 1 < n {
+                    let hi = self.mulhu(x.limbs[i], y.limbs[j]);
+                    self.add_limb_at(&mut acc, &mut fresh, i + j + 1, hi);
+                }
+            }
+        }
+        self.wide(acc, x.bits)
+    }
+
+    /// `acc += v << (64 * pos)` (modulo the width of `acc`); `fresh`
+    /// marks limbs still zero, which take `v` without an addition.
+    fn add_limb_at(&mut self, acc: &mut [Operand], fresh: &mut [bool], pos: usize, v: Operand) {
+        if fresh[pos] {
+            acc[pos] = v;
+            fresh[pos] = false;
+            return;
+        }
+        let s = self.b64(BinOp::Add, acc[pos], v);
+        let mut carry = if pos + 1 < acc.len() { Some(self.cmp64(CmpPred::Ult, s, v)) } else { None };
+        acc[pos] = s;
+        for q in pos + 1..acc.len() {
+            let Some(c) = carry else { break };
+            let c64v = self.bool64(c);
+            if fresh[q] {
+                acc[q] = c64v;
+                fresh[q] = false;
+                break;
+            }
+            let s = self.b64(BinOp::Add, acc[q], c64v);
+            carry = if q + 1 < acc.len() { Some(self.cmp64(CmpPred::Ult, s, c64v)) } else { None };
+            acc[q] = s;
+        }
     }
 
     /// The high 64 bits of the 128-bit product of `x` and `y`, from the
@@ -351,113 +496,125 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         self.b64(BinOp::Add, h, hm)
     }
 
-    /// A shift by the amount `amt` (the low half of the wide amount; an
-    /// amount of the width or more is poison in LLVM, and here it is taken
-    /// modulo 128).
-    fn wide_shift(&mut self, op: BinOp, x: Wide, amt: Operand) -> Wide {
-        let bits = x.bits;
-        if let Operand::Const(c) = amt {
-            let k = c.bits % 128;
-            return self.wide_shift_const(op, x, k as u32);
+    /// A shift of `x` by the wide amount `y`. An amount of the width or
+    /// more is poison in LLVM; a constant one is taken modulo the next
+    /// power of two of the width (as is a variable one, whose higher bits
+    /// the barrel shifter ignores).
+    fn wide_shift(&mut self, op: BinOp, x: &Wide, y: &Wide) -> Wide {
+        let stages = (64 * x.limbs.len() as u32).next_power_of_two().trailing_zeros();
+        if let Operand::Const(c) = y.limbs[0] {
+            let k = (c.bits % (1u64 << stages)) as u32;
+            return self.wide_shift_const(op, x, k);
         }
-        let k = self.b64(BinOp::And, amt, c64(63));
-        let big = self.b64(BinOp::And, amt, c64(64));
-        let big = self.cmp64(CmpPred::Ne, big, c64(0));
-        let inv = self.b64(BinOp::Sub, c64(63), k);
-        match op {
-            BinOp::Shl => {
-                // Below 64: hi = hi << k | lo >> (64 - k), written as
-                // (lo >> 1) >> (63 - k) so that k = 0 needs no case.
-                let lo_s = self.b64(BinOp::Shl, x.lo, k);
-                let hi_s = self.b64(BinOp::Shl, x.hi, k);
-                let l1 = self.b64(BinOp::LShr, x.lo, c64(1));
-                let spill = self.b64(BinOp::LShr, l1, inv);
-                let hi_small = self.b64(BinOp::Or, hi_s, spill);
-                let lo = self.sel(Type::I64, big, c64(0), lo_s);
-                let hi = self.sel(Type::I64, big, lo_s, hi_small);
-                self.wide(lo, hi, bits)
-            }
-            _ => {
-                let signed = op == BinOp::AShr;
-                let h = if signed { self.sext_hi(x) } else { x.hi };
-                let lo_s = self.b64(BinOp::LShr, x.lo, k);
-                let h1 = self.b64(BinOp::Shl, h, c64(1));
-                let spill = self.b64(BinOp::Shl, h1, inv);
-                let lo_small = self.b64(BinOp::Or, lo_s, spill);
-                let hi_s = self.b64(op, h, k);
-                let fill = if signed { self.b64(BinOp::AShr, h, c64(63)) } else { c64(0) };
-                let lo = self.sel(Type::I64, big, hi_s, lo_small);
-                let hi = self.sel(Type::I64, big, fill, hi_s);
-                self.wide(lo, hi, bits)
-            }
+        // Barrel shifter: stage b shifts by 2^b where bit b of the amount
+        // is set.
+        let mut cur = x.clone();
+        for b in 0..stages {
+            let bit = self.b64(BinOp::And, y.limbs[0], c64(1u64 << b));
+            let on = self.cmp64(CmpPred::Ne, bit, c64(0));
+            let shifted = self.wide_shift_const(op, &cur, 1 << b);
+            cur = self.wide_select(on, &shifted, &cur);
         }
+        cur
     }
 
-    fn wide_shift_const(&mut self, op: BinOp, x: Wide, k: u32) -> Wide {
-        let bits = x.bits;
+    fn wide_shift_const(&mut self, op: BinOp, x: &Wide, k: u32) -> Wide {
+        let n = x.limbs.len();
         if k == 0 {
-            return x;
+            return x.clone();
         }
+        let (q, r) = ((k / 64) as usize, k % 64);
+        let mut limbs = Vec::with_capacity(n);
         match op {
-            BinOp::Shl if k >= 64 => {
-                let hi = self.b64(BinOp::Shl, x.lo, c64(u64::from(k - 64)));
-                self.wide(c64(0), hi, bits)
-            }
             BinOp::Shl => {
-                let lo = self.b64(BinOp::Shl, x.lo, c64(u64::from(k)));
-                let hs = self.b64(BinOp::Shl, x.hi, c64(u64::from(k)));
-                let spill = self.b64(BinOp::LShr, x.lo, c64(u64::from(64 - k)));
-                let hi = self.b64(BinOp::Or, hs, spill);
-                self.wide(lo, hi, bits)
+                let src = |i: isize| if i >= 0 { Some(x.limbs[i as usize]) } else { None };
+                for i in 0..n as isize {
+                    let hi = src(i - q as isize);
+                    let lo = src(i - q as isize - 1);
+                    let v = match (hi, r) {
+                        (None, _) => c64(0),
+                        (Some(h), 0) => h,
+                        (Some(h), r) => {
+                            let hs = self.b64(BinOp::Shl, h, c64(u64::from(r)));
+                            match lo {
+                                Some(l) => {
+                                    let spill = self.b64(BinOp::LShr, l, c64(u64::from(64 - r)));
+                                    self.b64(BinOp::Or, hs, spill)
+                                }
+                                None => hs,
+                            }
+                        }
+                    };
+                    limbs.push(v);
+                }
             }
             _ => {
-                let signed = op == BinOp::AShr;
-                let h = if signed { self.sext_hi(x) } else { x.hi };
-                let fill = if signed { self.b64(BinOp::AShr, h, c64(63)) } else { c64(0) };
-                if k >= 64 {
-                    let lo = self.b64(op, h, c64(u64::from(k - 64)));
-                    self.wide(lo, fill, bits)
-                } else {
-                    let ls = self.b64(BinOp::LShr, x.lo, c64(u64::from(k)));
-                    let spill = self.b64(BinOp::Shl, h, c64(u64::from(64 - k)));
-                    let lo = self.b64(BinOp::Or, ls, spill);
-                    let hi = self.b64(op, h, c64(u64::from(k)));
-                    self.wide(lo, hi, bits)
+                // The source limbs, the top one sign-extended for ashr,
+                // then a limb of fill (its sign, or zeros) standing for
+                // all those above: logical funnel shifts of that
+                // representation give both shifts.
+                let ext = if op == BinOp::AShr { self.signed_limbs(x, 1) } else { x.limbs.iter().copied().chain([c64(0)]).collect() };
+                let src = |i: usize| ext[i.min(n)];
+                for i in 0..n {
+                    let (lo, hi) = (src(i + q), src(i + q + 1));
+                    let v = if r == 0 {
+                        lo
+                    } else {
+                        let ls = self.b64(BinOp::LShr, lo, c64(u64::from(r)));
+                        let spill = self.b64(BinOp::Shl, hi, c64(u64::from(64 - r)));
+                        self.b64(BinOp::Or, ls, spill)
+                    };
+                    limbs.push(v);
                 }
             }
         }
+        self.wide(limbs, x.bits)
     }
 
-    /// A comparison of two wide values: on the high halves (signed ones
-    /// sign-extended), and on the low halves, unsigned, where those are
-    /// equal.
-    fn wide_cmp(&mut self, pred: CmpPred, a: Wide, b: Wide) -> Operand {
-        let lo_eq = self.cmp64(CmpPred::Eq, a.lo, b.lo);
-        let hi_eq = self.cmp64(CmpPred::Eq, a.hi, b.hi);
-        match pred {
-            CmpPred::Eq => return self.b1(BinOp::And, lo_eq, hi_eq),
-            CmpPred::Ne => {
-                let both = self.b1(BinOp::And, lo_eq, hi_eq);
-                return self.b1(BinOp::Xor, both, Operand::Const(Const::bool(true)));
+    /// A comparison of two wide values, limb by limb from the least
+    /// significant: the verdict so far holds where the higher limbs are
+    /// equal. The top limbs compare signed (sign-extended) for signed
+    /// predicates, the others unsigned.
+    fn wide_cmp(&mut self, pred: CmpPred, a: &Wide, b: &Wide) -> Operand {
+        let n = a.limbs.len();
+        if matches!(pred, CmpPred::Eq | CmpPred::Ne) {
+            let mut all = None;
+            for i in 0..n {
+                let e = self.cmp64(CmpPred::Eq, a.limbs[i], b.limbs[i]);
+                all = Some(match all {
+                    None => e,
+                    Some(p) => self.b1(BinOp::And, p, e),
+                });
             }
-            _ => {}
+            let all = all.expect("a limb");
+            return if pred == CmpPred::Eq { all } else { self.b1(BinOp::Xor, all, Operand::Const(Const::bool(true))) };
         }
         let signed = matches!(pred, CmpPred::Slt | CmpPred::Sle | CmpPred::Sgt | CmpPred::Sge);
-        let (ha, hb) = if signed { (self.sext_hi(a), self.sext_hi(b)) } else { (a.hi, b.hi) };
-        let (strict_hi, lo_pred) = match pred {
-            CmpPred::Ult => (CmpPred::Ult, CmpPred::Ult),
-            CmpPred::Ule => (CmpPred::Ult, CmpPred::Ule),
-            CmpPred::Ugt => (CmpPred::Ugt, CmpPred::Ugt),
-            CmpPred::Uge => (CmpPred::Ugt, CmpPred::Uge),
-            CmpPred::Slt => (CmpPred::Slt, CmpPred::Ult),
-            CmpPred::Sle => (CmpPred::Slt, CmpPred::Ule),
-            CmpPred::Sgt => (CmpPred::Sgt, CmpPred::Ugt),
-            _ => (CmpPred::Sgt, CmpPred::Uge),
+        let (strict, first) = match pred {
+            CmpPred::Ult | CmpPred::Slt => (CmpPred::Ult, CmpPred::Ult),
+            CmpPred::Ule | CmpPred::Sle => (CmpPred::Ult, CmpPred::Ule),
+            CmpPred::Ugt | CmpPred::Sgt => (CmpPred::Ugt, CmpPred::Ugt),
+            _ => (CmpPred::Ugt, CmpPred::Uge),
         };
-        let h = self.cmp64(strict_hi, ha, hb);
-        let l = self.cmp64(lo_pred, a.lo, b.lo);
-        let l = self.b1(BinOp::And, hi_eq, l);
-        self.b1(BinOp::Or, h, l)
+        let (ta, tb) = if signed { (self.sext_top(a), self.sext_top(b)) } else { (a.limbs[n - 1], b.limbs[n - 1]) };
+        let mut verdict = self.cmp64(first, a.limbs[0], b.limbs[0]);
+        for i in 1..n {
+            let (x, y, strict_i) = if i == n - 1 {
+                let s = if signed {
+                    if strict == CmpPred::Ult { CmpPred::Slt } else { CmpPred::Sgt }
+                } else {
+                    strict
+                };
+                (ta, tb, s)
+            } else {
+                (a.limbs[i], b.limbs[i], strict)
+            };
+            let s = self.cmp64(strict_i, x, y);
+            let e = self.cmp64(CmpPred::Eq, x, y);
+            let keep = self.b1(BinOp::And, e, verdict);
+            verdict = self.b1(BinOp::Or, s, keep);
+        }
+        verdict
     }
 
     fn wide_cast(&mut self, op: CastOp, a: &'m LOp, to_ty: &TypeRef, dest: &'m Name) -> Res<()> {
@@ -465,22 +622,20 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         match (wide_bits(&from_ty), wide_bits(to_ty)) {
             (Some(_), Some(to)) => {
                 let x = self.wide_operand(a)?;
-                let w = match op {
-                    CastOp::SExt => {
-                        let h = self.sext_hi(x);
-                        self.wide(x.lo, h, to)
-                    }
-                    // zext keeps the zero-extended high half; trunc
-                    // clears what lies above the new width.
-                    _ => self.wide(x.lo, x.hi, to),
-                };
-                self.locals.insert(dest, Lowered::Wide(w));
+                let k = nlimbs(to);
+                let mut limbs = if op == CastOp::SExt { self.signed_limbs(&x, k.saturating_sub(x.limbs.len())) } else { x.limbs.clone() };
+                // zext pads with zeros; trunc keeps the low limbs (the top
+                // one masked by `wide`).
+                limbs.resize(k, c64(0));
+                let w = self.wide(limbs, to);
+                self.define_wide(dest, w);
             }
             (Some(_), None) => {
-                // Trunc to 64 bits or fewer: the low half, cut down.
+                // Trunc to 64 bits or fewer: the low limb, cut down.
                 let x = self.wide_operand(a)?;
                 let to = self.scalar(to_ty)?;
-                let mut v = if to == Type::I64 { x.lo } else { self.emit_value(InstKind::Cast { op: CastOp::Trunc, from: Type::I64, to, arg: x.lo }) };
+                let lo = x.limbs[0];
+                let mut v = if to == Type::I64 { lo } else { self.emit_value(InstKind::Cast { op: CastOp::Trunc, from: Type::I64, to, arg: lo }) };
                 if let Some(n) = odd_int_bits(to_ty) {
                     v = self.mask_odd(to, v, n);
                 }
@@ -491,7 +646,7 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                 let n = odd_int_bits(&from_ty).unwrap_or_else(|| from.bits(self.dm()));
                 let x = self.operand(a)?;
                 let w = self.extend_narrow(x, from, n, op == CastOp::SExt, to);
-                self.locals.insert(dest, Lowered::Wide(w));
+                self.define_wide(dest, w);
             }
             (None, None) => return Err(self.unsupported("a cast without a wide integer")),
         }
@@ -503,76 +658,123 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
     fn wide_div(&mut self, op: BinOp, a: &LOp, b: &LOp, dest: &'m Name) -> Res<()> {
         let (x, y) = (self.wide_operand(a)?, self.wide_operand(b)?);
         let bits = x.bits;
-        let y_const = match (y.lo, y.hi) {
-            (Operand::Const(l), Operand::Const(h)) => Some(u128::from(l.bits) | (u128::from(h.bits) << 64)),
-            _ => None,
-        };
-        if y_const.is_none_or(|v| v == 0) {
-            let any = self.b64(BinOp::Or, y.lo, y.hi);
+        let y_const: Option<Vec<u64>> = y.limbs.iter().map(|l| if let Operand::Const(c) = l { Some(c.bits) } else { None }).collect();
+        if y_const.as_ref().is_none_or(|v| v.iter().all(|&l| l == 0)) {
+            let mut any = y.limbs[0];
+            for &l in &y.limbs[1..] {
+                any = self.b64(BinOp::Or, any, l);
+            }
             let nonzero = self.cmp64(CmpPred::Ne, any, c64(0));
             self.emit(InstKind::Check { kind: CheckKind::DivByZero, cond: nonzero });
         }
         let signed = matches!(op, BinOp::SDiv | BinOp::SRem);
-        let minus_one = trunc128(u128::MAX, bits);
-        if signed && y_const.is_none_or(|v| v == minus_one) {
-            let min = Self::wconst(1u128 << (bits - 1), bits);
-            let is_min = self.wide_cmp(CmpPred::Ne, x, min);
-            let m1 = Self::wconst(minus_one, bits);
-            let not_m1 = self.wide_cmp(CmpPred::Ne, y, m1);
+        let mut ones = vec![u64::MAX; nlimbs(bits)];
+        mask_limbs(&mut ones, bits);
+        if signed && y_const.as_ref().is_none_or(|v| *v == ones) {
+            let mut min = vec![0u64; nlimbs(bits)];
+            *min.last_mut().expect("a limb") = 1u64 << (top_bits(bits) - 1);
+            let min = Self::wconst(&min, bits);
+            let is_min = self.wide_cmp(CmpPred::Ne, &x, &min);
+            let m1 = Self::wconst(&ones, bits);
+            let not_m1 = self.wide_cmp(CmpPred::Ne, &y, &m1);
             let ok = self.b1(BinOp::Or, is_min, not_m1);
             self.emit(InstKind::Check { kind: CheckKind::Overflow, cond: ok });
         }
         let w = if signed {
-            let top = c64(1u64 << (bits - 65));
-            let sa = self.b64(BinOp::And, x.hi, top);
-            let sa = self.cmp64(CmpPred::Ne, sa, c64(0));
-            let sb = self.b64(BinOp::And, y.hi, top);
-            let sb = self.cmp64(CmpPred::Ne, sb, c64(0));
-            let nx = self.wide_neg(x);
-            let ny = self.wide_neg(y);
-            let ax = self.wide_select(sa, nx, x);
-            let ay = self.wide_select(sb, ny, y);
-            let (q, r) = self.udivrem(ax, ay);
+            let sa = self.is_negative(&x);
+            let sb = self.is_negative(&y);
+            let nx = self.wide_neg(&x);
+            let ny = self.wide_neg(&y);
+            let ax = self.wide_select(sa, &nx, &x);
+            let ay = self.wide_select(sb, &ny, &y);
+            let (q, r) = self.udivrem(&ax, &ay);
             if op == BinOp::SDiv {
                 let neg = self.b1(BinOp::Xor, sa, sb);
-                let nq = self.wide_neg(q);
-                self.wide_select(neg, nq, q)
+                let nq = self.wide_neg(&q);
+                self.wide_select(neg, &nq, &q)
             } else {
-                let nr = self.wide_neg(r);
-                self.wide_select(sa, nr, r)
+                let nr = self.wide_neg(&r);
+                self.wide_select(sa, &nr, &r)
             }
         } else {
-            let (q, r) = self.udivrem(x, y);
+            let (q, r) = self.udivrem(&x, &y);
             if op == BinOp::UDiv { q } else { r }
         };
-        self.locals.insert(dest, Lowered::Wide(w));
+        self.define_wide(dest, w);
         Ok(())
     }
 
-    /// A wide integer converted to `f32` or `f64`, rounded to nearest as
-    /// libgcc's `__floattidf` does: with a high half, the value shifted
-    /// right until it fits 64 bits, the bits shifted out kept as a sticky
-    /// low bit (so the one rounding of the 64-bit conversion is the right
-    /// one), then scaled back by an exact power of two.
-    fn wide_to_float(&mut self, w: Wide, signed: bool, to: Type) -> Operand {
+    fn wide_select(&mut self, cond: Operand, a: &Wide, b: &Wide) -> Wide {
+        let limbs = a.limbs.iter().zip(&b.limbs).map(|(&p, &q)| self.sel(Type::I64, cond, p, q)).collect();
+        Wide { limbs, bits: a.bits }
+    }
+
+    /// Unsigned quotient and remainder by restoring division, one step per
+    /// bit of the dividend from the top; a zero divisor gives quotient
+    /// all ones and remainder the dividend (the check before it has
+    /// already failed such a run).
+    fn udivrem(&mut self, x: &Wide, y: &Wide) -> (Wide, Wide) {
+        let bits = x.bits;
+        let n = x.limbs.len();
+        let full = 64 * n as u32;
+        let mut r: Vec<Operand> = vec![c64(0); n];
+        let mut q: Vec<Operand> = vec![c64(0); n];
+        let yy = Wide { limbs: y.limbs.clone(), bits: full };
+        for i in (0..bits).rev() {
+            // r = r << 1 | bit i of x; when the width fills the limbs the
+            // shift can carry out of r (r < y but 2r + 1 may not fit).
+            let carry = if bits == full { Some(self.b64(BinOp::LShr, r[n - 1], c64(63))) } else { None };
+            for j in (1..n).rev() {
+                let h = self.b64(BinOp::Shl, r[j], c64(1));
+                let spill = self.b64(BinOp::LShr, r[j - 1], c64(63));
+                r[j] = self.b64(BinOp::Or, h, spill);
+            }
+            let (limb, j) = ((i / 64) as usize, i % 64);
+            let bit = self.b64(BinOp::LShr, x.limbs[limb], c64(u64::from(j)));
+            let bit = self.b64(BinOp::And, bit, c64(1));
+            let l = self.b64(BinOp::Shl, r[0], c64(1));
+            r[0] = self.b64(BinOp::Or, l, bit);
+            let rw = Wide { limbs: r.clone(), bits: full };
+            let mut ge = self.wide_cmp(CmpPred::Uge, &rw, &yy);
+            if let Some(c) = carry {
+                let c = self.cmp64(CmpPred::Ne, c, c64(0));
+                ge = self.b1(BinOp::Or, ge, c);
+            }
+            let d = self.wide_sub(&rw, &yy);
+            for (k, slot) in r.iter_mut().enumerate() {
+                *slot = self.sel(Type::I64, ge, d.limbs[k], *slot);
+            }
+            let g = self.bool64(ge);
+            let s = self.b64(BinOp::Shl, g, c64(u64::from(j)));
+            q[limb] = self.b64(BinOp::Or, q[limb], s);
+        }
+        (Wide { limbs: q, bits }, Wide { limbs: r, bits })
+    }
+
+    /// A wide integer (at most 128 bits) converted to `f32` or `f64`,
+    /// rounded to nearest as libgcc's `__floattidf` does: with a high
+    /// limb, the value shifted right until it fits 64 bits, the bits
+    /// shifted out kept as a sticky low bit (so the one rounding of the
+    /// 64-bit conversion is the right one), then scaled back by an exact
+    /// power of two.
+    fn wide_to_float(&mut self, w: &Wide, signed: bool, to: Type) -> Operand {
         let (neg, a) = if signed {
-            let top = c64(1u64 << (w.bits - 65));
-            let sign = self.b64(BinOp::And, w.hi, top);
-            let neg = self.cmp64(CmpPred::Ne, sign, c64(0));
+            let neg = self.is_negative(w);
             let n = self.wide_neg(w);
-            (Some(neg), self.wide_select(neg, n, w))
+            (Some(neg), self.wide_select(neg, &n, w))
         } else {
-            (None, w)
+            (None, w.clone())
         };
+        let (lo, hi) = (a.limbs[0], a.limbs[1]);
         let conv = |fl: &mut Self, x: Operand| fl.emit_value(InstKind::Cast { op: CastOp::UiToFp, from: Type::I64, to, arg: x });
-        let narrow = conv(self, a.lo);
-        let n = self.emit_value(InstKind::Un { op: walkdown_ir::UnOp::Ctlz, ty: Type::I64, arg: a.hi });
+        let narrow = conv(self, lo);
+        let n = self.emit_value(InstKind::Un { op: UnOp::Ctlz, ty: Type::I64, arg: hi });
         let s = self.b64(BinOp::Sub, c64(64), n);
         let sm1 = self.b64(BinOp::Sub, c64(63), n);
-        let l1 = self.b64(BinOp::LShr, a.lo, c64(1));
+        let l1 = self.b64(BinOp::LShr, lo, c64(1));
         let lo_part = self.b64(BinOp::LShr, l1, sm1);
-        let hi_part = self.b64(BinOp::Shl, a.hi, n);
-        let lost = self.b64(BinOp::Shl, a.lo, n);
+        let hi_part = self.b64(BinOp::Shl, hi, n);
+        let lost = self.b64(BinOp::Shl, lo, n);
         let sticky = self.cmp64(CmpPred::Ne, lost, c64(0));
         let sticky = self.bool64(sticky);
         let m = self.b64(BinOp::Or, hi_part, lo_part);
@@ -589,29 +791,29 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             self.emit_value(InstKind::Cast { op: CastOp::Bitcast, from: Type::I64, to: Type::F64, arg: e })
         };
         let big = self.emit_value(InstKind::Bin { op: BinOp::FMul, ty: to, lhs: f, rhs: scale });
-        let hi_zero = self.cmp64(CmpPred::Eq, a.hi, c64(0));
+        let hi_zero = self.cmp64(CmpPred::Eq, hi, c64(0));
         let r = self.sel(to, hi_zero, narrow, big);
         match neg {
             Some(neg) => {
-                let nr = self.emit_value(InstKind::Un { op: walkdown_ir::UnOp::FNeg, ty: to, arg: r });
+                let nr = self.emit_value(InstKind::Un { op: UnOp::FNeg, ty: to, arg: r });
                 self.sel(to, neg, nr, r)
             }
             None => r,
         }
     }
 
-    /// A float converted to a wide integer, truncating toward zero: the
-    /// high half is the integer part of `x / 2^64`, the low half that of
-    /// what remains (both steps exact: a double of 2^64 or more is an
-    /// integer with at most 53 significant bits). Values out of range are
-    /// undefined in C; these give what the formula gives.
+    /// A float converted to a wide integer (at most 128 bits), truncating
+    /// toward zero: the high limb is the integer part of `x / 2^64`, the
+    /// low limb that of what remains (both steps exact: a double of 2^64
+    /// or more is an integer with at most 53 significant bits). Values out
+    /// of range are undefined in C; these give what the formula gives.
     fn float_to_wide(&mut self, x: Operand, from: Type, signed: bool, bits: u32) -> Wide {
         let f64t = Type::F64;
         let x = if from == Type::F32 { self.emit_value(InstKind::Cast { op: CastOp::FpExt, from, to: f64t, arg: x }) } else { x };
         let fc = |v: f64| Operand::Const(Const { ty: Type::F64, bits: v.to_bits() });
         let (neg, ax) = if signed {
             let neg = self.emit_value(InstKind::Cmp { pred: CmpPred::FOlt, ty: f64t, lhs: x, rhs: fc(0.0) });
-            let nx = self.emit_value(InstKind::Un { op: walkdown_ir::UnOp::FNeg, ty: f64t, arg: x });
+            let nx = self.emit_value(InstKind::Un { op: UnOp::FNeg, ty: f64t, arg: x });
             (Some(neg), self.sel(f64t, neg, nx, x))
         } else {
             (None, x)
@@ -622,69 +824,20 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         let hb = self.emit_value(InstKind::Bin { op: BinOp::FMul, ty: f64t, lhs: hb, rhs: fc(18446744073709551616.0) });
         let rest = self.emit_value(InstKind::Bin { op: BinOp::FSub, ty: f64t, lhs: ax, rhs: hb });
         let lo = self.emit_value(InstKind::Cast { op: CastOp::FpToUi, from: f64t, to: Type::I64, arg: rest });
-        let w = self.wide(lo, hi, bits);
+        let w = self.wide(vec![lo, hi], bits);
         match neg {
             Some(neg) => {
-                let n = self.wide_neg(w);
-                self.wide_select(neg, n, w)
+                let n = self.wide_neg(&w);
+                self.wide_select(neg, &n, &w)
             }
             None => w,
         }
     }
 
-    fn wide_select(&mut self, cond: Operand, a: Wide, b: Wide) -> Wide {
-        let lo = self.sel(Type::I64, cond, a.lo, b.lo);
-        let hi = self.sel(Type::I64, cond, a.hi, b.hi);
-        Wide { lo, hi, bits: a.bits }
-    }
-
-    /// Unsigned quotient and remainder by restoring division, one step per
-    /// bit of the dividend from the top; a zero divisor gives quotient
-    /// all ones and remainder the dividend (the check before it has
-    /// already failed such a run).
-    fn udivrem(&mut self, x: Wide, y: Wide) -> (Wide, Wide) {
-        let bits = x.bits;
-        let (mut rlo, mut rhi) = (c64(0), c64(0));
-        let (mut qlo, mut qhi) = (c64(0), c64(0));
-        for i in (0..bits).rev() {
-            // r = r << 1 | bit i of x; with 128 bits the shift can carry
-            // out of r (r < y < 2^128 but 2r + 1 may not be).
-            let carry = if bits == 128 { Some(self.b64(BinOp::LShr, rhi, c64(63))) } else { None };
-            let spill = self.b64(BinOp::LShr, rlo, c64(63));
-            let h = self.b64(BinOp::Shl, rhi, c64(1));
-            rhi = self.b64(BinOp::Or, h, spill);
-            let (src, j) = if i >= 64 { (x.hi, i - 64) } else { (x.lo, i) };
-            let bit = self.b64(BinOp::LShr, src, c64(u64::from(j)));
-            let bit = self.b64(BinOp::And, bit, c64(1));
-            let l = self.b64(BinOp::Shl, rlo, c64(1));
-            rlo = self.b64(BinOp::Or, l, bit);
-            let r = Wide { lo: rlo, hi: rhi, bits: 128 };
-            let yy = Wide { lo: y.lo, hi: y.hi, bits: 128 };
-            let mut ge = self.wide_cmp(CmpPred::Uge, r, yy);
-            if let Some(c) = carry {
-                let c = self.cmp64(CmpPred::Ne, c, c64(0));
-                ge = self.b1(BinOp::Or, ge, c);
-            }
-            let d = self.wide_sub(r, yy);
-            rlo = self.sel(Type::I64, ge, d.lo, rlo);
-            rhi = self.sel(Type::I64, ge, d.hi, rhi);
-            let g = self.bool64(ge);
-            if i >= 64 {
-                let s = self.b64(BinOp::Shl, g, c64(u64::from(i - 64)));
-                qhi = self.b64(BinOp::Or, qhi, s);
-            } else {
-                let s = self.b64(BinOp::Shl, g, c64(u64::from(i)));
-                qlo = self.b64(BinOp::Or, qlo, s);
-            }
-        }
-        (Wide { lo: qlo, hi: qhi, bits }, Wide { lo: rlo, hi: rhi, bits })
-    }
-
-    /// The block parameters of a wide `phi`: two `i64`.
+    /// The block parameters of a wide `phi`: one `i64` per limb.
     pub(super) fn wide_phi(&mut self, b: walkdown_ir::Block, phi: &'m li::Phi, bits: u32) {
-        let lo = self.body.add_param(b, Type::I64);
-        let hi = self.body.add_param(b, Type::I64);
-        self.locals.insert(&phi.dest, Lowered::Wide(Wide { lo: Operand::Value(lo), hi: Operand::Value(hi), bits }));
+        let limbs = (0..nlimbs(bits)).map(|_| Operand::Value(self.body.add_param(b, Type::I64))).collect();
+        self.define_wide(&phi.dest, Wide { limbs, bits });
     }
 }
 
