@@ -35,6 +35,9 @@ impl<'m> Layout<'m> {
     /// The allocation size in bytes (including tail padding).
     pub fn size_of(&self, ty: &LType) -> Result<u64, LayoutError> {
         Ok(match ty {
+            // LLVM's allocation size: the store size rounded up to the
+            // alignment (`i96` takes 12 bytes in ILP32, 16 in LP64).
+            LType::IntegerType { bits } if *bits > 64 => round_up(u64::from(bits.div_ceil(8)), self.align_of(ty)?),
             LType::IntegerType { bits } => {
                 let store = u64::from(bits.div_ceil(8)).next_power_of_two();
                 round_up(store, self.align_of(ty)?)
@@ -62,6 +65,15 @@ impl<'m> Layout<'m> {
     /// The ABI alignment in bytes.
     pub fn align_of(&self, ty: &LType) -> Result<u64, LayoutError> {
         Ok(match ty {
+            // Integers wider than 64 bits take the alignment of the widest
+            // integer clang-14's data layouts name (`i64`: 8 bytes on
+            // x86-64, 4 on i386), as LLVM 14 does for widths a layout
+            // does not list; clang pads C types (`__int128` aligned to 16)
+            // explicitly around them.
+            LType::IntegerType { bits } if *bits > 64 => match self.dm {
+                DataModel::ILP32 => 4,
+                DataModel::LP64 => 8,
+            },
             LType::IntegerType { bits } => {
                 let natural = u64::from(bits.div_ceil(8)).next_power_of_two();
                 match self.dm {

@@ -11,6 +11,10 @@ struct C { signed long long p : 45; unsigned long long q : 35; };            /* 
 struct D { unsigned u : 31; signed long long v : 63; unsigned w : 2; };      /* 96 bits */
 struct E { signed long long m : 64; signed long long n : 64; };              /* 128 bits */
 struct F { unsigned char k; unsigned long long r : 41; signed long long t : 63; }; /* 104 bits */
+/* 92 bits in an i96: in ILP32 clang types the struct as <{ i96 }> (LLVM
+   allocates 12 bytes for an i96 there, 16 in LP64), so array strides
+   depend on the wide integer's allocation size. */
+struct S3 { signed f0 : 14; signed f1 : 17; signed f2 : 22; unsigned f3 : 8; unsigned f4 : 19; signed f5 : 12; };
 #pragma pack(pop)
 
 static struct A ga = { 1, -5, 7, -123456789, 0x3ffffffffffffULL, 9 };
@@ -19,6 +23,7 @@ static struct C gc = { -17592186044416LL, 34359738367ULL };
 static struct D gd = { 0x7fffffff, -4611686018427387904LL, 3 };
 static struct E ge = { -9223372036854775807LL - 1, 9223372036854775807LL };
 static struct F gf = { 200, 0x1ffffffffffULL, -1 };
+static struct S3 g3[3] = { { -86, 165, -921, 8, 621, 36 }, { 1, 2, 3, 4, 5, 6 }, { -1, -2, -3, 255, 524287, -2048 } };
 
 static unsigned long long h = 14695981039346656037ULL;
 static void mix(long long v) { h = (h ^ (unsigned long long)v) * 0x100000001b3ULL; }
@@ -35,6 +40,9 @@ int main(void) {
     mix(gd.u); mix(gd.v); mix(gd.w);
     ge.m += ge.n >> 7; ge.n = ge.n ^ (ge.m << 1); mix(ge.m); mix(ge.n); mix(ge.m < ge.n);
     gf.r = gf.r * 3 + gf.k; gf.t = gf.t * 5 - (long long)gf.r; gf.k += 3; mix((long long)gf.r); mix(gf.t); mix(gf.k);
+    struct S3 *s3 = &g3[i % 3];
+    s3->f3 = (unsigned)(s3->f2 + i); s3->f2 -= s3->f5 * 3; s3->f5 ^= i; s3->f4 += s3->f0;
+    mix(g3[2].f3); mix(g3[2].f2); mix(g3[i % 3].f5); mix(g3[(i + 1) % 3].f4); mix(g3[1].f0 + g3[2].f1);
     struct B copy = gb[(i + 1) % 3]; copy.y ^= 0x5a5; gb[(i + 2) % 3] = copy; mix(copy.y);
   }
   printf("%016llx\n", h);
