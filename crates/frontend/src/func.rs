@@ -1706,7 +1706,7 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                     return Err(self.unsupported("a phi without a value for one of its predecessors"));
                 };
                 // A constant incoming value is told apart by the phi's name.
-                let saved = std::mem::replace(&mut self.cur_dest, Some(&phi.dest));
+                let saved = self.cur_dest.replace(&phi.dest);
                 let w = self.wide_operand(v);
                 self.cur_dest = saved;
                 args.extend(w?.limbs);
