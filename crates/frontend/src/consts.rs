@@ -27,6 +27,16 @@ pub fn write_initializer(
 ) -> Result<(), String> {
     let ty = cx.layout.resolve(ty)?;
     match c.as_ref() {
+        Constant::Int { bits, .. } if *bits > crate::layout::MAX_WIDE_BITS => {
+            Err(format!("a {bits}-bit integer constant (wider than {} bits)", crate::layout::MAX_WIDE_BITS))
+        }
+        Constant::Int { bits, value } if *bits > 64 => {
+            // The llvm-ir crate keeps only the low 64 bits; the text has
+            // the rest (see `wideconst.rs`).
+            let v = cx.wide_consts.resolve(*bits, *value, "", None)?;
+            let bytes: Vec<u8> = v.iter().flat_map(|l| l.to_le_bytes()).collect();
+            put(buf, off, &bytes[..bits.div_ceil(8) as usize])
+        }
         Constant::Int { bits, value } => {
             let n = bits.div_ceil(8) as usize;
             put(buf, off, &value.to_le_bytes()[..n.min(8)])

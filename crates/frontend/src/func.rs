@@ -2,9 +2,11 @@
 //! instructions, constant operands, calls, intrinsics and the Test-Comp
 //! functions.
 
+mod wide;
+
 use crate::consts::{const_address, sign_extend};
 use crate::error::FrontendError;
-use crate::layout::{container, odd_int_bits};
+use crate::layout::{container, odd_int_bits, wide_bits};
 use crate::module::{name_text, ModuleCx, Sym};
 use llvm_ir::instruction::{self as li, Instruction as LI};
 use llvm_ir::predicates::{FPPredicate, IntPredicate};
@@ -27,6 +29,9 @@ enum Lowered {
     /// bytes returned in registers, `{ i64, i64 }`, `{ double, double }`,
     /// `<2 x float>`): its scalar leaves, index into `FuncLowerer::aggs`.
     Agg(usize),
+    /// An integer wider than 64 bits, as `i64` limbs: index into
+    /// `FuncLowerer::wides` (see `wide.rs`).
+    Wide(usize),
 }
 
 /// One scalar of an aggregate value.
@@ -57,8 +62,11 @@ pub fn lower_function<'m>(cx: &mut ModuleCx<'m>, f: &'m Function) -> Res<()> {
         blocks: HashMap::new(),
         locals: HashMap::new(),
         phis: HashMap::new(),
+        wide_phis: HashMap::new(),
+        wides: Vec::new(),
         cur: Body::ENTRY,
         cur_name: None,
+        cur_dest: None,
         loc: func_loc,
         func_loc,
         aggs: Vec::new(),
@@ -82,8 +90,15 @@ struct FuncLowerer<'a, 'm> {
     blocks: HashMap<&'m Name, Block>,
     locals: HashMap<&'m Name, Lowered>,
     phis: HashMap<&'m Name, Vec<&'m li::Phi>>,
+    /// The wide phis of each block (see [`Lowered::Wide`]).
+    wide_phis: HashMap<&'m Name, Vec<&'m li::Phi>>,
+    /// The limbs of the wide values ([`Lowered::Wide`]).
+    wides: Vec<wide::Wide>,
     cur: Block,
     cur_name: Option<&'m Name>,
+    /// The result name of the instruction being lowered (it tells apart
+    /// wide constants with the same low bits; see `wideconst.rs`).
+    cur_dest: Option<&'m Name>,
     loc: Loc,
     func_loc: Loc,
     /// The leaves of the aggregate values ([`Lowered::Agg`]).
@@ -198,10 +213,26 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             for ins in &bb.instrs {
                 if let LI::Phi(phi) = ins {
                     self.loc = self.cx.loc(&phi.debugloc);
+                    if wide_bits(&phi.to_type).is_some() {
+                        continue;
+                    }
                     let ty = self.scalar(&phi.to_type)?;
                     let v = self.body.add_param(b, ty);
                     self.locals.insert(&phi.dest, Lowered::One(Operand::Value(v)));
                     self.phis.entry(&bb.name).or_default().push(phi);
+                }
+            }
+        }
+        // Wide phis take one parameter per limb, after the others, so that
+        // the others keep their positions (`decision_arg` relies on them).
+        for bb in &f.basic_blocks {
+            let b = self.blocks[&bb.name];
+            for ins in &bb.instrs {
+                if let LI::Phi(phi) = ins {
+                    if let Some(bits) = wide_bits(&phi.to_type) {
+                        self.wide_phi(b, phi, bits);
+                        self.wide_phis.entry(&bb.name).or_default().push(phi);
+                    }
                 }
             }
         }
@@ -217,8 +248,14 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             self.cur_name = Some(&bb.name);
             for ins in &bb.instrs {
                 self.loc = self.cx.loc(ins.get_debug_loc());
-                self.lower_inst(ins)?;
+                self.cur_dest = ins.try_get_result();
+                if wide::involves_wide(self, ins) {
+                    self.lower_wide(ins)?;
+                } else {
+                    self.lower_inst(ins)?;
+                }
             }
+            self.cur_dest = None;
             self.loc = self.cx.loc(bb.term.get_debug_loc());
             self.lower_term(&bb.term)?;
         }
@@ -268,6 +305,10 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         match self.lowered(op)? {
             Lowered::One(o) => Ok(o),
             Lowered::Pair(..) | Lowered::Agg(_) => Err(self.unsupported("an aggregate value used as a scalar")),
+            Lowered::Wide(w) => Err(self.unsupported(format!(
+                "a {}-bit integer in this use (integers wider than 64 bits are lowered in arithmetic, comparisons, casts, selects, phis, loads and stores only)",
+                self.wides[w].bits
+            ))),
         }
     }
 
@@ -1656,6 +1697,19 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                     Some((v, _)) => args.push(self.operand(v)?),
                     None => return Err(self.unsupported("a phi without a value for one of its predecessors")),
                 }
+            }
+        }
+        if let Some(phis) = self.wide_phis.get(dest).cloned() {
+            for phi in phis {
+                let incoming = phi.incoming_values.iter().find(|(_, b)| Some(b) == pred);
+                let Some((v, _)) = incoming else {
+                    return Err(self.unsupported("a phi without a value for one of its predecessors"));
+                };
+                // A constant incoming value is told apart by the phi's name.
+                let saved = self.cur_dest.replace(&phi.dest);
+                let w = self.wide_operand(v);
+                self.cur_dest = saved;
+                args.extend(w?.limbs);
             }
         }
         Ok(BlockCall { block, args })

@@ -17,8 +17,11 @@ impl<'m> Layout<'m> {
     /// The IR type of an LLVM first-class scalar type.
     pub fn scalar(&self, ty: &LType) -> Result<Type, LayoutError> {
         match ty {
+            LType::IntegerType { bits } if *bits > MAX_WIDE_BITS => Err(format!(
+                "{bits}-bit integers (wider than {MAX_WIDE_BITS} bits: a run of bit-fields longer than {MAX_WIDE_BITS} bits in a packed struct)"
+            )),
             LType::IntegerType { bits } => container(*bits).ok_or_else(|| {
-                format!("{bits}-bit integers (wider than 64 bits: __int128, or a run of bit-fields longer than 64 bits in a packed struct)")
+                format!("{bits}-bit integers in this use (integers of 65 to {MAX_WIDE_BITS} bits are lowered in arithmetic, comparisons, casts, selects, phis, loads and stores only)")
             }),
             LType::PointerType { .. } => Ok(Type::Ptr),
             LType::FPType(FPType::Single) => Ok(Type::F32),
@@ -32,6 +35,9 @@ impl<'m> Layout<'m> {
     /// The allocation size in bytes (including tail padding).
     pub fn size_of(&self, ty: &LType) -> Result<u64, LayoutError> {
         Ok(match ty {
+            // LLVM's allocation size: the store size rounded up to the
+            // alignment (`i96` takes 12 bytes in ILP32, 16 in LP64).
+            LType::IntegerType { bits } if *bits > 64 => round_up(u64::from(bits.div_ceil(8)), self.align_of(ty)?),
             LType::IntegerType { bits } => {
                 let store = u64::from(bits.div_ceil(8)).next_power_of_two();
                 round_up(store, self.align_of(ty)?)
@@ -59,6 +65,15 @@ impl<'m> Layout<'m> {
     /// The ABI alignment in bytes.
     pub fn align_of(&self, ty: &LType) -> Result<u64, LayoutError> {
         Ok(match ty {
+            // Integers wider than 64 bits take the alignment of the widest
+            // integer clang-14's data layouts name (`i64`: 8 bytes on
+            // x86-64, 4 on i386), as LLVM 14 does for widths a layout
+            // does not list; clang pads C types (`__int128` aligned to 16)
+            // explicitly around them.
+            LType::IntegerType { bits } if *bits > 64 => match self.dm {
+                DataModel::ILP32 => 4,
+                DataModel::LP64 => 8,
+            },
             LType::IntegerType { bits } => {
                 let natural = u64::from(bits.div_ceil(8)).next_power_of_two();
                 match self.dm {
@@ -166,6 +181,20 @@ pub fn container(bits: u32) -> Option<Type> {
 pub fn odd_int_bits(ty: &LType) -> Option<u32> {
     match ty {
         LType::IntegerType { bits } if !matches!(bits, 1 | 8 | 16 | 32 | 64) && *bits < 64 => Some(*bits),
+        _ => None,
+    }
+}
+
+/// The widest integer the lowering splits into 64-bit limbs (clang's
+/// longest runs of packed bit-fields in Csmith programs are 152 bits).
+pub const MAX_WIDE_BITS: u32 = 256;
+
+/// The width of an LLVM integer type wider than 64 bits and at most
+/// [`MAX_WIDE_BITS`] (`__int128`, a long run of packed bit-fields), which
+/// the lowering keeps as `i64` limbs (see `func/wide.rs`).
+pub fn wide_bits(ty: &LType) -> Option<u32> {
+    match ty {
+        LType::IntegerType { bits } if (65..=MAX_WIDE_BITS).contains(bits) => Some(*bits),
         _ => None,
     }
 }

@@ -15,6 +15,7 @@ mod func;
 mod layout;
 mod module;
 mod toolchain;
+mod wideconst;
 
 pub use error::FrontendError;
 pub use module::lower_module;

@@ -34,6 +34,8 @@ pub struct ModuleCx<'m> {
     pub(crate) debug: Option<crate::debuginfo::DebugText>,
     /// The source loops found so far.
     pub(crate) sources: walkdown_ir::source::SourceInfo,
+    /// The whole values of the integer constants wider than 64 bits.
+    pub(crate) wide_consts: crate::wideconst::WideConsts,
 }
 
 /// Lowers `module`, compiled for data model `dm` from the file called
@@ -79,6 +81,7 @@ pub(crate) fn lower_module_with_sources(
         huge_arrays,
         debug: ll_text.map(crate::debuginfo::parse),
         sources: Default::default(),
+        wide_consts: ll_text.map(crate::wideconst::WideConsts::parse).unwrap_or_default(),
     };
     cx.declare_symbols()?;
     for gv in &module.global_vars {
