@@ -50,7 +50,7 @@ pub fn analyze(args: &ProgramArgs, sources: &[super::annotations::SourceArg], ev
         let mut proved: Vec<_> = analysis.safe_error_sites(&goals).into_iter().map(|(g, _)| g).collect();
         proved.extend(dead.iter().copied());
         let mut figures = std::collections::BTreeMap::new();
-        let a = super::annotations::read(&program, &args.file, &goals, sources, &proved, eva, &mut figures)?;
+        let a = super::annotations::read(&program, &args.file, &goals, sources, &proved, super::annotations::SELF_NO_OVERFLOW_LIMIT, eva, &mut figures)?;
         for (k, v) in &figures {
             println!("  {k}: {v}");
         }

@@ -92,13 +92,17 @@ impl ConfigArg {
 
 /// The annotations of `program` (read from `file`) from `sources`;
 /// `proved` are the error goals walkdown's static pass proved unreachable
-/// (for `self`). EVA's figures, when it ran, go to `eva`.
+/// (for `self`; its no-overflow pass may take at most `self_limit`, and
+/// [`SELF_NO_OVERFLOW_LIMIT`] in any case). EVA's figures, when it ran, go
+/// to `eva`.
+#[allow(clippy::too_many_arguments)]
 pub fn read(
     program: &Program,
     file: &Path,
     goals: &Goals,
     sources: &[SourceArg],
     proved: &[GoalId],
+    self_limit: std::time::Duration,
     eva_settings: &walkdown_native::eva::EvaSettings,
     eva: &mut BTreeMap<String, String>,
 ) -> Result<Annotations> {
@@ -116,7 +120,7 @@ pub fn read(
                         a.verify(g, Premise::True, Source::SelfProof);
                     }
                 }
-                read_self_no_overflow(&mut a, program, goals, proved, eva);
+                read_self_no_overflow(&mut a, program, goals, proved, self_limit.min(SELF_NO_OVERFLOW_LIMIT), eva);
             }
             SourceArg::Eva => read_eva(&mut a, program, file, goals, eva_settings, eva)?,
         }
@@ -124,23 +128,22 @@ pub fn read(
     Ok(a)
 }
 
-/// The time the no-overflow interval pass may take.
-const SELF_NO_OVERFLOW_SECONDS: u64 = 10;
+/// The most time the no-overflow interval pass may take.
+pub const SELF_NO_OVERFLOW_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// The paper's unsound analyzer, from walkdown's own interval analysis: run
 /// again assuming that no `add`, `sub` or `mul` overflows, the checks it
 /// proves besides the sound proofs are verified under the assumption
 /// `no_overflow`, made at each instruction where it cut an overflow (the
 /// instrumentation tracks it there, so a run that overflows is unverified).
-fn read_self_no_overflow(a: &mut Annotations, program: &Program, goals: &Goals, proved: &[GoalId], figures: &mut BTreeMap<String, String>) {
+fn read_self_no_overflow(a: &mut Annotations, program: &Program, goals: &Goals, proved: &[GoalId], limit: std::time::Duration, figures: &mut BTreeMap<String, String>) {
     let start = std::time::Instant::now();
-    // As long as the static pass may take of a long budget; a cut analysis
-    // proves nothing.
-    let deadline = start + std::time::Duration::from_secs(SELF_NO_OVERFLOW_SECONDS);
+    // A cut analysis proves nothing.
+    let deadline = start + limit;
     let opts = walkdown_absint::fixpoint::FixpointOptions { no_signed_overflow: true, deadline: Some(deadline), ..Default::default() };
     let analysis = walkdown_absint::analyze_with(program, opts);
     if !analysis.complete {
-        figures.insert("self_no_overflow_reason".into(), format!("the no-overflow interval pass did not end within {SELF_NO_OVERFLOW_SECONDS} s: not used"));
+        figures.insert("self_no_overflow_reason".into(), format!("the no-overflow interval pass did not end within {:.1} s: not used", limit.as_secs_f64()));
         return;
     }
     let sites = analysis.no_overflow_sites();

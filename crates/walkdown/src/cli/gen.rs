@@ -436,7 +436,9 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
             .map(|(i, _)| walkdown_ir::entity::EntityRef::new(i))
             .collect();
         let mut figures = std::collections::BTreeMap::new();
-        let a = super::annotations::read(&program, &args.program.file, &goals, &args.annotations, &proved, &args.eva.settings(), &mut figures)?;
+        // The no-overflow pass gets the static analyses' share of the budget.
+        let self_limit = static_share(budget);
+        let a = super::annotations::read(&program, &args.program.file, &goals, &args.annotations, &proved, self_limit, &args.eva.settings(), &mut figures)?;
         if property == Property::CoverBranches {
             figures.insert("reason".into(), "not used: the search covers branches (annotations guide --property coverage-error and errors only)".into());
         } else {
