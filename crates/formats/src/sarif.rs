@@ -42,6 +42,18 @@ fn describe(kind: &str) -> &'static str {
     }
 }
 
+/// The SARIF location of a report's `file:line:column`.
+fn physical_location(location: &str) -> PhysicalLocation {
+    let (file, line, column) = split_location(location);
+    let mut region = Region::builder().build();
+    region.start_line = line;
+    region.start_column = column;
+    PhysicalLocation::builder()
+        .artifact_location(ArtifactLocation::builder().uri(uri_of_path(&file)).build())
+        .region(region)
+        .build()
+}
+
 /// `file:line:col` split from the right (file names may hold colons).
 fn split_location(location: &str) -> (String, Option<i64>, Option<i64>) {
     let mut parts = location.rsplitn(3, ':');
@@ -91,14 +103,7 @@ pub fn errors_sarif(report: &Report, suite: &Path, reproduce: &dyn Fn(&Path) -> 
         }
         let next = kinds.len();
         let rule_index = *kinds.entry(e.kind.clone()).or_insert(next);
-        let (file, line, column) = split_location(&e.location);
-        let mut region = Region::builder().build();
-        region.start_line = line;
-        region.start_column = column;
-        let physical = PhysicalLocation::builder()
-            .artifact_location(ArtifactLocation::builder().uri(uri_of_path(&file)).build())
-            .region(region)
-            .build();
+        let physical = physical_location(&e.location);
         let location = Location::builder().physical_location(physical).build();
         let test_path = suite.join(&e.test);
         let mut properties = BTreeMap::new();
@@ -149,14 +154,7 @@ pub fn check_sarif(report: &Report) -> Sarif {
         let kind = c.kind.trim_start_matches("error ").to_string();
         let next = kinds.len();
         let rule_index = *kinds.entry(kind.clone()).or_insert(next);
-        let (file, line, column) = split_location(&c.location);
-        let mut region = Region::builder().build();
-        region.start_line = line;
-        region.start_column = column;
-        let physical = PhysicalLocation::builder()
-            .artifact_location(ArtifactLocation::builder().uri(uri_of_path(&file)).build())
-            .region(region)
-            .build();
+        let physical = physical_location(&c.location);
         let level = match c.verdict.as_str() {
             "confirmed" => serde_sarif::sarif::ResultLevel::Error,
             "refuted" => serde_sarif::sarif::ResultLevel::Note,

@@ -130,17 +130,21 @@ fn one(seed: u64, dm: DataModel) -> Result1 {
     }
 }
 
-#[test]
-fn csmith_programs_agree_with_gcc() {
+/// Whether csmith and its headers are installed; says the test is skipped
+/// when they are not.
+fn csmith_installed() -> bool {
     let have_csmith = Command::new("csmith").arg("--version").output().is_ok_and(|o| o.status.success());
     if !have_csmith || !Path::new(INCLUDE).join("csmith.h").exists() {
         eprintln!("skipped: csmith or its headers ({INCLUDE}) are not installed; scripts/setup installs csmith and libcsmith-dev");
-        return;
+        return false;
     }
-    let jobs: Vec<(u64, DataModel)> =
-        [DataModel::LP64, DataModel::ILP32].into_iter().flat_map(|dm| (1..=SEEDS).map(move |s| (s, dm))).collect();
-    // Two workers: generation, gcc, clang and the run are independent.
-    let results: Vec<(u64, DataModel, Result1)> = std::thread::scope(|scope| {
+    true
+}
+
+/// Runs [`one`] on every job, on two workers: generation, gcc, clang and
+/// the run are independent.
+fn run_all(jobs: &[(u64, DataModel)]) -> Vec<(u64, DataModel, Result1)> {
+    std::thread::scope(|scope| {
         let (a, b) = jobs.split_at(jobs.len() / 2);
         let run = |part: &[(u64, DataModel)]| part.iter().map(|&(s, dm)| (s, dm, one(s, dm))).collect::<Vec<_>>();
         let h = scope.spawn(move || run(a));
@@ -148,7 +152,17 @@ fn csmith_programs_agree_with_gcc() {
         let mut first = h.join().expect("worker");
         first.append(&mut second);
         first
-    });
+    })
+}
+
+#[test]
+fn csmith_programs_agree_with_gcc() {
+    if !csmith_installed() {
+        return;
+    }
+    let jobs: Vec<(u64, DataModel)> =
+        [DataModel::LP64, DataModel::ILP32].into_iter().flat_map(|dm| (1..=SEEDS).map(move |s| (s, dm))).collect();
+    let results = run_all(&jobs);
     let mut problems = Vec::new();
     for dm in [DataModel::LP64, DataModel::ILP32] {
         let (mut agree, mut timeout, mut unsupported) = (0, 0, 0);
@@ -185,22 +199,12 @@ const WIDE_SEEDS: &[u64] = &[7034, 7039, 7045, 7056, 7061, 7065, 7131, 7177, 718
 
 #[test]
 fn csmith_programs_with_wide_bit_field_runs_agree_with_gcc() {
-    let have_csmith = Command::new("csmith").arg("--version").output().is_ok_and(|o| o.status.success());
-    if !have_csmith || !Path::new(INCLUDE).join("csmith.h").exists() {
-        eprintln!("skipped: csmith or its headers ({INCLUDE}) are not installed; scripts/setup installs csmith and libcsmith-dev");
+    if !csmith_installed() {
         return;
     }
     let jobs: Vec<(u64, DataModel)> =
         [DataModel::LP64, DataModel::ILP32].into_iter().flat_map(|dm| WIDE_SEEDS.iter().map(move |&s| (s, dm))).collect();
-    let results: Vec<(u64, DataModel, Result1)> = std::thread::scope(|scope| {
-        let (a, b) = jobs.split_at(jobs.len() / 2);
-        let run = |part: &[(u64, DataModel)]| part.iter().map(|&(s, dm)| (s, dm, one(s, dm))).collect::<Vec<_>>();
-        let h = scope.spawn(move || run(a));
-        let mut second = run(b);
-        let mut first = h.join().expect("worker");
-        first.append(&mut second);
-        first
-    });
+    let results = run_all(&jobs);
     let mut problems = Vec::new();
     let mut compared = 0;
     for (seed, dm, r) in &results {
