@@ -232,18 +232,11 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
     pub(super) fn to_pint(&mut self, o: Operand, signed: bool) -> Operand {
         let from = self.operand_type(&o);
         let to = self.pint();
-        let (fb, tb) = (from.bits(self.dm()), to.bits(self.dm()));
         if let Operand::Const(c) = o {
-            let v = if signed { sign_extend(c.bits, fb) } else { c.bits as i64 };
+            let v = if signed { sign_extend(c.bits, from.bits(self.dm())) } else { c.bits as i64 };
             return Operand::Const(Const::int(to, v, self.dm()));
         }
-        let op = match fb.cmp(&tb) {
-            std::cmp::Ordering::Equal => return o,
-            std::cmp::Ordering::Less if signed => CastOp::SExt,
-            std::cmp::Ordering::Less => CastOp::ZExt,
-            std::cmp::Ordering::Greater => CastOp::Trunc,
-        };
-        self.emit_value(InstKind::Cast { op, from, to, arg: o })
+        self.int_cast(o, to, signed)
     }
 
     // ------------------------------------------------------------ instructions
