@@ -43,6 +43,12 @@ pub fn write_initializer(
         }
         Constant::Float(Float::Single(f)) => put(buf, off, &f.to_le_bytes()),
         Constant::Float(Float::Double(f)) => put(buf, off, &f.to_le_bytes()),
+        Constant::Float(Float::X86_FP80) => {
+            let v = cx.f80_consts.resolve(c)?;
+            let mut bytes = v.significand.to_le_bytes().to_vec();
+            bytes.extend(v.sign_exponent.to_le_bytes());
+            put(buf, off, &bytes)
+        }
         Constant::Float(other) => Err(format!("floating-point constant {other:?}")),
         Constant::Null(_) | Constant::AggregateZero(_) | Constant::Undef(_) | Constant::Poison(_) => Ok(()),
         Constant::Array { element_type, elements } => {

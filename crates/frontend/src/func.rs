@@ -3,13 +3,14 @@
 //! functions.
 
 mod calls;
+mod f80;
 mod memory;
 mod terms;
 mod wide;
 
 use crate::consts::{const_address, sign_extend};
 use crate::error::FrontendError;
-use crate::layout::{container, odd_int_bits, wide_bits};
+use crate::layout::{container, is_f80, limb_bits, odd_int_bits};
 use crate::module::{name_text, ModuleCx, Sym};
 use llvm_ir::instruction::{self as li, Instruction as LI};
 use llvm_ir::predicates::{FPPredicate, IntPredicate};
@@ -176,6 +177,12 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         }
         let mut byval = Vec::new();
         for p in &f.parameters {
+            if is_f80(&p.ty) {
+                let limbs = (0..2).map(|_| Operand::Value(self.body.add_param(Body::ENTRY, Type::I64))).collect();
+                let w = self.new_wide(wide::Wide { limbs, bits: 80 });
+                self.locals.insert(&p.name, w);
+                continue;
+            }
             let ty = self.scalar(&p.ty)?;
             let v = self.body.add_param(Body::ENTRY, ty);
             self.locals.insert(&p.name, Lowered::One(Operand::Value(v)));
@@ -187,8 +194,8 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             let area = self.body.add_param(Body::ENTRY, Type::Ptr);
             let (mut gp, mut fp) = (0, 0);
             for p in &f.parameters {
-                if is_byval(&p.attributes).is_some() {
-                    continue;
+                if is_byval(&p.attributes).is_some() || is_f80(&p.ty) {
+                    continue; // passed in memory, not in a register
                 }
                 match self.scalar(&p.ty)? {
                     Type::F32 | Type::F64 => fp += 1,
@@ -216,7 +223,7 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             for ins in &bb.instrs {
                 if let LI::Phi(phi) = ins {
                     self.loc = self.cx.loc(&phi.debugloc);
-                    if wide_bits(&phi.to_type).is_some() {
+                    if limb_bits(&phi.to_type).is_some() {
                         continue;
                     }
                     let ty = self.scalar(&phi.to_type)?;
@@ -232,7 +239,7 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             let b = self.blocks[&bb.name];
             for ins in &bb.instrs {
                 if let LI::Phi(phi) = ins {
-                    if let Some(bits) = wide_bits(&phi.to_type) {
+                    if let Some(bits) = limb_bits(&phi.to_type) {
                         self.wide_phi(b, phi, bits);
                         self.wide_phis.entry(&bb.name).or_default().push(phi);
                     }
@@ -252,7 +259,9 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             for ins in &bb.instrs {
                 self.loc = self.cx.loc(ins.get_debug_loc());
                 self.cur_dest = ins.try_get_result();
-                if wide::involves_wide(self, ins) {
+                if f80::involves_f80(self, ins) {
+                    self.lower_f80(ins)?;
+                } else if wide::involves_wide(self, ins) {
                     self.lower_wide(ins)?;
                 } else {
                     self.lower_inst(ins)?;

@@ -26,7 +26,7 @@ impl<'m> Layout<'m> {
             LType::PointerType { .. } => Ok(Type::Ptr),
             LType::FPType(FPType::Single) => Ok(Type::F32),
             LType::FPType(FPType::Double) => Ok(Type::F64),
-            LType::FPType(FPType::X86_FP80) => Err("long double (x86 80-bit extended precision, which walkdown does not model)".into()),
+            LType::FPType(FPType::X86_FP80) => Err("long double in this use (long double values are lowered in arithmetic, comparisons, conversions, loads, stores, phis, selects, and parameters and results of functions the program defines; not inside aggregate values or as arguments of functions walkdown has no model of)".into()),
             LType::FPType(other) => Err(format!("floating-point type {other:?}")),
             other => Err(format!("values of type {other}")),
         }
@@ -196,6 +196,22 @@ pub fn wide_bits(ty: &LType) -> Option<u32> {
     match ty {
         LType::IntegerType { bits } if (65..=MAX_WIDE_BITS).contains(bits) => Some(*bits),
         _ => None,
+    }
+}
+
+/// Whether `ty` is `long double` (x86 80-bit extended precision).
+pub fn is_f80(ty: &LType) -> bool {
+    matches!(ty, LType::FPType(FPType::X86_FP80))
+}
+
+/// The width of a value the lowering keeps as 64-bit limbs: an integer
+/// wider than 64 bits, or a `long double` (80 bits: the significand, then
+/// the sign and exponent; see `func/f80.rs`).
+pub fn limb_bits(ty: &LType) -> Option<u32> {
+    if is_f80(ty) {
+        Some(80)
+    } else {
+        wide_bits(ty)
     }
 }
 

@@ -11,6 +11,7 @@
 mod consts;
 mod debuginfo;
 mod error;
+mod f80const;
 mod func;
 mod layout;
 mod module;

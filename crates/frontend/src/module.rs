@@ -36,6 +36,8 @@ pub struct ModuleCx<'m> {
     pub(crate) sources: walkdown_ir::source::SourceInfo,
     /// The whole values of the integer constants wider than 64 bits.
     pub(crate) wide_consts: crate::wideconst::WideConsts,
+    /// The values of the `long double` constants.
+    pub(crate) f80_consts: crate::f80const::F80Consts,
 }
 
 /// Lowers `module`, compiled for data model `dm` from the file called
@@ -82,6 +84,7 @@ pub(crate) fn lower_module_with_sources(
         debug: ll_text.map(crate::debuginfo::parse),
         sources: Default::default(),
         wide_consts: ll_text.map(crate::wideconst::WideConsts::parse).unwrap_or_default(),
+        f80_consts: ll_text.map(|t| crate::f80const::F80Consts::build(module, t)).unwrap_or_default(),
     };
     cx.declare_symbols()?;
     for gv in &module.global_vars {
@@ -164,8 +167,10 @@ impl<'m> ModuleCx<'m> {
         }
         for f in &m.functions {
             let loc = self.loc(&f.debugloc);
-            let params: Result<Vec<Type>, String> = f.parameters.iter().map(|p| self.layout.scalar(&p.ty)).collect();
-            let mut params = params.map_err(|e| self.unsupported(format!("parameter of @{}: {e}", f.name), loc))?;
+            let mut params = Vec::with_capacity(f.parameters.len());
+            for p in &f.parameters {
+                params.extend(self.param_types(&p.ty).map_err(|e| self.unsupported(format!("parameter of @{}: {e}", f.name), loc))?);
+            }
             // A struct returned in registers (`{ i64, i64 }`, `{ double,
             // double }`, `<2 x float>`) is an aggregate value, which the IR
             // does not have: the function stores it through a pointer its
@@ -200,7 +205,11 @@ impl<'m> ModuleCx<'m> {
                 continue;
             }
             let params: Result<Vec<Type>, String> = d.parameters.iter().map(|p| self.layout.scalar(&p.ty)).collect();
-            let ret = self.ret_type(&d.return_type);
+            let ret = if crate::layout::is_f80(&d.return_type) {
+                Err("it returns a long double, and walkdown has no model of it".to_string())
+            } else {
+                self.ret_type(&d.return_type)
+            };
             let (params, ret) = match (params, ret) {
                 (Ok(p), Ok(r)) => (p, r),
                 (Err(e), _) | (_, Err(e)) => {
@@ -214,12 +223,48 @@ impl<'m> ModuleCx<'m> {
         Ok(())
     }
 
-    /// The IR return type (`None` for void).
+    /// The IR parameters an LLVM parameter of type `ty` becomes: one of
+    /// its type, or the two limbs of a `long double` (see `func/f80.rs`).
+    pub fn param_types(&self, ty: &llvm_ir::TypeRef) -> Result<Vec<Type>, String> {
+        if crate::layout::is_f80(ty) {
+            Ok(vec![Type::I64, Type::I64])
+        } else {
+            self.layout.scalar(ty).map(|t| vec![t])
+        }
+    }
+
+    /// The IR return type (`None` for void); a `long double` returns its
+    /// significand, its sign and exponent in [`Self::f80_exponent_global`].
     pub fn ret_type(&self, ty: &llvm_ir::TypeRef) -> Result<Option<Type>, String> {
         match ty.as_ref() {
             llvm_ir::Type::VoidType => Ok(None),
+            t if crate::layout::is_f80(t) => Ok(Some(Type::I64)),
             t => self.layout.scalar(t).map(Some),
         }
+    }
+
+    /// The global through which a function returning a `long double`
+    /// (the program's, or the runtime's) hands its caller the sign and
+    /// exponent, beside the significand it returns. The caller reads it
+    /// right after the call, before anything else can call again. A
+    /// global rather than a slot of the caller's: an access to a global at
+    /// offset 0 is in bounds by construction, so it is no error goal.
+    pub fn f80_exponent_global(&mut self) -> GlobalId {
+        const NAME: &str = "__walkdown_f80_exponent";
+        if let Some(Sym::Global(g)) = self.syms.get(NAME) {
+            return *g;
+        }
+        let g = self.program.globals.push(GlobalData {
+            name: NAME.into(),
+            size: 8,
+            align: 8,
+            constant: false,
+            init: Vec::new(),
+            relocs: Vec::new(),
+            loc: Loc::UNKNOWN,
+        });
+        self.syms.insert(NAME.into(), Sym::Global(g));
+        g
     }
 
     /// Whether the module defines a variadic function called `name`.

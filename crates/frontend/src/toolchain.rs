@@ -17,6 +17,10 @@ pub struct FrontendSettings {
     pub opt: PathBuf,
     /// Extra flags for clang (e.g. `-DNAME`). Default none.
     pub extra_flags: Vec<String>,
+    /// The llvm-link executable, which links walkdown's `long double`
+    /// runtime into programs that use `long double`. Default
+    /// `llvm-link-14`.
+    pub llvm_link: PathBuf,
 }
 
 impl Default for FrontendSettings {
@@ -26,6 +30,7 @@ impl Default for FrontendSettings {
             clang: "clang-14".into(),
             opt: "opt-14".into(),
             extra_flags: Vec::new(),
+            llvm_link: "llvm-link-14".into(),
         }
     }
 }
@@ -126,8 +131,47 @@ pub fn compile_to_ir(source: &Path, settings: &FrontendSettings, work_dir: &Path
     let mut opt = Command::new(&settings.opt);
     opt.arg("-passes=mem2reg").arg("-S").arg(&raw).arg("-o").arg(&bc);
     run(opt, &settings.opt, source)?;
+    let text = std::fs::read_to_string(&bc).map_err(|e| FrontendError::Io { path: bc.clone(), source: e })?;
+    if text.contains("x86_fp80") {
+        return link_f80_runtime(&bc, settings, work_dir, source, arch);
+    }
     Ok(bc)
 }
+
+/// walkdown's soft-float `long double` runtime (see `func/f80.rs`).
+const F80_RUNTIME: &str = include_str!("../runtime/f80.c");
+
+/// Compiles the `long double` runtime for the program's data model and
+/// links it into the program's module `ll`; returns the linked text.
+///
+/// The runtime is compiled without debug information: its functions have
+/// no source lines, so none of their branches is a goal, and its other
+/// goals are left out by name (`walkdown_ir::goals::is_runtime_function`).
+/// Optimised (`-O1`) so that most of its decisions are selects rather
+/// than branches, which the concolic engine would otherwise fork on.
+fn link_f80_runtime(ll: &Path, settings: &FrontendSettings, work_dir: &Path, source: &Path, arch: &str) -> Result<PathBuf, FrontendError> {
+    let src = work_dir.join("walkdown_f80_runtime.c");
+    std::fs::write(&src, F80_RUNTIME).map_err(|e| FrontendError::Io { path: src.clone(), source: e })?;
+    let rt = work_dir.join("walkdown_f80_runtime.bc");
+    let mut clang = Command::new(&settings.clang);
+    clang
+        .current_dir(work_dir)
+        .args(F80_RUNTIME_FLAGS)
+        .arg(arch)
+        .arg(&src)
+        .arg("-o")
+        .arg(&rt);
+    run(clang, &settings.clang, &src)?;
+    let linked = work_dir.join("linked.ll");
+    let mut link = Command::new(&settings.llvm_link);
+    link.arg("-S").arg(ll).arg(&rt).arg("-o").arg(&linked);
+    run(link, &settings.llvm_link, source)?;
+    Ok(linked)
+}
+
+/// How the `long double` runtime is compiled (with `-m64` or `-m32`).
+pub const F80_RUNTIME_FLAGS: &[&str] =
+    &["-c", "-emit-llvm", "-O1", "-ffreestanding", "-fno-builtin", "-fno-vectorize", "-fno-slp-vectorize", "-w"];
 
 fn run(mut cmd: Command, tool: &Path, file: &Path) -> Result<(), FrontendError> {
     let out = cmd

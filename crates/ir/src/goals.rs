@@ -80,12 +80,13 @@ impl Goals {
     }
 
     /// Numbers the goals of the functions of `program` that `keep` accepts
-    /// (unit mode leaves out its harness's).
+    /// (unit mode leaves out its harness's); walkdown's runtime functions
+    /// never have goals.
     pub fn compute_where(program: &Program, keep: impl Fn(&crate::FuncData) -> bool) -> Goals {
         let mut g = Goals::default();
         for (fid, func) in program.funcs.iter() {
             let Some(body) = &func.body else { continue };
-            if !keep(func) {
+            if !keep(func) || is_runtime_function(&func.name) {
                 continue;
             }
             for (b, data) in body.blocks.iter() {
@@ -167,6 +168,13 @@ impl Goals {
             (GoalKind::Error { site: ErrorSite::Free, .. }, _) => "error free".into(),
         }
     }
+}
+
+/// Whether `name` is a function of walkdown's own runtime, which the
+/// frontend links into a program (the soft-float `long double`
+/// operations): its code is not the program's, so it has no goals.
+pub fn is_runtime_function(name: &str) -> bool {
+    name.starts_with("__walkdown_f80_")
 }
 
 fn sign_extend(v: u64, bits: u32) -> i64 {

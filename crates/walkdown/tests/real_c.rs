@@ -125,15 +125,17 @@ fixtures! {
     int128_arithmetic => "int128.c",
     int128_float_conversions => "int128_floats.c",
     packed_bit_field_runs_wider_than_128_bits => "wide_runs.c",
+    long_double_arithmetic_bit_for_bit => "long_double.c",
 }
 
-/// Integers wider than 64 bits lower to ordinary IR (`i64` limbs): the
-/// lowered programs of the wide fixtures print as textual IR that reads
-/// back, verifies and prints the same, and the program read back runs as
-/// gcc's build does.
+/// Integers wider than 64 bits and `long double` lower to ordinary IR
+/// (`i64` limbs; `long double` operations as calls of the soft-float
+/// runtime linked into the program): the lowered programs of those
+/// fixtures print as textual IR that reads back, verifies and prints the
+/// same, and the program read back runs as gcc's build does.
 #[test]
 fn wide_integer_programs_survive_the_textual_ir() {
-    for name in ["packed_bitfields.c", "int128.c", "wide_runs.c"] {
+    for name in ["packed_bitfields.c", "int128.c", "wide_runs.c", "long_double.c"] {
         let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/real_c").join(name);
         let program = compile_c(&src, &FrontendSettings::default()).expect("lowers");
         let text = walkdown_ir::write::program_to_string(&program);

@@ -18,7 +18,7 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             if let Some(rest) = name.strip_prefix("llvm.") {
                 return self.intrinsic(rest, c);
             }
-            if !self.cx.defines(name) && self.test_comp_call(name, c)? {
+            if !self.cx.defines(name) && (self.test_comp_call(name, c)? || self.f80_math(name, c)?) {
                 return Ok(());
             }
             if let Some(why) = self.cx.bad_signatures.get(name) {
@@ -65,13 +65,13 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             };
             let named = named.min(c.arguments.len());
             for (a, _) in &c.arguments[..named] {
-                args.push(self.operand(a)?);
+                self.push_argument(a, &mut args)?;
             }
             let area = self.pack_varargs(&c.arguments[..named], &c.arguments[named..])?;
             args.push(area);
         } else {
             for (a, _) in &c.arguments {
-                args.push(self.operand(a)?);
+                self.push_argument(a, &mut args)?;
             }
         }
         let callee_kind = match direct_name.as_deref().and_then(|n| self.cx.syms.get(n).copied()) {
@@ -107,7 +107,34 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             return Ok(());
         }
         if let (Some(dest), Some(v)) = (&c.dest, v) {
+            if is_f80(&self.type_of_op_result(callee)) {
+                let w = self.f80_returned(Operand::Value(v));
+                self.define_wide(dest, w);
+                return Ok(());
+            }
             self.define(dest, Operand::Value(v));
+        }
+        Ok(())
+    }
+
+    /// The LLVM result type of a call through `callee`.
+    fn type_of_op_result(&self, callee: &LOp) -> TypeRef {
+        match self.type_of_op(callee).as_ref() {
+            LType::PointerType { pointee_type, .. } => match pointee_type.as_ref() {
+                LType::FuncType { result_type, .. } => result_type.clone(),
+                _ => self.cx.module.types.void(),
+            },
+            _ => self.cx.module.types.void(),
+        }
+    }
+
+    /// Appends the IR arguments an LLVM argument becomes: itself, or the
+    /// two limbs of a `long double`.
+    fn push_argument(&mut self, a: &LOp, args: &mut Vec<Operand>) -> Res<()> {
+        if is_f80(&self.type_of_op(a)) {
+            args.extend(self.f80_operand(a)?.limbs);
+        } else {
+            args.push(self.operand(a)?);
         }
         Ok(())
     }
@@ -186,6 +213,9 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
     }
 
     pub(super) fn intrinsic(&mut self, name: &str, c: &'m li::Call) -> Res<()> {
+        if name.ends_with(".f80") && self.f80_math(name, c)? {
+            return Ok(());
+        }
         let family = name.split('.').next().unwrap_or("");
         let mut args = Vec::new();
         match family {
@@ -340,8 +370,8 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         let lp64 = self.dm() == walkdown_ir::DataModel::LP64;
         let (mut gp, mut fp) = (0u64, 0u64);
         for (a, attrs) in named {
-            if is_byval(attrs).is_some() {
-                continue;
+            if is_byval(attrs).is_some() || is_f80(&self.type_of_op(a)) {
+                continue; // passed in memory
             }
             match self.scalar(&self.type_of_op(a))? {
                 Type::F32 | Type::F64 => fp += 1,
@@ -352,6 +382,7 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         enum Part {
             Scalar(Operand, Type),
             Copy(Operand, u64),
+            LongDouble(super::wide::Wide),
         }
         let mut placed = Vec::new();
         let mut overflow = if lp64 { VA_REG_SAVE } else { 0 };
@@ -361,6 +392,18 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                 let size = self.cx.layout.size_of(t).map_err(|e| self.unsupported(e))?;
                 let p = self.operand(a)?;
                 placed.push((overflow, Part::Copy(p, size)));
+                overflow += size.div_ceil(unit) * unit;
+                continue;
+            }
+            if is_f80(&self.type_of_op(a)) {
+                // In memory: 16 bytes aligned to 16 on x86-64, 12 bytes on
+                // i386.
+                let w = self.f80_operand(a)?;
+                let size = self.cx.layout.size_of(&self.type_of_op(a)).map_err(|e| self.unsupported(e))?;
+                if lp64 {
+                    overflow = overflow.div_ceil(16) * 16;
+                }
+                placed.push((overflow, Part::LongDouble(w)));
                 overflow += size.div_ceil(unit) * unit;
                 continue;
             }
@@ -396,6 +439,7 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                     let n = Operand::Const(Const::int(self.pint(), size as i64, self.dm()));
                     self.libc_call("memcpy", vec![Type::Ptr, Type::Ptr, self.pint()], Some(Type::Ptr), vec![at, src, n])?;
                 }
+                Part::LongDouble(w) => self.store_wide(at, &w),
             }
         }
         Ok(area)

@@ -14,6 +14,7 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                     self.store_agg(&leaves, ptr)?;
                     Terminator::Return(None)
                 }
+                (Some(o), None) if is_f80(&self.type_of_op(o)) => Terminator::Return(Some(self.f80_return(o)?)),
                 (Some(o), None) => Terminator::Return(Some(self.operand(o)?)),
             },
             LT::Br(b) => {

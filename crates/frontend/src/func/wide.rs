@@ -16,7 +16,7 @@
 //! the semantics LLVM gives them, and no cost on narrow code.
 
 use super::{FuncLowerer, Lowered, Res};
-use crate::layout::{container, odd_int_bits, wide_bits};
+use crate::layout::{container, limb_bits, odd_int_bits, wide_bits};
 use crate::wideconst::{mask_limbs, Limbs};
 use llvm_ir::instruction::{self as li, Instruction as LI};
 use llvm_ir::{Constant, ConstantRef, Name, Operand as LOp, Type as LType, TypeRef};
@@ -48,8 +48,8 @@ fn top_bits(bits: u32) -> u32 {
 /// Whether instruction `ins` involves a wide integer (as an operand or a
 /// result), so that [`FuncLowerer::lower_wide`] must lower it.
 pub(super) fn involves_wide(fl: &FuncLowerer<'_, '_>, ins: &LI) -> bool {
-    let ty = |op: &LOp| wide_bits(&fl.type_of_op(op)).is_some();
-    let t = |t: &TypeRef| wide_bits(t).is_some();
+    let ty = |op: &LOp| limb_bits(&fl.type_of_op(op)).is_some();
+    let t = |t: &TypeRef| limb_bits(t).is_some();
     match ins {
         LI::Add(i) => ty(&i.operand0),
         LI::Sub(i) => ty(&i.operand0),
@@ -159,12 +159,12 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         l
     }
 
-    fn new_wide(&mut self, w: Wide) -> Lowered {
+    pub(super) fn new_wide(&mut self, w: Wide) -> Lowered {
         self.wides.push(w);
         Lowered::Wide(self.wides.len() - 1)
     }
 
-    fn define_wide(&mut self, dest: &'m Name, w: Wide) {
+    pub(super) fn define_wide(&mut self, dest: &'m Name, w: Wide) {
         let l = self.new_wide(w);
         self.locals.insert(dest, l);
     }
@@ -183,8 +183,12 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
     }
 
     fn wide_constant(&mut self, c: &ConstantRef) -> Res<Wide> {
-        let bits = wide_bits(&self.cx.module.types.type_of(c)).ok_or_else(|| self.unsupported(format!("constant {c} as a wide integer")))?;
+        let bits = limb_bits(&self.cx.module.types.type_of(c)).ok_or_else(|| self.unsupported(format!("constant {c} as a wide integer")))?;
         match c.as_ref() {
+            Constant::Float(llvm_ir::constant::Float::X86_FP80) => {
+                let v = self.cx.f80_consts.resolve(c).map_err(|e| self.unsupported(e))?;
+                Ok(Self::wconst(&[v.significand, u64::from(v.sign_exponent)], 80))
+            }
             Constant::Int { value, .. } => {
                 let dest = self.cur_dest.map(crate::module::name_text);
                 let v: Limbs = self
@@ -292,7 +296,7 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             }
             LI::Load(i) => {
                 let bits = match self.type_of_op(&i.address).as_ref() {
-                    LType::PointerType { pointee_type, .. } => wide_bits(pointee_type),
+                    LType::PointerType { pointee_type, .. } => limb_bits(pointee_type),
                     _ => None,
                 }
                 .ok_or_else(|| self.unsupported("a wide load through a non-pointer"))?;
@@ -314,7 +318,7 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
     /// Loads the store size of a `bits`-bit integer (`ceil(bits / 8)`
     /// bytes, as LLVM and x86 do): full limbs of 8 bytes, the rest of the
     /// top one in pieces of 4, 2 and 1.
-    fn load_wide(&mut self, ptr: Operand, bits: u32) -> Wide {
+    pub(super) fn load_wide(&mut self, ptr: Operand, bits: u32) -> Wide {
         let n = nlimbs(bits);
         let mut limbs = Vec::with_capacity(n);
         for i in 0..n - 1 {
@@ -329,7 +333,7 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         Wide { limbs, bits }
     }
 
-    fn store_wide(&mut self, ptr: Operand, w: &Wide) {
+    pub(super) fn store_wide(&mut self, ptr: Operand, w: &Wide) {
         let n = w.limbs.len();
         for (i, &l) in w.limbs[..n - 1].iter().enumerate() {
             let at = self.ptr_add_const(ptr, 8 * i as i64);
