@@ -1,6 +1,7 @@
 /* long double (x87 80-bit extended precision): arithmetic, comparisons,
    conversions, memory layout, globals, parameters and results, printed bit
    for bit so that any difference from the native build shows. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -88,6 +89,7 @@ int main(void) {
             un += !(a <= b) && !(a > b);
         }
         show("neg", -specials[i]);
+        show("sqrt", sqrtl(specials[i]));
         show("dbl", (long double)(double)specials[i]);
         show("flt", (long double)(float)specials[i]);
     }
@@ -105,6 +107,8 @@ int main(void) {
         double d = (double)a;
         float f = (float)b;
         show("rdbl", d);
+        show("rsqrt", sqrtl(__builtin_fabsl(a)));
+        show("rcopysign", copysignl(a, b));
         show("rflt", f);
     }
     /* Near the ends of the range: overflow to infinity, denormal results. */
