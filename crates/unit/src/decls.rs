@@ -88,6 +88,8 @@ pub enum CType {
     Float,
     /// `double`.
     Double,
+    /// `long double` (filled from a `double` input: see `harness.rs`).
+    LongDouble,
     /// A pointer.
     Ptr(Box<CType>),
     /// A struct, by its index in [`Decls::records`].
@@ -239,7 +241,7 @@ impl Decls {
                 continue;
             }
             // Tables (arrays) keep their contents; scalars and pointers are inputs.
-            if let Ok(ty @ (CType::Int(_) | CType::Float | CType::Double | CType::Ptr(_))) = reader.parse(text, line_of(node)) {
+            if let Ok(ty @ (CType::Int(_) | CType::Float | CType::Double | CType::LongDouble | CType::Ptr(_))) = reader.parse(text, line_of(node)) {
                 decls.globals.push((name, ty));
             }
         }
@@ -291,6 +293,7 @@ impl Decls {
             CType::Int(k) => k.c_name().to_string(),
             CType::Float => "float".into(),
             CType::Double => "double".into(),
+            CType::LongDouble => "long double".into(),
             CType::Void => "void".into(),
             CType::Struct(i) => self.records[*i].spelling.clone(),
             CType::Ptr(inner) => format!("{} *", self.spell(inner)).replace("* *", "**"),
@@ -378,7 +381,7 @@ impl Reader<'_> {
                 None => Err(self.unsupported(format!("`struct {name}` without a definition in the file"), line)),
             },
             ["union", ..] => Err(self.unsupported(format!("union type `{text}`"), line)),
-            ["long", "double"] => Err(self.unsupported("long double".into(), line)),
+            ["long", "double"] => Ok(CType::LongDouble),
             [name] => match self.typedefs.get(*name) {
                 Some((_, Some(id))) if self.records_by_id.contains_key(id) => Ok(CType::Struct(self.records_by_id[id])),
                 Some((_, Some(_))) => match self.typedefs[*name].0.strip_prefix("struct ") {

@@ -388,6 +388,11 @@ impl Unit {
             CType::Double => {
                 let _ = writeln!(out, "{pad}{lvalue} = __VERIFIER_nondet_double();");
             }
+            // Test-Comp has no `long double` input: a `double` one, widened
+            // (exactly), so the values a test gives are the doubles.
+            CType::LongDouble => {
+                let _ = writeln!(out, "{pad}{lvalue} = (long double)__VERIFIER_nondet_double();");
+            }
             CType::Void | CType::FuncPtr(_) => {
                 let _ = writeln!(out, "{pad}{lvalue} = 0;");
             }

@@ -132,7 +132,7 @@ impl Walk<'_> {
         match ty {
             CType::Int(k) => Value::Int(wrap(self.int(), *k)),
             CType::Float => Value::Float(self.float() as f32 as f64),
-            CType::Double => Value::Float(self.float()),
+            CType::Double | CType::LongDouble => Value::Float(self.float()),
             CType::Void | CType::FuncPtr(_) => Value::Null,
             CType::Struct(i) => self.fill_struct(*i, depth, place),
             CType::Array(elem, n) => Value::Array(

@@ -292,3 +292,19 @@ fn harness_branches_are_not_goals() {
     assert!(text.lines().count() == goals.len(), "{text}");
     assert!(text.lines().all(|l| l.rsplit('\t').next().is_some_and(|f| f != "main" && !f.starts_with("__wd_"))), "{text}");
 }
+
+/// A unit whose parameter, struct field and global are `long double`
+/// (each filled from a `double` input, widened exactly): the error behind
+/// a `long double` product is found, and `unit_tests.c`, compiled with
+/// gcc (the x87's `long double`), ends every test as the interpreter did.
+#[test]
+fn long_double_parameters_fields_and_globals() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/unit/long_double.c");
+    let out = dir.path().join("out");
+    let (code, report) = run_with("gen", &file, "apply_interest", "20", &out, &["--engine", "concolic", "--property", "coverage-error"]);
+    assert_eq!(code, 1, "an error: {report}");
+    assert!(shapes(&report).iter().any(|(_, o)| o.starts_with("reach_error")), "{report}");
+    let lines = native_agrees(&out);
+    assert!(lines.iter().any(|l| l.contains(": reach_error")), "{lines:?}");
+}
