@@ -520,6 +520,9 @@ impl<'p> Analysis<'p> {
         for (fid, sol) in &self.funcs {
             let f = &p.funcs[*fid];
             let Some(body) = &f.body else { continue };
+            if walkdown_ir::goals::is_runtime_function(&f.name) {
+                continue; // walkdown's own code, not the program's
+            }
             for h in self.loop_heads(*fid) {
                 let data = &body.blocks[h];
                 let loc = data.insts.first().map(|i| body.insts[*i].loc).unwrap_or(data.term_loc);
@@ -553,6 +556,9 @@ impl<'p> Analysis<'p> {
         for (fid, b, succ) in self.dead_edges() {
             let f = &p.funcs[fid];
             let Some(body) = &f.body else { continue };
+            if walkdown_ir::goals::is_runtime_function(&f.name) {
+                continue;
+            }
             let data = &body.blocks[b];
             let label = match (&data.term, succ) {
                 (Terminator::Branch { .. }, 0) => "true".to_string(),

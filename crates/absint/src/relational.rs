@@ -736,6 +736,9 @@ impl<'p> RelAnalysis<'p> {
         for (fid, rf) in &self.funcs {
             let f = &p.funcs[*fid];
             let Some(body) = &f.body else { continue };
+            if walkdown_ir::goals::is_runtime_function(&f.name) {
+                continue; // walkdown's own code, not the program's
+            }
             for (k, l) in rf.loops.iter().enumerate() {
                 let data = &body.blocks[l.head];
                 let loc = data.insts.first().map(|i| body.insts[*i].loc).unwrap_or(data.term_loc);
