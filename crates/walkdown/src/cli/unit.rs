@@ -151,6 +151,12 @@ pub fn finish(prepared: &Prepared, out: &Path, snap: &Snapshot, program: &Progra
     Ok(())
 }
 
+/// Whether `name` is a function of the harness or of walkdown's runtime
+/// rather than of the code under test.
+fn not_the_units(name: &str) -> bool {
+    walkdown_unit::lazy::is_harness(name) || walkdown_ir::goals::is_runtime_function(name)
+}
+
 /// The defined functions `entry` may call, itself first (every defined
 /// function once an indirect call is among them).
 pub fn reached_functions(program: &Program, entry: &str) -> Vec<String> {
@@ -162,16 +168,17 @@ pub fn reached_functions(program: &Program, entry: &str) -> Vec<String> {
         let Some(body) = &program.funcs[f].body else { continue };
         for (_, inst) in body.insts.iter() {
             match &inst.kind {
-                // The harness's functions (the lazy slots' calls) are not the unit's.
+                // The harness's functions (the lazy slots' calls) and
+                // walkdown's runtime are not the unit's.
                 InstKind::Call { callee: Callee::Direct(g), .. }
-                    if program.funcs[*g].body.is_some() && !seen.contains(g) && !walkdown_unit::lazy::is_harness(&program.funcs[*g].name) =>
+                    if program.funcs[*g].body.is_some() && !seen.contains(g) && !not_the_units(&program.funcs[*g].name) =>
                 {
                     seen.push(*g);
                     work.push(*g);
                 }
                 InstKind::Call { callee: Callee::Indirect(_), .. } => {
                     for (g, data) in program.funcs.iter() {
-                        let ours = !walkdown_unit::lazy::is_harness(&data.name);
+                        let ours = !not_the_units(&data.name);
                         if data.body.is_some() && ours && !seen.contains(&g) {
                             seen.push(g);
                             work.push(g);
