@@ -308,34 +308,81 @@ pub(crate) fn reached_callees(
 const SITE_NEVER_RUNS: &str = "interval analysis: the site's block is unreachable";
 const SITE_CHECK_HOLDS: &str = "interval analysis: the checked condition always holds";
 const SITE_IN_BOUNDS: &str = "interval analysis: the access stays inside its global object";
+const SITE_IN_SLOT: &str = "interval analysis: the access stays inside its stack slot";
+const SITE_CALL_IN_BOUNDS: &str = "interval analysis: every byte the call touches stays inside its global or stack slot";
 
-/// The global an address points into and the interval of its offset, when
-/// the address is a global plus a chain of `ptradd`s (at most 8 deep).
-fn global_offset(
+/// An object an address points into: a global (never freed), or a stack
+/// slot of constant size of the function being analysed (alive while the
+/// function runs, and an address computed from the slot's own value is
+/// used only then).
+#[derive(Clone, Copy)]
+enum Object {
+    Global(walkdown_ir::GlobalId),
+    Slot(u64),
+}
+
+impl Object {
+    fn size(self, program: &Program) -> u64 {
+        match self {
+            Object::Global(g) => program.globals[g].size,
+            Object::Slot(size) => size,
+        }
+    }
+
+    fn reason(self) -> &'static str {
+        match self {
+            Object::Global(_) => SITE_IN_BOUNDS,
+            Object::Slot(_) => SITE_IN_SLOT,
+        }
+    }
+}
+
+/// The object an address points into and the interval of its offset, when
+/// the address is a global or a constant-size stack slot plus a chain of
+/// `ptradd`s (at most 8 deep).
+fn object_offset(
     body: &walkdown_ir::Body,
     t: &IntervalTransfer<'_>,
     s: &IntervalState,
     ptr: &Operand,
     depth: u32,
-) -> Option<(walkdown_ir::GlobalId, Interval)> {
+) -> Option<(Object, Interval)> {
     match ptr {
-        Operand::Global(g) => Some((*g, Interval::constant(0))),
+        Operand::Global(g) => Some((Object::Global(*g), Interval::constant(0))),
         Operand::Value(v) if depth < 8 => match body.values[*v].def {
             walkdown_ir::ValueDef::Inst(i) => match &body.insts[i].kind {
                 InstKind::PtrAdd { base, offset } => {
-                    let (g, before) = global_offset(body, t, s, base, depth + 1)?;
+                    let (o, before) = object_offset(body, t, s, base, depth + 1)?;
                     let off = t.operand(s, offset);
                     if off.is_bottom() || off.lo == i128::MIN || off.hi == i128::MAX {
                         return None;
                     }
-                    Some((g, Interval::new(before.lo.checked_add(off.lo)?, before.hi.checked_add(off.hi)?)))
+                    Some((o, Interval::new(before.lo.checked_add(off.lo)?, before.hi.checked_add(off.hi)?)))
                 }
+                InstKind::Alloca { size: Operand::Const(c), .. } => Some((Object::Slot(c.bits), Interval::constant(0))),
                 _ => None,
             },
             walkdown_ir::ValueDef::Param(..) => None,
         },
         _ => None,
     }
+}
+
+/// Whether `len` bytes (an interval) at `ptr` stay inside one object; the
+/// object when they do.
+fn span_in_bounds(
+    program: &Program,
+    body: &walkdown_ir::Body,
+    t: &IntervalTransfer<'_>,
+    s: &IntervalState,
+    ptr: &Operand,
+    len: Interval,
+) -> Option<Object> {
+    if len.is_bottom() || len.lo < 0 || len.hi == i128::MAX {
+        return None;
+    }
+    let (o, off) = object_offset(body, t, s, ptr, 0)?;
+    (off.lo >= 0 && off.hi.checked_add(len.hi)? <= i128::from(o.size(program))).then_some(o)
 }
 
 impl<'p> Analysis<'p> {
@@ -442,9 +489,11 @@ impl<'p> Analysis<'p> {
 
     /// Error sites no execution fails at, with the reason in words: every
     /// site of a function that never runs or of a block no execution
-    /// reaches; a `check` whose condition's interval is `[1, 1]`; a load
-    /// or store whose address is a global plus offsets whose intervals keep
-    /// the access inside the global (globals are never freed). Sorted.
+    /// reaches; a `check` whose condition's interval is `[1, 1]`; a load,
+    /// store, `memcpy`, `memmove` or `memset` whose addresses are globals
+    /// or constant-size stack slots of the function plus offsets whose
+    /// intervals keep every byte inside the object (globals are never
+    /// freed; a slot lives while its function runs). Sorted.
     pub fn safe_error_sites(&self, goals: &Goals) -> Vec<(GoalId, &'static str)> {
         let dm = self.program.data_model;
         let mut out = Vec::new();
@@ -469,10 +518,28 @@ impl<'p> Analysis<'p> {
                         let safe = match &data.kind {
                             InstKind::Check { cond, .. } => (t.operand(&state, cond) == Interval::constant(1)).then_some(SITE_CHECK_HOLDS),
                             InstKind::Load { ty, ptr } | InstKind::Store { ty, ptr, .. } => {
-                                let width = i128::from(ty.store_size(dm));
-                                global_offset(body, &t, &state, ptr, 0)
-                                    .filter(|(g, off)| off.lo >= 0 && off.hi + width <= i128::from(self.program.globals[*g].size))
-                                    .map(|_| SITE_IN_BOUNDS)
+                                let width = Interval::constant(i128::from(ty.store_size(dm)));
+                                span_in_bounds(self.program, body, &t, &state, ptr, width).map(Object::reason)
+                            }
+                            // `memcpy`, `memmove` and `memset` of a length
+                            // whose interval keeps every byte inside the
+                            // objects (the initializer of a local array).
+                            InstKind::Call { callee: walkdown_ir::Callee::Direct(callee), args, .. } => {
+                                use walkdown_ir::Builtin::{Memcpy, Memmove, Memset};
+                                let spans: &[usize] = match self.program.funcs[*callee].builtin {
+                                    Some(Memcpy | Memmove) => &[0, 1],
+                                    Some(Memset) => &[0],
+                                    _ => &[],
+                                };
+                                match (spans, args.get(2)) {
+                                    ([], _) | (_, None) => None,
+                                    (spans, Some(n)) => {
+                                        let len = t.operand(&state, n);
+                                        let objects: Option<Vec<Object>> =
+                                            spans.iter().map(|&k| span_in_bounds(self.program, body, &t, &state, &args[k], len)).collect();
+                                        objects.map(|_| SITE_CALL_IN_BOUNDS)
+                                    }
+                                }
                             }
                             _ => None,
                         };
