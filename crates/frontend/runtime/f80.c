@@ -30,8 +30,15 @@ typedef unsigned u32;
 #define INDEF_M 0xC000000000000000ULL
 #define INDEF_SE 0xFFFFULL
 
-/* Number of leading zeros, 64 for 0 (clang: llvm.ctlz with a defined zero). */
-F80_INLINE int clz64(u64 x) { return x ? __builtin_clzll(x) : 64; }
+/* c ? a : b with both already computed: a `select`, never a branch (a
+ * conditional expression with work in its arms becomes a branch). */
+F80_INLINE u64 sel(int c, u64 a, u64 b) { return c ? a : b; }
+F80_INLINE int seli(int c, int a, int b) { return c ? a : b; }
+
+/* Number of leading zeros of x | 1: exact for nonzero x, 63 for 0 -- every
+ * caller throws away what it computes from a zero. Not `x ? clz : 64`:
+ * under -m32 clang keeps that a branch. */
+F80_INLINE int clz64(u64 x) { return __builtin_clzll(x | 1); }
 
 /* (h, l) >>= n for n >= 0, the bits shifted out or-ed into bit 0 of l
  * ("jamming"), so that rounding still sees that something was lost.
@@ -44,8 +51,8 @@ F80_INLINE void shr128_jam(u64 *h, u64 *l, int n) {
     u64 s_hi = hi >> k;
     u64 b_lo = hi >> k | (((hi << 1) << (63 - k)) != 0) | (lo != 0);
     u64 c_lo = (hi | lo) != 0;
-    *l = n < 64 ? s_lo : n < 128 ? b_lo : c_lo;
-    *h = n < 64 ? s_hi : 0;
+    *l = sel(n < 64, s_lo, sel(n < 128, b_lo, c_lo));
+    *h = sel(n < 64, s_hi, 0);
 }
 
 /* (h, l) <<= n for 0 <= n < 128. */
@@ -54,8 +61,8 @@ F80_INLINE void shl128(u64 *h, u64 *l, int n) {
     int k = n & 63;
     u64 s_hi = hi << k | (lo >> 1) >> (63 - k);
     u64 s_lo = lo << k;
-    *h = n < 64 ? s_hi : lo << k;
-    *l = n < 64 ? s_lo : 0;
+    *h = sel(n < 64, s_hi, lo << k);
+    *l = sel(n < 64, s_lo, 0);
 }
 
 /* The full 128-bit product of a and b, from 32-bit halves. */
@@ -85,13 +92,13 @@ F80_INLINE struct cls classify(u64 m, u64 se) {
     int j = (int)(m >> 63);
     int lz = clz64(m);
     c.s = (se >> 15) & 1;
-    c.inv = e != 0 && !j;
-    c.nan = e == 0x7fff && j && (m << 1) != 0;
-    c.snan = c.nan && !(m & QBIT);
-    c.inf = e == 0x7fff && m == TOP;
-    c.zero = e == 0 && m == 0;
+    c.inv = (e != 0) & !j;
+    c.nan = (e == 0x7fff) & j & ((m << 1) != 0);
+    c.snan = c.nan & !(m & QBIT);
+    c.inf = (e == 0x7fff) & (m == TOP);
+    c.zero = (e == 0) & (m == 0);
     /* Denormals and pseudo-denormals have the scale of exponent 1. */
-    c.e = (e ? e : 1) - (lz & 63);
+    c.e = seli(e != 0, e, 1) - (lz & 63);
     c.m = m << (lz & 63);
     return c;
 }
@@ -101,16 +108,16 @@ F80_INLINE struct cls classify(u64 m, u64 se) {
  * (denormalize, then round once) and overflow (to infinity). */
 F80_INLINE void round80(u64 *out, u64 s, int e, u64 h, u64 l) {
     int den = e < 1;
-    int sh = den ? (1 - e > 128 ? 128 : 1 - e) : 0;
+    int sh = seli(den, seli(1 - e > 128, 128, 1 - e), 0);
     shr128_jam(&h, &l, sh);
     u64 up = (l >> 63) & (((l << 1) != 0) | (h & 1));
     u64 r = h + up;
     int carry = (int)up & (r == 0);
-    r = carry ? TOP : r;
-    int ee = den ? (int)(r >> 63) : e + carry;
+    r = sel(carry, TOP, r);
+    int ee = seli(den, (int)(r >> 63), e + carry);
     int ovf = ee >= 0x7fff;
-    out[0] = ovf ? TOP : r;
-    out[1] = (u64)(ovf ? 0x7fff : ee) | s << 15;
+    out[0] = sel(ovf, TOP, r);
+    out[1] = (u64)seli(ovf, 0x7fff, ee) | s << 15;
 }
 
 /* The x87's choice of result for an operation with at least one NaN
@@ -122,9 +129,10 @@ F80_INLINE u64 pick_nan(u64 am, u64 ae, struct cls a, u64 bm, u64 be, struct cls
     int take_b;
     u64 qa = am | QBIT, qb = bm | QBIT;
     int by_quiet = a.snan != b.snan;
-    take_b = !a.nan ? 1 : !b.nan ? 0 : by_quiet ? a.snan : qb > qa || (qb == qa && a.s > b.s);
-    *se = take_b ? be : ae;
-    return take_b ? qb : qa;
+    int larger = (qb > qa) | ((qb == qa) & (a.s > b.s));
+    take_b = seli(!a.nan, 1, seli(!b.nan, 0, seli(by_quiet, a.snan, larger)));
+    *se = sel(take_b, be, ae);
+    return sel(take_b, qb, qa);
 }
 
 /* The result for a two-operand operation whose result is decided by the
@@ -132,10 +140,10 @@ F80_INLINE u64 pick_nan(u64 am, u64 ae, struct cls a, u64 bm, u64 be, struct cls
 F80_INLINE int special2(u64 *m, u64 *se, u64 am, u64 ae, struct cls a, u64 bm, u64 be, struct cls b) {
     u64 nse;
     u64 nm = pick_nan(am, ae, a, bm, be, b, &nse);
-    int inv = a.inv || b.inv;
-    *m = inv ? INDEF_M : nm;
-    *se = inv ? INDEF_SE : nse;
-    return inv || a.nan || b.nan;
+    int inv = a.inv | b.inv;
+    *m = sel(inv, INDEF_M, nm);
+    *se = sel(inv, INDEF_SE, nse);
+    return inv | a.nan | b.nan;
 }
 
 F80_INLINE void add_core(u64 *out, u64 am, u64 ae, u64 bm, u64 be, u64 flip) {
@@ -143,47 +151,47 @@ F80_INLINE void add_core(u64 *out, u64 am, u64 ae, u64 bm, u64 be, u64 flip) {
     u64 sa = a.s, sb = b.s ^ flip;
     /* Zeros take part as the smallest magnitude; the exponent keeps the
      * alignment shift from overflowing anything. */
-    int ea = a.zero ? -1000 : a.e, eb = b.zero ? -1000 : b.e;
-    u64 ma = a.zero ? 0 : a.m, mb = b.zero ? 0 : b.m;
-    int a_big = ea > eb || (ea == eb && ma >= mb);
-    int e1 = a_big ? ea : eb, e2 = a_big ? eb : ea;
-    u64 m1 = a_big ? ma : mb, m2 = a_big ? mb : ma;
-    u64 s1 = a_big ? sa : sb;
+    int ea = seli(a.zero, -1000, a.e), eb = seli(b.zero, -1000, b.e);
+    u64 ma = sel(a.zero, 0, a.m), mb = sel(b.zero, 0, b.m);
+    int a_big = (ea > eb) | ((ea == eb) & (ma >= mb));
+    int e1 = seli(a_big, ea, eb), e2 = seli(a_big, eb, ea);
+    u64 m1 = sel(a_big, ma, mb), m2 = sel(a_big, mb, ma);
+    u64 s1 = sel(a_big, sa, sb);
     int d = e1 - e2;
     u64 h2 = m2, l2 = 0;
-    shr128_jam(&h2, &l2, d > 130 ? 130 : d);
+    shr128_jam(&h2, &l2, seli(d > 130, 130, d));
     /* Same signs: add, a carry shifts right by one. */
     u64 hs = m1 + h2, ls = l2;
     int cs = hs < m1;
-    u64 hs1 = cs ? (hs >> 1 | TOP) : hs;
-    u64 ls1 = cs ? (hs << 63 | ls >> 1 | (ls & 1)) : ls;
+    u64 hs1 = sel(cs, hs >> 1 | TOP, hs);
+    u64 ls1 = sel(cs, hs << 63 | ls >> 1 | (ls & 1), ls);
     int es = e1 + cs;
     /* Opposite signs: subtract the smaller magnitude, normalize left. */
     u64 ld = 0 - l2;
     u64 hd = m1 - h2 - (l2 != 0);
-    int nd = hd ? clz64(hd) : 64 + clz64(ld);
+    int nd = seli(hd != 0, clz64(hd), 64 + clz64(ld));
     int nz = (hd | ld) != 0;
-    shl128(&hd, &ld, nz ? nd : 0);
+    shl128(&hd, &ld, seli(nz, nd, 0));
     int ed = e1 - nd;
     int same = sa == sb;
-    u64 h = same ? hs1 : hd, l = same ? ls1 : ld;
-    int e = same ? es : ed;
-    int zero_res = same ? (a.zero && b.zero) : !nz;
+    u64 h = sel(same, hs1, hd), l = sel(same, ls1, ld);
+    int e = seli(same, es, ed);
+    int zero_res = seli(same, a.zero & b.zero, !nz);
     round80(out, s1, e, h, l);
     u64 rm = out[0], rse = out[1];
     /* x + -x is +0 in round to nearest; -0 + -0 is -0. */
-    rm = zero_res ? 0 : rm;
-    rse = zero_res ? (sa & sb) << 15 : rse;
+    rm = sel(zero_res, 0, rm);
+    rse = sel(zero_res, (sa & sb) << 15, rse);
     /* Infinities: opposite ones are invalid. */
-    int inf_inv = a.inf && b.inf && sa != sb;
-    rm = a.inf || b.inf ? TOP : rm;
-    rse = a.inf ? (0x7fff | sa << 15) : b.inf ? (0x7fff | sb << 15) : rse;
-    rm = inf_inv ? INDEF_M : rm;
-    rse = inf_inv ? INDEF_SE : rse;
+    int inf_inv = a.inf & b.inf & (sa != sb);
+    rm = sel(a.inf | b.inf, TOP, rm);
+    rse = sel(a.inf, 0x7fff | sa << 15, sel(b.inf, 0x7fff | sb << 15, rse));
+    rm = sel(inf_inv, INDEF_M, rm);
+    rse = sel(inf_inv, INDEF_SE, rse);
     u64 pm, pse;
     int sp = special2(&pm, &pse, am, ae, a, bm, be, b);
-    out[0] = sp ? pm : rm;
-    out[1] = sp ? pse : rse;
+    out[0] = sel(sp, pm, rm);
+    out[1] = sel(sp, pse, rse);
 }
 
 void __walkdown_f80_add(u64 *out, u64 am, u64 ae, u64 bm, u64 be) { add_core(out, am, ae, bm, be, 0); }
@@ -200,18 +208,18 @@ void __walkdown_f80_mul(u64 *out, u64 am, u64 ae, u64 bm, u64 be) {
     int e = a.e + b.e - 16383 + 1 - norm;
     round80(out, s, e, h, l);
     u64 rm = out[0], rse = out[1];
-    int zero = a.zero || b.zero, inf = a.inf || b.inf;
-    rm = zero ? 0 : rm;
-    rse = zero ? s << 15 : rse;
-    rm = inf ? TOP : rm;
-    rse = inf ? (0x7fff | s << 15) : rse;
-    int inv = zero && inf;
-    rm = inv ? INDEF_M : rm;
-    rse = inv ? INDEF_SE : rse;
+    int zero = a.zero | b.zero, inf = a.inf | b.inf;
+    rm = sel(zero, 0, rm);
+    rse = sel(zero, s << 15, rse);
+    rm = sel(inf, TOP, rm);
+    rse = sel(inf, 0x7fff | s << 15, rse);
+    int inv = zero & inf;
+    rm = sel(inv, INDEF_M, rm);
+    rse = sel(inv, INDEF_SE, rse);
     u64 pm, pse;
     int sp = special2(&pm, &pse, am, ae, a, bm, be, b);
-    out[0] = sp ? pm : rm;
-    out[1] = sp ? pse : rse;
+    out[0] = sel(sp, pm, rm);
+    out[1] = sel(sp, pse, rse);
 }
 
 void __walkdown_f80_div(u64 *out, u64 am, u64 ae, u64 bm, u64 be) {
@@ -222,51 +230,51 @@ void __walkdown_f80_div(u64 *out, u64 am, u64 ae, u64 bm, u64 be) {
      * significands in [2^63, 2^64) is in (1/2, 2), its first bit is made 1
      * by doubling the dividend when ma < mb. */
     int ge0 = ma >= mb;
-    u64 r = ge0 ? ma - mb : (ma << 1) - mb;
+    u64 r = sel(ge0, ma - mb, (ma << 1) - mb);
     u64 q = 1;
     for (int i = 0; i < 63; i++) {
         u64 top = r >> 63;
         r <<= 1;
         u64 ge = top | (r >= mb);
-        r = ge ? r - mb : r;
+        r = sel((int)ge, r - mb, r);
         q = q << 1 | ge;
     }
     u64 top = r >> 63;
     r <<= 1;
     u64 g = top | (r >= mb);
-    r = g ? r - mb : r;
+    r = sel((int)g, r - mb, r);
     u64 l = g << 63 | (r != 0);
     int e = a.e - b.e + 16383 - !ge0;
     round80(out, s, e, q, l);
     u64 rm = out[0], rse = out[1];
-    int zero = a.zero || b.inf;       /* 0 / x, x / inf */
-    int inf = a.inf || b.zero;        /* inf / x, x / 0 */
-    rm = zero ? 0 : rm;
-    rse = zero ? s << 15 : rse;
-    rm = inf ? TOP : rm;
-    rse = inf ? (0x7fff | s << 15) : rse;
-    int inv = (a.zero && b.zero) || (a.inf && b.inf);
-    rm = inv ? INDEF_M : rm;
-    rse = inv ? INDEF_SE : rse;
+    int zero = a.zero | b.inf;        /* 0 / x, x / inf */
+    int inf = a.inf | b.zero;         /* inf / x, x / 0 */
+    rm = sel(zero, 0, rm);
+    rse = sel(zero, s << 15, rse);
+    rm = sel(inf, TOP, rm);
+    rse = sel(inf, 0x7fff | s << 15, rse);
+    int inv = (a.zero & b.zero) | (a.inf & b.inf);
+    rm = sel(inv, INDEF_M, rm);
+    rse = sel(inv, INDEF_SE, rse);
     u64 pm, pse;
     int sp = special2(&pm, &pse, am, ae, a, bm, be, b);
-    out[0] = sp ? pm : rm;
-    out[1] = sp ? pse : rse;
+    out[0] = sel(sp, pm, rm);
+    out[1] = sel(sp, pse, rse);
 }
 
 int __walkdown_f80_cmp(u64 am, u64 ae, u64 bm, u64 be) {
     struct cls a = classify(am, ae), b = classify(bm, be);
     /* Magnitudes as (exponent, significand); zero lowest, infinity highest. */
-    int ea = a.zero ? -1000 : a.inf ? 100000 : a.e;
-    int eb = b.zero ? -1000 : b.inf ? 100000 : b.e;
-    u64 ma = a.zero ? 0 : a.m, mb = b.zero ? 0 : b.m;
-    int mag_lt = ea < eb || (ea == eb && ma < mb);
-    int mag_eq = ea == eb && ma == mb;
-    int both_zero = a.zero && b.zero;
-    int eq = both_zero || (a.s == b.s && mag_eq);
-    int lt = a.s != b.s ? (int)a.s : a.s ? (!mag_lt && !mag_eq) : mag_lt;
-    int unord = a.nan || b.nan || a.inv || b.inv;
-    return unord ? 3 : eq ? 1 : lt ? 0 : 2;
+    int ea = seli(a.zero, -1000, seli(a.inf, 100000, a.e));
+    int eb = seli(b.zero, -1000, seli(b.inf, 100000, b.e));
+    u64 ma = sel(a.zero, 0, a.m), mb = sel(b.zero, 0, b.m);
+    int mag_lt = (ea < eb) | ((ea == eb) & (ma < mb));
+    int mag_eq = (ea == eb) & (ma == mb);
+    int both_zero = a.zero & b.zero;
+    int eq = both_zero | ((a.s == b.s) & mag_eq);
+    int lt = seli(a.s != b.s, (int)a.s, seli((int)a.s, !mag_lt & !mag_eq, mag_lt));
+    int unord = a.nan | b.nan | a.inv | b.inv;
+    return seli(unord, 3, seli(eq, 1, seli(lt, 0, 2)));
 }
 
 void __walkdown_f80_from_double(u64 *out, u64 d) {
@@ -277,10 +285,9 @@ void __walkdown_f80_from_double(u64 *out, u64 d) {
     /* Denormal: f * 2^-1074 = (f << lz) * 2^(-1074 - lz). */
     u64 dm = f << (lz & 63);
     int de = 16383 + 63 - 1074 - lz;
-    u64 m = e == 0x7ff ? (TOP | f << 11 | (f ? QBIT : 0))
-          : e == 0 ? (f ? dm : 0)
-          : (TOP | f << 11);
-    int ex = e == 0x7ff ? 0x7fff : e == 0 ? (f ? de : 0) : e - 1023 + 16383;
+    u64 m = sel(e == 0x7ff, TOP | f << 11 | sel(f != 0, QBIT, 0),
+                sel(e == 0, dm, TOP | f << 11));
+    int ex = seli(e == 0x7ff, 0x7fff, seli(e == 0, seli(f != 0, de, 0), e - 1023 + 16383));
     out[0] = m;
     out[1] = (u64)ex | s << 15;
 }
@@ -292,10 +299,9 @@ void __walkdown_f80_from_float(u64 *out, u32 x) {
     int lz = clz64(f);
     u64 dm = f << (lz & 63);
     int de = 16383 + 63 - 149 - lz;
-    u64 m = e == 0xff ? (TOP | f << 40 | (f ? QBIT : 0))
-          : e == 0 ? (f ? dm : 0)
-          : (TOP | f << 40);
-    int ex = e == 0xff ? 0x7fff : e == 0 ? (f ? de : 0) : e - 127 + 16383;
+    u64 m = sel(e == 0xff, TOP | f << 40 | sel(f != 0, QBIT, 0),
+                sel(e == 0, dm, TOP | f << 40));
+    int ex = seli(e == 0xff, 0x7fff, seli(e == 0, seli(f != 0, de, 0), e - 127 + 16383));
     out[0] = m;
     out[1] = (u64)ex | s << 15;
 }
@@ -307,48 +313,48 @@ F80_INLINE u64 to_narrow(struct cls c, u64 m, int fb, int bias, int emax) {
     int drop = 63 - fb;                       /* 11 for double, 40 for float */
     int ed = c.e - 16383 + bias;              /* biased target exponent */
     int den = ed < 1;
-    int sh = den ? (1 - ed > 64 ? 64 : 1 - ed) : 0;
+    int sh = seli(den, seli(1 - ed > 64, 64, 1 - ed), 0);
     u64 h = c.m, l = 0;
     shr128_jam(&h, &l, sh);
     h |= l != 0;
     u64 half = 1ULL << (drop - 1);
     u64 rb = h & ((1ULL << drop) - 1);
     u64 sig = h >> drop;
-    u64 up = rb > half || (rb == half && (sig & 1));
+    u64 up = (rb > half) | ((rb == half) & sig);
     sig += up;
     /* The integer bit, if present, adds one to the exponent field; a carry
      * out of the significand adds one more: the field is right either way. */
-    u64 base = den ? 0 : (u64)(ed - 1);
+    u64 base = sel(den, 0, (u64)(ed - 1));
     u64 bits = (base << fb) + sig;
     u64 inf = (u64)emax << fb;
-    int ovf = ed >= emax || bits >= inf;
-    bits = ovf ? inf : bits;
+    int ovf = (ed >= emax) | (bits >= inf);
+    bits = sel(ovf, inf, bits);
     u64 fmask = (1ULL << fb) - 1;
     u64 nan = inf | 1ULL << (fb - 1) | ((m >> drop) & fmask);
-    bits = c.zero ? 0 : bits;
-    bits = c.inf ? inf : bits;
-    bits = c.nan ? nan : bits;
+    bits = sel(c.zero, 0, bits);
+    bits = sel(c.inf, inf, bits);
+    bits = sel(c.nan, nan, bits);
     return bits;
 }
 
 u64 __walkdown_f80_to_double(u64 m, u64 se) {
     struct cls c = classify(m, se);
     u64 bits = to_narrow(c, m, 52, 1023, 0x7ff) | c.s << 63;
-    return c.inv ? 0xFFF8000000000000ULL : bits;
+    return sel(c.inv, 0xFFF8000000000000ULL, bits);
 }
 
 u32 __walkdown_f80_to_float(u64 m, u64 se) {
     struct cls c = classify(m, se);
     u64 bits = to_narrow(c, m, 23, 127, 0xff) | c.s << 31;
-    return c.inv ? 0xFFC00000u : (u32)bits;
+    return (u32)sel(c.inv, 0xFFC00000u, bits);
 }
 
 void __walkdown_f80_from_int(u64 *out, u64 v, int is_signed) {
-    u64 s = is_signed ? v >> 63 : 0;
-    u64 mag = s ? 0 - v : v;
+    u64 s = sel(is_signed != 0, v >> 63, 0);
+    u64 mag = sel((int)s, 0 - v, v);
     int lz = clz64(mag);
     out[0] = mag << (lz & 63);
-    out[1] = mag ? ((u64)(16383 + 63 - lz) | s << 15) : 0;
+    out[1] = sel(mag != 0, (u64)(16383 + 63 - lz) | s << 15, 0);
 }
 
 /* What `fistp` of a `w`-bit integer stores for the value (truncating
@@ -358,16 +364,16 @@ void __walkdown_f80_from_int(u64 *out, u64 v, int is_signed) {
 F80_INLINE u64 fistp(struct cls c, int w) {
     int sh = 16383 + 63 - c.e;                /* right shift of m to the integer */
     u64 t = c.m >> (sh & 63);
-    t = sh >= 64 ? 0 : t;
+    t = sel(sh >= 64, 0, t);
     int big = sh < 0;                          /* |x| >= 2^64 */
     /* fits: -2^(w-1) <= value <= 2^(w-1) - 1 */
     u64 lim = 1ULL << (w - 1);
-    int fits = !big && (c.s ? t <= lim : t < lim);
-    fits = fits || c.zero;
-    u64 v = c.s ? 0 - t : t;
-    v = c.zero ? 0 : v;
-    int bad = !fits || c.nan || c.inf || c.inv;
-    return bad ? lim : v;
+    int fits = (!big) & seli((int)c.s, t <= lim, t < lim);
+    fits = fits | c.zero;
+    u64 v = sel((int)c.s, 0 - t, t);
+    v = sel(c.zero, 0, v);
+    int bad = (!fits) | c.nan | c.inf | c.inv;
+    return sel(bad, lim, v);
 }
 
 /* gcc -O0 (both -m64 and -m32) casts a long double x to
@@ -381,16 +387,16 @@ F80_INLINE u64 fistp(struct cls c, int w) {
  * infinity, invalid operands and values out of its range. */
 u64 __walkdown_f80_to_int(u64 m, u64 se, int bits, int is_signed) {
     struct cls c = classify(m, se);
-    int w = bits == 64 ? 64 : (bits == 32 && is_signed) || (bits == 16 && !is_signed) ? 32 : bits == 32 ? 64 : 16;
+    int w = seli(bits == 64, 64, seli(((bits == 32) & (is_signed != 0)) | ((bits == 16) & !is_signed), 32, seli(bits == 32, 64, 16)));
     u64 r = fistp(c, w);
     /* unsigned long long: x >= 2^63 */
-    int ge63 = !c.nan && !c.inv && !c.zero && !c.s && (c.inf || c.e >= 16383 + 63);
+    int ge63 = !c.nan & !c.inv & !c.zero & !c.s & (c.inf | (c.e >= 16383 + 63));
     /* x in [2^63, 2^64): x - 2^63 is exact and fits: the result is the
      * truncated x; x >= 2^64: indefinite ^ 2^63 = 0. */
     u64 t = c.m;  /* e == 16383 + 63: the integer is m itself */
-    u64 hi = c.inf || c.e > 16383 + 63 ? 0 : t;
-    r = bits == 64 && !is_signed && ge63 ? hi : r;
-    u64 mask = bits == 64 ? ~0ULL : (1ULL << (bits & 63)) - 1;
+    u64 hi = sel(c.inf | (c.e > 16383 + 63), 0, t);
+    r = sel((bits == 64) & !is_signed & ge63, hi, r);
+    u64 mask = sel(bits == 64, ~0ULL, (1ULL << (bits & 63)) - 1);
     return r & mask;
 }
 
@@ -402,8 +408,8 @@ void __walkdown_f80_sqrt(u64 *out, u64 m, u64 se) {
      * radicand's top 128 bits are (xh, xl), its low 2 bits are zero. */
     int E = c.e - 16383;
     int odd = E & 1;
-    u64 xh = odd ? c.m : c.m >> 1;
-    u64 xl = odd ? 0 : c.m << 63;
+    u64 xh = sel(odd, c.m, c.m >> 1);
+    u64 xl = sel(odd, 0, c.m << 63);
     u64 rh = 0, rl = 0, root = 0;
     for (int i = 0; i < 64; i++) {
         u64 two = xh >> 62;
@@ -412,35 +418,35 @@ void __walkdown_f80_sqrt(u64 *out, u64 m, u64 se) {
         rh = rh << 2 | rl >> 62;
         rl = rl << 2 | two;
         u64 th = root >> 62, tl = root << 2 | 1;
-        int ge = rh > th || (rh == th && rl >= tl);
+        int ge = (rh > th) | ((rh == th) & (rl >= tl));
         u64 nl = rl - tl;
         u64 nh = rh - th - (rl < tl);
-        rh = ge ? nh : rh;
-        rl = ge ? nl : rl;
+        rh = sel(ge, nh, rh);
+        rl = sel(ge, nl, rl);
         root = root << 1 | (u64)ge;
     }
     /* The rounding bit: one more step with zero radicand bits. */
     rh = rh << 2 | rl >> 62;
     rl = rl << 2;
     u64 th = root >> 62, tl = root << 2 | 1;
-    int g = rh > th || (rh == th && rl >= tl);
+    int g = (rh > th) | ((rh == th) & (rl >= tl));
     u64 nl = rl - tl;
     u64 nh = rh - th - (rl < tl);
-    rh = g ? nh : rh;
-    rl = g ? nl : rl;
+    rh = sel(g, nh, rh);
+    rl = sel(g, nl, rl);
     u64 l = (u64)g << 63 | ((rh | rl) != 0);
     int re = (E >> 1) + 16383;
     round80(out, 0, re, root, l);
     u64 rm = out[0], rse = out[1];
-    rm = c.zero ? 0 : rm;
-    rse = c.zero ? c.s << 15 : rse;
-    rm = c.inf ? TOP : rm;
-    rse = c.inf ? (0x7fff | c.s << 15) : rse;
-    int inv = c.inv || (c.s && !c.zero && !c.nan);
-    rm = inv ? INDEF_M : rm;
-    rse = inv ? INDEF_SE : rse;
-    rm = c.nan ? (m | QBIT) : rm;
-    rse = c.nan ? se : rse;
+    rm = sel(c.zero, 0, rm);
+    rse = sel(c.zero, c.s << 15, rse);
+    rm = sel(c.inf, TOP, rm);
+    rse = sel(c.inf, 0x7fff | c.s << 15, rse);
+    int inv = c.inv | ((int)c.s & !c.zero & !c.nan);
+    rm = sel(inv, INDEF_M, rm);
+    rse = sel(inv, INDEF_SE, rse);
+    rm = sel(c.nan, m | QBIT, rm);
+    rse = sel(c.nan, se, rse);
     out[0] = rm;
     out[1] = rse;
 }
