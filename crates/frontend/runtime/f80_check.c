@@ -121,22 +121,27 @@ static void rnd_val(u64 *m, u64 *se, int exp) {
     if (k == 0) { *m = rnd(); *se = rnd() & 0xffff; return; }                /* any bit pattern */
     if (k == 1) { *m = sig; *se = (rnd() & 0x8000) | (below(2) ? 0 : 0x7fff); return; }
     *m = sig | 0x8000000000000000ULL;
-    if (k == 2) *m = sig & 0x7fffffffffffffffULL;                            /* denormal/unnormal */
+    if (k == 2) *m = sig & 0x7fffffffffffffffULL;                            /* unnormal */
+    if (k == 3 || k == 4) { *m = k == 3 ? sig >> below(64) : sig; *se = rnd() & 0x8000; return; } /* (pseudo-)denormal */
     if (exp < 0) exp = (int)below(0x7fff);
     if (exp > 0x7ffe) exp = 0x7ffe;
     *se = (u64)exp | (rnd() & 0x8000);
 }
 
-/* An exponent for the first operand: anywhere, near the bottom, near the
- * top, or near 1. */
+/* An exponent for the first operand: anywhere, near the bottom or the top
+ * of the range, near 1, at the edges of double and float (denormals,
+ * overflow), where the integer conversions overflow. */
 static int rnd_exp(void) {
-    switch (below(6)) {
+    switch (below(9)) {
     case 0: return (int)below(0x7fff);
     case 1: return (int)below(140);
     case 2: return 0x7ffe - (int)below(140);
     case 3: return 16383 - 70 + (int)below(140);
-    case 4: return 16383 - 1150 + (int)below(300);    /* double's edges */
-    default: return 16383 + 1000 - (int)below(50) + (below(2) ? 0 : -2000 + (int)below(50)) ;
+    case 4: return 16383 - 1074 - 70 + (int)below(140);
+    case 5: return 16383 - 1022 - 70 + (int)below(140);
+    case 6: return 16383 + 1024 - 40 + (int)below(80);
+    case 7: return below(2) ? 16383 - 149 - 40 + (int)below(80) : 16383 - 126 - 40 + (int)below(80);
+    default: return below(2) ? 16383 + 128 - 40 + (int)below(80) : 16383 - 2 + (int)below(70);
     }
 }
 
@@ -283,11 +288,30 @@ typedef void (*bin_fn)(u64 *, u64, u64, u64, u64);
 static const bin_fn ours_bin[4] = {__walkdown_f80_add, __walkdown_f80_sub, __walkdown_f80_mul, __walkdown_f80_div};
 static const bin_fn ref_bin[4] = {ref_add, ref_sub, ref_mul, ref_div};
 
+/* How much of the ground the cases cover, by the x87's own account: the
+ * class of gcc's result and the exception flags the operation raised. */
+static u64 n_inexact[NOPS], n_underflow[NOPS], n_invalid[NOPS], n_denormal_res[NOPS], n_zero_res[NOPS];
+
+static void clear_flags(void) { __asm__ volatile("fnclex"); }
+static void count_flags(int op, u64 m, u64 se, int has_result) {
+    unsigned short sw;
+    __asm__ volatile("fnstsw %0" : "=m"(sw));
+    n_invalid[op] += sw & 1;
+    n_underflow[op] += (sw >> 4) & 1;
+    n_inexact[op] += (sw >> 5) & 1;
+    if (has_result) {
+        n_denormal_res[op] += (se & 0x7fff) == 0 && m != 0;
+        n_zero_res[op] += (se & 0x7fff) == 0 && m == 0;
+    }
+}
+
 static void check_bin(int op, u64 am, u64 ae, u64 bm, u64 be) {
     u64 o[2], r[2];
     cases[op]++;
     ours_bin[op](o, am, ae, bm, be);
+    clear_flags();
     ref_bin[op](r, am, ae, bm, be);
+    count_flags(op, r[0], r[1], 1);
     if (o[0] != r[0] || o[1] != r[1])
         report(op, "a=%04llx:%016llx b=%04llx:%016llx ours=%04llx:%016llx gcc=%04llx:%016llx", ae, am, be, bm, o[1], o[0], r[1], r[0]);
 }
@@ -303,24 +327,38 @@ static void check_unary(u64 m, u64 se) {
     u32 f, g;
     static const int ws[] = {8, 16, 32, 64};
     int i, sg;
-    cases[OP_SQRT]++;
-    __walkdown_f80_sqrt(o, m, se);
-    ref_sqrt(r, m, se);
-    if (o[0] != r[0] || o[1] != r[1])
-        report(OP_SQRT, "x=%04llx:%016llx ours=%04llx:%016llx gcc=%04llx:%016llx", se, m, o[1], o[0], r[1], r[0]);
+    /* The square root of negative numbers is invalid, of their magnitude too. */
+    for (i = 0; i < 1 + (int)(se >> 15); i++) {
+        u64 x = i ? se & 0x7fff : se;
+        cases[OP_SQRT]++;
+        __walkdown_f80_sqrt(o, m, x);
+        clear_flags();
+        ref_sqrt(r, m, x);
+        count_flags(OP_SQRT, r[0], r[1], 1);
+        if (o[0] != r[0] || o[1] != r[1])
+            report(OP_SQRT, "x=%04llx:%016llx ours=%04llx:%016llx gcc=%04llx:%016llx", x, m, o[1], o[0], r[1], r[0]);
+    }
     cases[OP_TO_DOUBLE]++;
     a = __walkdown_f80_to_double(m, se);
+    clear_flags();
     b = ref_to_double(m, se);
+    count_flags(OP_TO_DOUBLE, 0, 0, 0);
+    n_denormal_res[OP_TO_DOUBLE] += (b & 0x7ff0000000000000ULL) == 0 && (b << 1) != 0;
     if (a != b) report(OP_TO_DOUBLE, "x=%04llx:%016llx ours=%016llx gcc=%016llx", se, m, a, b);
     cases[OP_TO_FLOAT]++;
     f = __walkdown_f80_to_float(m, se);
+    clear_flags();
     g = ref_to_float(m, se);
+    count_flags(OP_TO_FLOAT, 0, 0, 0);
+    n_denormal_res[OP_TO_FLOAT] += (g & 0x7f800000u) == 0 && (g << 1) != 0;
     if (f != g) report(OP_TO_FLOAT, "x=%04llx:%016llx ours=%08x gcc=%08x", se, m, f, g);
     for (i = 0; i < 4; i++)
         for (sg = 0; sg < 2; sg++) {
             cases[OP_TO_INT]++;
             a = __walkdown_f80_to_int(m, se, ws[i], sg);
+            clear_flags();
             b = ref_to_int(m, se, ws[i], sg);
+            count_flags(OP_TO_INT, 0, 0, 0);
             if (a != b) report(OP_TO_INT, "x=%04llx:%016llx bits=%d signed=%d ours=%016llx gcc=%016llx", se, m, ws[i], sg, a, b);
         }
 }
@@ -417,14 +455,15 @@ int main(int argc, char **argv) {
             if (op < 4) check_bin(op, am, ae, bm, be);
             else check_cmp(am, ae, bm, be);
         }
-        rnd_val(&am, &ae, below(2) ? rnd_exp() : 16383 - 2 + (int)below(70));
+        rnd_val(&am, &ae, rnd_exp());
         check_unary(am, ae);
         check_from_double(rnd_double());
         check_from_float(rnd_float());
         check_from_int(rnd_int());
     }
     for (op = 0; op < NOPS; op++) {
-        printf("%-12s %12llu cases %8llu mismatches\n", op_name[op], cases[op], bad[op]);
+        printf("%-12s %12llu cases %8llu mismatches   (x87: %llu inexact, %llu underflow, %llu invalid; results: %llu denormal, %llu zero)\n", op_name[op], cases[op], bad[op],
+               n_inexact[op], n_underflow[op], n_invalid[op], n_denormal_res[op], n_zero_res[op]);
         total_bad += bad[op];
     }
     printf("%s: %llu mismatches (seed %llu, %llu random rounds, %d special values)\n", total_bad ? "FAIL" : "OK", total_bad, seed, n, nspec);
