@@ -131,7 +131,7 @@ F80_INLINE u64 pick_nan(u64 am, u64 ae, struct cls a, u64 bm, u64 be, struct cls
     int by_quiet = a.snan != b.snan;
     int larger = (qb > qa) | ((qb == qa) & (a.s > b.s));
     take_b = seli(!a.nan, 1, seli(!b.nan, 0, seli(by_quiet, a.snan, larger)));
-    *se = sel(take_b, be, ae);
+    *se = sel(take_b, be, ae) & 0xffff;
     return sel(take_b, qb, qa);
 }
 
@@ -446,7 +446,7 @@ void __walkdown_f80_sqrt(u64 *out, u64 m, u64 se) {
     rm = sel(inv, INDEF_M, rm);
     rse = sel(inv, INDEF_SE, rse);
     rm = sel(c.nan, m | QBIT, rm);
-    rse = sel(c.nan, se, rse);
+    rse = sel(c.nan, se & 0xffff, rse);
     out[0] = rm;
     out[1] = rse;
 }

@@ -5,7 +5,9 @@
  * walkdown lowers); build this file itself with gcc -O0 so that every
  * native operation is the plain x87 sequence gcc -O0 emits for C code.
  *
- *   f80_check [seed [random cases per operation]]
+ *   f80_check [seed [random rounds]]   special values, sweeps, random cases
+ *   f80_check --all-floats [step]       every float (every step-th) through
+ *                                       from_float, to_float and to_double
  *
  * Prints each mismatch (inputs and both results in hex, at most 20 per
  * operation), then one summary line per operation; exits 1 on any
@@ -322,22 +324,9 @@ static void check_cmp(u64 am, u64 ae, u64 bm, u64 be) {
     if (o != r) report(OP_CMP, "a=%04llx:%016llx b=%04llx:%016llx ours=%d gcc=%d", ae, am, be, bm, o, r);
 }
 
-static void check_unary(u64 m, u64 se) {
-    u64 o[2], r[2], a, b;
+static void check_unary_narrow(u64 m, u64 se) {
+    u64 a, b;
     u32 f, g;
-    static const int ws[] = {8, 16, 32, 64};
-    int i, sg;
-    /* The square root of negative numbers is invalid, of their magnitude too. */
-    for (i = 0; i < 1 + (int)(se >> 15); i++) {
-        u64 x = i ? se & 0x7fff : se;
-        cases[OP_SQRT]++;
-        __walkdown_f80_sqrt(o, m, x);
-        clear_flags();
-        ref_sqrt(r, m, x);
-        count_flags(OP_SQRT, r[0], r[1], 1);
-        if (o[0] != r[0] || o[1] != r[1])
-            report(OP_SQRT, "x=%04llx:%016llx ours=%04llx:%016llx gcc=%04llx:%016llx", x, m, o[1], o[0], r[1], r[0]);
-    }
     cases[OP_TO_DOUBLE]++;
     a = __walkdown_f80_to_double(m, se);
     clear_flags();
@@ -352,6 +341,24 @@ static void check_unary(u64 m, u64 se) {
     count_flags(OP_TO_FLOAT, 0, 0, 0);
     n_denormal_res[OP_TO_FLOAT] += (g & 0x7f800000u) == 0 && (g << 1) != 0;
     if (f != g) report(OP_TO_FLOAT, "x=%04llx:%016llx ours=%08x gcc=%08x", se, m, f, g);
+}
+
+static void check_unary(u64 m, u64 se) {
+    u64 o[2], r[2], a, b;
+    static const int ws[] = {8, 16, 32, 64};
+    int i, sg;
+    /* The square root of negative numbers is invalid, of their magnitude too. */
+    for (i = 0; i < 1 + (int)(se >> 15); i++) {
+        u64 x = i ? se & 0x7fff : se;
+        cases[OP_SQRT]++;
+        __walkdown_f80_sqrt(o, m, x);
+        clear_flags();
+        ref_sqrt(r, m, x);
+        count_flags(OP_SQRT, r[0], r[1], 1);
+        if (o[0] != r[0] || o[1] != r[1])
+            report(OP_SQRT, "x=%04llx:%016llx ours=%04llx:%016llx gcc=%04llx:%016llx", x, m, o[1], o[0], r[1], r[0]);
+    }
+    check_unary_narrow(m, se);
     for (i = 0; i < 4; i++)
         for (sg = 0; sg < 2; sg++) {
             cases[OP_TO_INT]++;
@@ -420,7 +427,27 @@ static u64 rnd_int(void) {
     }
 }
 
+/* Every float bit pattern through from_float, and the result back through
+ * to_float and to_double. */
+static int all_floats(u64 step) {
+    u64 x, total = 0;
+    for (x = 0; x <= 0xffffffffULL; x += step) {
+        u64 o[2];
+        check_from_float((u32)x);
+        __walkdown_f80_from_float(o, (u32)x);
+        check_unary_narrow(o[0], o[1]);
+    }
+    for (x = 0; x < NOPS; x++) {
+        if (!cases[x]) continue;
+        printf("%-12s %12llu cases %8llu mismatches\n", op_name[x], cases[x], bad[x]);
+        total += bad[x];
+    }
+    printf("%s: %llu mismatches (every %lluth of the 2^32 floats)\n", total ? "FAIL" : "OK", total, step);
+    return total ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc > 1 && !strcmp(argv[1], "--all-floats")) return all_floats(argc > 2 ? strtoull(argv[2], 0, 0) : 1);
     u64 seed = argc > 1 ? strtoull(argv[1], 0, 0) : 1;
     u64 n = argc > 2 ? strtoull(argv[2], 0, 0) : 100000;
     int i, j, op;
@@ -444,7 +471,32 @@ int main(int argc, char **argv) {
                                    0x7fffffffffffffffULL, 0x8000000000000000ULL, 0xffffffffffffffffULL, 0x8000000000000001ULL, 0xfffffffffffffffeULL};
         for (i = 0; i < (int)(sizeof ints / sizeof ints[0]); i++) check_from_int(ints[i]);
     }
-    /* (b) random cases */
+    /* (b) sweeps: every exponent with a few significands through the
+     * one-operand functions; every alignment shift of an addition within
+     * 140 bits, and every exponent sum near the bottom and the top of the
+     * range for products and quotients, with significands that make ties. */
+    {
+        static const u64 sigs[] = {0x8000000000000000ULL, 0x8000000000000001ULL, 0xffffffffffffffffULL, 0xc000000000000000ULL,
+                                   0x8000000000000400ULL, 0x8000000000000c00ULL, 0x8000008000000000ULL, 0xfffffffffffff800ULL,
+                                   0xffffff8000000000ULL, 0x5555555555555555ULL};
+        const int ns = (int)(sizeof sigs / sizeof sigs[0]);
+        int e, d, x, y, sg;
+        for (e = 0; e <= 0x7fff; e++)
+            for (x = 0; x < ns; x++) check_unary(sigs[x], (u64)e | 0x8000);
+        for (d = -140; d <= 140; d++)
+            for (x = 0; x < ns; x++)
+                for (y = 0; y < ns; y++)
+                    for (sg = 0; sg < 4; sg++) {
+                        u64 ae = 16383 | (u64)(sg & 1) << 15, be = (u64)(16383 + d) | (u64)(sg >> 1) << 15;
+                        check_bin(OP_ADD, sigs[x], ae, sigs[y], be);
+                        check_bin(OP_SUB, sigs[x], ae, sigs[y], be);
+                        check_bin(OP_MUL, sigs[x], (u64)(8192 + d), sigs[y], 8192 | (u64)(sg & 1) << 15);
+                        check_bin(OP_DIV, sigs[x], (u64)(140 + d), sigs[y], (u64)(16383 + 140) | (u64)(sg & 1) << 15);
+                        check_bin(OP_MUL, sigs[x], (u64)(0x7ffe - 8192 + d), sigs[y], (u64)(16383 + 8192) | (u64)(sg & 1) << 15);
+                        check_bin(OP_DIV, sigs[x], (u64)(0x7ffe - 70 + d), sigs[y], (u64)(16383 - 70) | (u64)(sg & 1) << 15);
+                    }
+    }
+    /* (c) random cases */
     for (k = 0; k < n; k++) {
         u64 am, ae, bm, be;
         for (op = 0; op < 5; op++) {
