@@ -17,6 +17,13 @@
  * unconditionally and chosen by conditional expressions (which clang turns
  * into `select`s) rather than branches, since every data-dependent branch is
  * a path fork for the concolic engine.
+ *
+ * Built by: clang-14 -c -emit-llvm -O1 -m64 (or -m32) -ffreestanding
+ * -fno-builtin -w f80.c. That IR has no branches but the back edges of the
+ * two fixed-count loops (division, square root), no memory accesses but the
+ * `out` stores, no integers wider than 64 bits, and only the llvm.ctlz and
+ * llvm.fshl intrinsics (tests/f80_runtime.rs checks all this). The native
+ * checker f80_check.c compares every function with gcc's x87 code.
  */
 
 typedef unsigned long long u64;
