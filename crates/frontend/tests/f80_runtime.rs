@@ -18,7 +18,7 @@ use std::process::Command;
 const CLANG_FLAGS: &[&str] = &["-O1", "-ffreestanding", "-fno-builtin", "-w"];
 /// Random rounds per configuration: each round is one random case per
 /// operation; the special-value pairs come on top.
-const ROUNDS: &str = "200000";
+const ROUNDS: &str = "100000";
 const SEED: &str = "20261127";
 
 fn runtime_dir() -> PathBuf {
@@ -50,6 +50,30 @@ fn missing_tools(dir: &Path) -> Option<String> {
     None
 }
 
+/// Builds the checker with f80.c by clang-14 and by gcc in data model
+/// `-m{bits}`, runs both; returns the failures.
+fn check_data_model(dir: &Path, f80: &Path, check: &Path, bits: &str) -> Vec<String> {
+    let m = format!("-m{bits}");
+    // f80.c by clang-14 (what walkdown lowers), the driver by gcc -O0.
+    let obj = dir.join(format!("f80_clang{bits}.o"));
+    run(Command::new("clang-14").arg(&m).args(CLANG_FLAGS).arg("-c").arg(f80).arg("-o").arg(&obj)).expect("clang-14 compiles f80.c");
+    let clang_exe = dir.join(format!("check_clang{bits}"));
+    run(Command::new("gcc").args(["-O0", &m]).arg(check).arg(&obj).arg("-o").arg(&clang_exe)).expect("gcc links the checker");
+    // Everything by gcc.
+    let gcc_exe = dir.join(format!("check_gcc{bits}"));
+    run(Command::new("gcc").args(["-O0", &m]).arg(check).arg(f80).arg("-o").arg(&gcc_exe)).expect("gcc builds the checker");
+    let mut failures = Vec::new();
+    for (what, exe) in [("clang-14 -O1", &clang_exe), ("gcc", &gcc_exe)] {
+        let out = Command::new(exe).args([SEED, ROUNDS]).output().expect("run the checker");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        println!("f80.c by {what}, {m}:\n{text}");
+        if !out.status.success() || !text.contains("OK: 0 mismatches") {
+            failures.push(format!("f80.c by {what}, {m}: {}", text.lines().last().unwrap_or("no output")));
+        }
+    }
+    failures
+}
+
 #[test]
 fn runtime_is_bit_exact_against_the_x87_in_both_data_models_and_both_compilers() {
     let tmp = tempfile::tempdir().expect("temporary directory");
@@ -59,26 +83,15 @@ fn runtime_is_bit_exact_against_the_x87_in_both_data_models_and_both_compilers()
     }
     let rt = runtime_dir();
     let (f80, check) = (rt.join("f80.c"), rt.join("f80_check.c"));
-    let mut failures = Vec::new();
-    for bits in ["64", "32"] {
-        let m = format!("-m{bits}");
-        // f80.c by clang-14 (what walkdown lowers), the driver by gcc -O0.
-        let obj = tmp.path().join(format!("f80_clang{bits}.o"));
-        run(Command::new("clang-14").arg(&m).args(CLANG_FLAGS).arg("-c").arg(&f80).arg("-o").arg(&obj)).expect("clang-14 compiles f80.c");
-        let clang_exe = tmp.path().join(format!("check_clang{bits}"));
-        run(Command::new("gcc").args(["-O0", &m]).arg(&check).arg(&obj).arg("-o").arg(&clang_exe)).expect("gcc links the checker");
-        // Everything by gcc.
-        let gcc_exe = tmp.path().join(format!("check_gcc{bits}"));
-        run(Command::new("gcc").args(["-O0", &m]).arg(&check).arg(&f80).arg("-o").arg(&gcc_exe)).expect("gcc builds the checker");
-        for (what, exe) in [("clang-14 -O1", &clang_exe), ("gcc", &gcc_exe)] {
-            let out = Command::new(exe).args([SEED, ROUNDS]).output().expect("run the checker");
-            let text = String::from_utf8_lossy(&out.stdout).into_owned();
-            println!("f80.c by {what}, {m}:\n{text}");
-            if !out.status.success() || !text.contains("OK: 0 mismatches") {
-                failures.push(format!("f80.c by {what}, {m}: {}", text.lines().last().unwrap_or("no output")));
-            }
-        }
-    }
+    let dir = tmp.path();
+    // One data model per thread: the machine has two cores.
+    let failures: Vec<String> = std::thread::scope(|scope| {
+        let workers: Vec<_> = ["64", "32"].map(|bits| scope.spawn({
+            let (f80, check) = (&f80, &check);
+            move || check_data_model(dir, f80, check, bits)
+        })).into_iter().collect();
+        workers.into_iter().flat_map(|w| w.join().expect("checker thread")).collect()
+    });
     assert!(failures.is_empty(), "mismatches against the x87: {failures:#?}");
 }
 
