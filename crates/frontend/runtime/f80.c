@@ -128,10 +128,13 @@ F80_INLINE void round80(u64 *out, u64 s, int e, u64 h, u64 l) {
 }
 
 /* The x87's choice of result for an operation with at least one NaN
- * operand: a NaN alone is returned quieted; of two NaNs, a quiet one wins
- * over a signalling one, else the larger significand; of equal significands
- * the positive one (found by experiment against the x87: gcc -O0 `a + b`,
- * `a - b`, `a * b`, `a / b`, all operand orders). Returns the significand; *se gets the exponent/sign. */
+ * operand: a NaN alone is returned quieted (sign and payload kept); of two
+ * NaNs, a quiet one wins over a signalling one whatever the significands,
+ * else the larger significand, and of equal significands the positive one.
+ * Found by experiment (f80_check.c: gcc -O0 `a + b`, `a - b`, `a * b`,
+ * `a / b` on all pairs of NaNs in both operand orders), and so for the sign:
+ * `a - b` with a NaN b returns b's sign, not the flipped one. Returns the
+ * significand; *se gets the sign and exponent. */
 F80_INLINE u64 pick_nan(u64 am, u64 ae, struct cls a, u64 bm, u64 be, struct cls b, u64 *se) {
     int take_b;
     u64 qa = am | QBIT, qb = bm | QBIT;
@@ -143,7 +146,9 @@ F80_INLINE u64 pick_nan(u64 am, u64 ae, struct cls a, u64 bm, u64 be, struct cls
 }
 
 /* The result for a two-operand operation whose result is decided by the
- * operands' classes alone (NaN, invalid). Returns 1 if so. */
+ * operands' classes alone (NaN, invalid). Returns 1 if so. An invalid
+ * encoding (unnormal, pseudo-NaN, pseudo-infinity) wins over a NaN in the
+ * other operand: the result is the real indefinite (found by experiment). */
 F80_INLINE int special2(u64 *m, u64 *se, u64 am, u64 ae, struct cls a, u64 bm, u64 be, struct cls b) {
     u64 nse;
     u64 nm = pick_nan(am, ae, a, bm, be, b, &nse);
