@@ -8,6 +8,8 @@
  *   f80_check [seed [random rounds]]   special values, sweeps, random cases
  *   f80_check --all-floats [step]       every float (every step-th) through
  *                                       from_float, to_float and to_double
+ *   f80_check --vectors SEED N          prints N test vectors with gcc's results
+ *                                       as C initializers
  *
  * Prints each mismatch (inputs and both results in hex, at most 20 per
  * operation), then one summary line per operation; exits 1 on any
@@ -446,7 +448,51 @@ static int all_floats(u64 step) {
     return total ? 1 : 0;
 }
 
+/* Test vectors with gcc's results, as C initializers, for running the
+ * runtime elsewhere (walkdown's interpreter) without an x87 at hand:
+ * {op, am, ae, bm, be, result m, result se} for add, sub, mul, div (op
+ * 0..3) and cmp (op 4, the result in m), and {m, se, sqrt m, sqrt se,
+ * double bits, float bits, the eight integer casts (8, 16, 32, 64 bits;
+ * unsigned, signed)} for the one-operand functions. */
+static void emit_vectors(u64 n) {
+    u64 k, r[2];
+    int op, w;
+    printf("static const unsigned long long f80_bin_vectors[][7] = {\n");
+    for (k = 0; k < n; k++) {
+        u64 am, ae, bm, be;
+        op = (int)(k % 5);
+        if (k < n / 4) {
+            int i = (int)below(nspec), j = (int)below(nspec);
+            am = spec_m[i]; ae = spec_se[i]; bm = spec_m[j]; be = spec_se[j];
+        } else {
+            int ea = rnd_exp();
+            rnd_val(&am, &ae, ea);
+            rnd_val(&bm, &be, second_exp(op, ea));
+        }
+        if (op < 4) ref_bin[op](r, am, ae, bm, be);
+        else { r[0] = (u64)ref_cmp(am, ae, bm, be); r[1] = 0; }
+        printf("  {%d, 0x%llx, 0x%llx, 0x%llx, 0x%llx, 0x%llx, 0x%llx},\n", op, am, ae, bm, be, r[0], r[1]);
+    }
+    printf("};\nstatic const unsigned long long f80_unary_vectors[][14] = {\n");
+    for (k = 0; k < n / 2; k++) {
+        u64 m, se;
+        if (k < n / 8) { int i = (int)below(nspec); m = spec_m[i]; se = spec_se[i]; }
+        else rnd_val(&m, &se, rnd_exp());
+        ref_sqrt(r, m, se);
+        printf("  {0x%llx, 0x%llx, 0x%llx, 0x%llx, 0x%llx, 0x%x", m, se, r[0], r[1], ref_to_double(m, se), ref_to_float(m, se));
+        for (w = 8; w <= 64; w *= 2) printf(", 0x%llx, 0x%llx", ref_to_int(m, se, w, 0), ref_to_int(m, se, w, 1));
+        printf("},\n");
+    }
+    printf("};\n");
+}
+
 int main(int argc, char **argv) {
+    if (argc > 3 && !strcmp(argv[1], "--vectors")) {
+        rng_state = strtoull(argv[2], 0, 0);
+        build_specials();
+        emit_vectors(strtoull(argv[3], 0, 0));
+        return 0;
+    }
     if (argc > 1 && !strcmp(argv[1], "--all-floats")) return all_floats(argc > 2 ? strtoull(argv[2], 0, 0) : 1);
     u64 seed = argc > 1 ? strtoull(argv[1], 0, 0) : 1;
     u64 n = argc > 2 ? strtoull(argv[2], 0, 0) : 100000;
