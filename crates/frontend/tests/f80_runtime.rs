@@ -1,7 +1,8 @@
 //! The `long double` soft-float runtime (`runtime/f80.c`) against gcc's x87
 //! `long double`, bit for bit: the native checker `runtime/f80_check.c`
-//! runs every runtime function on all pairs of its special values and on
-//! random cases from a fixed seed, with f80.c compiled by gcc and by
+//! runs every runtime function on all pairs of its special values, on
+//! sweeps of exponents and alignments and on random cases from a fixed
+//! seed, with f80.c compiled by gcc and by
 //! clang-14 -O1 with the flags walkdown uses (that object is the code
 //! walkdown lowers), in -m64 and -m32. A second test holds clang's IR of
 //! the runtime to what walkdown's engines want: no floating point, no
