@@ -3,7 +3,12 @@
  *
  * A value is (m, se): m is the 64-bit significand with its explicit integer
  * bit (bit 63), se holds the biased exponent in bits 0..14 and the sign in
- * bit 15 -- the x87 10-byte memory format. Every function gives the bits
+ * bit 15 -- the x87 10-byte memory format. A function that yields a long
+ * double returns its m and stores its se through its first parameter,
+ * `se_out` (walkdown passes a global: an access to a global at offset 0 is
+ * in bounds by construction, so the caller's read is no error goal); inside,
+ * the f80_* functions work on an `out` pair, which clang keeps in registers.
+ * Every function gives the bits
  * gcc's native x87 code gives (Linux default control word: 64-bit precision,
  * round to nearest even, all exceptions masked), for every bit pattern:
  * unnormals and pseudo-NaN/inf are invalid operands (result: the "real
@@ -12,7 +17,7 @@
  * Why the code looks the way it does: walkdown lowers this file (compiled by
  * clang-14 -O1) into its own IR, where the interpreter, the concolic engine
  * and the SMT encodings run it. So: integers only (no floating point, no
- * __int128, no library calls, no globals, no memory but the `out` stores),
+ * __int128, no library calls, no globals, no memory but the `se_out` stores),
  * no division, loops only of a fixed trip count, and special cases computed
  * unconditionally and chosen by conditional expressions (which clang turns
  * into `select`s) rather than branches, since every data-dependent branch is
@@ -21,7 +26,7 @@
  * Built by: clang-14 -c -emit-llvm -O1 -m64 (or -m32) -ffreestanding
  * -fno-builtin -w f80.c. That IR has no branches but the back edges of the
  * two fixed-count loops (division, square root), no memory accesses but the
- * `out` stores, no integers wider than 64 bits, and only the llvm.ctlz and
+ * `se_out` stores, no integers wider than 64 bits, and only the llvm.ctlz and
  * llvm.fshl intrinsics (tests/f80_runtime.rs checks all this). The native
  * checker f80_check.c compares every function with gcc's x87 code.
  */
@@ -463,8 +468,8 @@ F80_INLINE void f80_sqrt(u64 *out, u64 m, u64 se) {
     out[1] = rse;
 }
 
-/* The exported functions yielding a long double return its significand
- * and store its sign and exponent through `se_out`. */
+/* ---- the exported functions yielding a long double: m returned, se
+ * stored through `se_out` ---- */
 u64 __walkdown_f80_add(u64 *se_out, u64 am, u64 ae, u64 bm, u64 be) {
     u64 out[2];
     f80_add(out, am, ae, bm, be);

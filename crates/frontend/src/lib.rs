@@ -20,4 +20,4 @@ mod wideconst;
 
 pub use error::FrontendError;
 pub use module::lower_module;
-pub use toolchain::{compile_c, compile_c_with_sources, compile_to_ir, FrontendSettings};
+pub use toolchain::{compile_c, compile_c_with_sources, compile_to_ir, FrontendSettings, F80_RUNTIME_FLAGS};
