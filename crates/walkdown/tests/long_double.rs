@@ -70,6 +70,14 @@ fn bounded_engine_solves_long_double_arithmetic() {
     finds_error("scaled.c", "bmc");
 }
 
+/// The runtime's division is straight-line code, so the bounded engine at
+/// its default unwinding and the model checker reach through it.
+#[test]
+fn bounded_engine_and_model_checker_solve_long_double_division() {
+    finds_error("quotient.c", "bmc");
+    finds_error("quotient.c", "cegar");
+}
+
 /// Every engine together on a program whose error only a model with less
 /// precision than the x87's would reach: no error, and no test that
 /// reaches one.
