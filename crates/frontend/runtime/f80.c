@@ -298,33 +298,26 @@ int __walkdown_f80_cmp(u64 am, u64 ae, u64 bm, u64 be) {
     return seli(unord, 3, seli(eq, 1, seli(lt, 0, 2)));
 }
 
-F80_INLINE void f80_from_double(u64 *out, u64 d) {
-    u64 s = d >> 63;
-    int e = (int)((d >> 52) & 0x7ff);
-    u64 f = d & 0xfffffffffffffULL;
+/* A binary IEEE value -- sign s, biased exponent e (emax: all ones),
+ * fraction f of fb bits -- as (m, se), exactly. A denormal
+ * f * 2^(1 - bias - fb) becomes (f << lz) * 2^(1 - bias - fb - lz). */
+F80_INLINE void from_ieee(u64 *out, u64 s, int e, u64 f, int fb, int emax, int bias) {
     int lz = clz64(f);
-    /* Denormal: f * 2^-1074 = (f << lz) * 2^(-1074 - lz). */
     u64 dm = f << (lz & 63);
-    int de = 16383 + 63 - 1074 - lz;
-    u64 m = sel(e == 0x7ff, TOP | f << 11 | sel(f != 0, QBIT, 0),
-                sel(e == 0, dm, TOP | f << 11));
-    int ex = seli(e == 0x7ff, 0x7fff, seli(e == 0, seli(f != 0, de, 0), e - 1023 + 16383));
+    int de = 16383 + 63 - (bias - 1 + fb) - lz;
+    u64 m = sel(e == emax, TOP | f << (63 - fb) | sel(f != 0, QBIT, 0),
+                sel(e == 0, dm, TOP | f << (63 - fb)));
+    int ex = seli(e == emax, 0x7fff, seli(e == 0, seli(f != 0, de, 0), e - bias + 16383));
     out[0] = m;
     out[1] = (u64)ex | s << 15;
 }
 
+F80_INLINE void f80_from_double(u64 *out, u64 d) {
+    from_ieee(out, d >> 63, (int)((d >> 52) & 0x7ff), d & 0xfffffffffffffULL, 52, 0x7ff, 1023);
+}
+
 F80_INLINE void f80_from_float(u64 *out, u32 x) {
-    u64 s = x >> 31;
-    int e = (int)((x >> 23) & 0xff);
-    u64 f = x & 0x7fffffULL;
-    int lz = clz64(f);
-    u64 dm = f << (lz & 63);
-    int de = 16383 + 63 - 149 - lz;
-    u64 m = sel(e == 0xff, TOP | f << 40 | sel(f != 0, QBIT, 0),
-                sel(e == 0, dm, TOP | f << 40));
-    int ex = seli(e == 0xff, 0x7fff, seli(e == 0, seli(f != 0, de, 0), e - 127 + 16383));
-    out[0] = m;
-    out[1] = (u64)ex | s << 15;
+    from_ieee(out, x >> 31, (int)((x >> 23) & 0xff), x & 0x7fffffULL, 23, 0xff, 127);
 }
 
 /* Rounds the class `c` to a binary format of `fb` fraction bits, exponent
