@@ -144,10 +144,6 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         Ok(args)
     }
 
-    fn define_f80(&mut self, dest: &'m Name, w: Wide) {
-        self.define_wide(dest, w);
-    }
-
     /// The sign-and-exponent limb of `w` with the sign bit changed by
     /// `op` with `mask` (`xor 0x8000` negates, `and 0x7fff` is `fabs`).
     fn f80_sign(&mut self, w: &Wide, op: BinOp, mask: u64) -> Wide {
@@ -166,7 +162,7 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             LI::FNeg(i) => {
                 let w = self.f80_operand(&i.operand)?;
                 let n = self.f80_sign(&w, BinOp::Xor, 0x8000);
-                self.define_f80(&i.dest, n);
+                self.define_wide(&i.dest, n);
                 Ok(())
             }
             LI::FCmp(i) => {
@@ -192,7 +188,7 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                     }
                     other => return Err(self.unsupported(format!("a conversion of {other} to long double"))),
                 };
-                self.define_f80(&i.dest, w);
+                self.define_wide(&i.dest, w);
                 Ok(())
             }
             LI::FPTrunc(i) => {
@@ -229,7 +225,7 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
     fn f80_arith(&mut self, name: &str, a: &LOp, b: &LOp, dest: &'m Name) -> Res<()> {
         let args = self.f80_args(&[a, b])?;
         let w = self.runtime_f80(name, args)?;
-        self.define_f80(dest, w);
+        self.define_wide(dest, w);
         Ok(())
     }
 
@@ -266,7 +262,7 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         }
         let x = self.int_cast(x, Type::I64, signed);
         let w = self.runtime_f80("from_int", vec![x, c32(u64::from(signed))])?;
-        self.define_f80(dest, w);
+        self.define_wide(dest, w);
         Ok(())
     }
 
@@ -297,7 +293,7 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             _ => return Ok(false),
         };
         if let Some(dest) = &c.dest {
-            self.define_f80(dest, w);
+            self.define_wide(dest, w);
         }
         Ok(true)
     }
