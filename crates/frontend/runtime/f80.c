@@ -320,6 +320,47 @@ F80_INLINE void f80_from_float(u64 *out, u32 x) {
     from_ieee(out, x >> 31, (int)((x >> 23) & 0xff), x & 0x7fffffULL, 23, 0xff, 127);
 }
 
+/* x rounded to an integral value: mode 0 floor, 1 ceil, 2 trunc, 3 round
+ * (halfway away from zero), 4 rint (halfway to even, the default rounding
+ * mode) -- glibc's floorl, ceill, truncl, roundl and rintl/nearbyintl on
+ * the x87 format. NaNs come back quieted, infinities and zeros unchanged,
+ * invalid encodings as the real indefinite. For E = e - 16383 the
+ * significand has 63 - E fraction bits: none from E = 63 on, all below
+ * E = 0, where the result is 0 or 1 in magnitude. */
+F80_INLINE void f80_round_int(u64 *out, u64 m, u64 se, int mode) {
+    struct cls c = classify(m, se);
+    int E = c.e - 16383;
+    u64 up_floor = (u64)(mode == 0) & c.s, up_ceil = (u64)(mode == 1) & !c.s;
+    /* 0 <= E <= 62: cut the fraction, then maybe add one unit. */
+    int fb = seli((E >= 0) & (E <= 62), 63 - E, 1);
+    u64 unit = 1ULL << (fb & 63);
+    u64 frac = c.m & (unit - 1), ip = c.m & ~(unit - 1), half = unit >> 1;
+    u64 odd = (ip >> (fb & 63)) & 1;
+    u64 up = ((up_floor | up_ceil) & (frac != 0)) | ((u64)(mode == 3) & (frac >= half)) |
+             ((u64)(mode == 4) & ((frac > half) | ((frac == half) & odd)));
+    u64 sum = ip + sel(up, unit, 0);
+    int carry = (int)up & (sum < ip);
+    u64 mid_m = sel(carry, TOP, sum);
+    int mid_e = c.e + carry;
+    /* E < 0 (denormals included): the magnitude is below 1. */
+    u64 tiny_up = ((up_floor | up_ceil)) | ((u64)(mode == 3) & (E == -1)) |
+                  ((u64)(mode == 4) & (E == -1) & (c.m != TOP));
+    u64 small_m = sel(tiny_up, TOP, 0);
+    int small_e = seli((int)tiny_up, 16383, 0);
+    int integral = E >= 63;
+    u64 rm = sel(integral, c.m, sel(E < 0, small_m, mid_m));
+    int re = seli(integral, c.e, seli(E < 0, small_e, mid_e));
+    rm = sel(c.zero | c.inf, m, rm);
+    re = seli(c.zero | c.inf, (int)(se & 0x7fff), re);
+    u64 rse = (u64)re | c.s << 15;
+    rm = sel(c.inv, INDEF_M, rm);
+    rse = sel(c.inv, INDEF_SE, rse);
+    rm = sel(c.nan, m | QBIT, rm);
+    rse = sel(c.nan, se & 0xffff, rse);
+    out[0] = rm;
+    out[1] = rse;
+}
+
 /* Rounds the class `c` to a binary format of `fb` fraction bits, exponent
  * bias `bias` and all-ones exponent `emax`; returns the bits without the
  * sign. NaNs keep the top `fb` payload bits, quieted. */
@@ -522,6 +563,13 @@ u64 __walkdown_f80_from_int(u64 *se_out, u64 v, int is_signed) {
 u64 __walkdown_f80_sqrt(u64 *se_out, u64 m, u64 se) {
     u64 out[2];
     f80_sqrt(out, m, se);
+    *se_out = out[1];
+    return out[0];
+}
+
+u64 __walkdown_f80_round_int(u64 *se_out, u64 m, u64 se, int mode) {
+    u64 out[2];
+    f80_round_int(out, m, se, mode);
     *se_out = out[1];
     return out[0];
 }

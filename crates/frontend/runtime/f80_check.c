@@ -3,7 +3,9 @@
  * values and on random cases from a seed, bit-exact (all 80 bits, NaNs
  * included). Link it with f80.c compiled by gcc or by clang-14 (the code
  * walkdown lowers); build this file itself with gcc -O0 so that every
- * native operation is the plain x87 sequence gcc -O0 emits for C code.
+ * native operation is the plain x87 sequence gcc -O0 emits for C code,
+ * and link -lm: rounding to integers is checked against glibc's floorl,
+ * ceill, truncl, roundl and rintl.
  *
  *   f80_check [seed [random rounds]]   special values, sweeps, random cases
  *   f80_check --all-floats [step]       every float (every step-th) through
@@ -15,6 +17,7 @@
  * operation), then one summary line per operation; exits 1 on any
  * mismatch. */
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +37,7 @@ u32 __walkdown_f80_to_float(u64 m, u64 se);
 u64 __walkdown_f80_from_int(u64 *se_out, u64 v, int is_signed);
 u64 __walkdown_f80_to_int(u64 m, u64 se, int bits, int is_signed);
 u64 __walkdown_f80_sqrt(u64 *se_out, u64 m, u64 se);
+u64 __walkdown_f80_round_int(u64 *se_out, u64 m, u64 se, int mode);
 
 /* The functions that yield a long double return its significand and store
  * its sign and exponent through their first parameter; the checker keeps
@@ -46,6 +50,7 @@ static void ours_from_double(u64 *out, u64 bits) { out[0] = __walkdown_f80_from_
 static void ours_from_float(u64 *out, u32 bits) { out[0] = __walkdown_f80_from_float(&out[1], bits); }
 static void ours_from_int(u64 *out, u64 v, int is_signed) { out[0] = __walkdown_f80_from_int(&out[1], v, is_signed); }
 static void ours_sqrt(u64 *out, u64 m, u64 se) { out[0] = __walkdown_f80_sqrt(&out[1], m, se); }
+static void ours_round_int(u64 *out, u64 m, u64 se, int mode) { out[0] = __walkdown_f80_round_int(&out[1], m, se, mode); }
 
 /* ---- native long double <-> bits ---- */
 
@@ -283,8 +288,8 @@ static void build_specials(void) {
 
 /* ---- comparison and reporting ---- */
 
-enum { OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_CMP, OP_SQRT, OP_FROM_DOUBLE, OP_FROM_FLOAT, OP_TO_DOUBLE, OP_TO_FLOAT, OP_FROM_INT, OP_TO_INT, NOPS };
-static const char *op_name[NOPS] = {"add", "sub", "mul", "div", "cmp", "sqrt", "from_double", "from_float", "to_double", "to_float", "from_int", "to_int"};
+enum { OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_CMP, OP_SQRT, OP_FROM_DOUBLE, OP_FROM_FLOAT, OP_TO_DOUBLE, OP_TO_FLOAT, OP_FROM_INT, OP_TO_INT, OP_ROUND_INT, NOPS };
+static const char *op_name[NOPS] = {"add", "sub", "mul", "div", "cmp", "sqrt", "from_double", "from_float", "to_double", "to_float", "from_int", "to_int", "round_int"};
 static u64 cases[NOPS], bad[NOPS];
 
 static void report(int op, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -357,6 +362,12 @@ static void check_unary_narrow(u64 m, u64 se) {
     if (f != g) report(OP_TO_FLOAT, "x=%04llx:%016llx ours=%08x gcc=%08x", se, m, f, g);
 }
 
+/* An unnormal, pseudo-NaN or pseudo-infinity: a nonzero exponent with
+ * the integer bit clear. */
+static int invalid_encoding(u64 m, u64 se) {
+    return (se & 0x7fff) != 0 && !(m >> 63);
+}
+
 static void check_unary(u64 m, u64 se) {
     u64 o[2], r[2], a, b;
     static const int ws[] = {8, 16, 32, 64};
@@ -371,6 +382,30 @@ static void check_unary(u64 m, u64 se) {
         count_flags(OP_SQRT, r[0], r[1], 1);
         if (o[0] != r[0] || o[1] != r[1])
             report(OP_SQRT, "x=%04llx:%016llx ours=%04llx:%016llx gcc=%04llx:%016llx", x, m, o[1], o[0], r[1], r[0]);
+    }
+    /* floorl, ceill, truncl, roundl, rintl of glibc. */
+    for (i = 0; i < 5; i++) {
+        long double x = ld(m, se), y;
+        /* glibc's roundl works on the bits without the x87: it returns
+         * something of an invalid encoding (an unnormal, pseudo-NaN or
+         * pseudo-infinity: only bytes written by hand make one), where
+         * the runtime, like floorl's frndint, gives the real indefinite. */
+        if (i == 3 && invalid_encoding(m, se))
+            continue;
+        cases[OP_ROUND_INT]++;
+        ours_round_int(o, m, se, i);
+        clear_flags();
+        switch (i) {
+        case 0: y = floorl(x); break;
+        case 1: y = ceill(x); break;
+        case 2: y = truncl(x); break;
+        case 3: y = roundl(x); break;
+        default: y = rintl(x);
+        }
+        bits(y, &r[0], &r[1]);
+        count_flags(OP_ROUND_INT, r[0], r[1], 1);
+        if (o[0] != r[0] || o[1] != r[1])
+            report(OP_ROUND_INT, "x=%04llx:%016llx mode=%d ours=%04llx:%016llx glibc=%04llx:%016llx", se, m, i, o[1], o[0], r[1], r[0]);
     }
     check_unary_narrow(m, se);
     for (i = 0; i < 4; i++)

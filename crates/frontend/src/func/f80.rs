@@ -266,9 +266,11 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         Ok(())
     }
 
-    /// `llvm.fabs.f80`, `llvm.copysign.f80` and `llvm.sqrt.f80`, and the
-    /// C library's `fabsl`, `copysignl` and `sqrtl` (which `-fno-builtin`
-    /// leaves calls): returns whether `name` was one of them.
+    /// `llvm.fabs.f80`, `llvm.copysign.f80`, `llvm.sqrt.f80` and the
+    /// rounding intrinsics, and the C library's `fabsl`, `copysignl`,
+    /// `sqrtl`, `floorl`, `ceill`, `truncl`, `roundl`, `rintl` and
+    /// `nearbyintl` (which `-fno-builtin` leaves calls): returns whether
+    /// `name` was one of them.
     pub(super) fn f80_math(&mut self, name: &str, c: &'m llvm_ir::instruction::Call) -> Res<bool> {
         let args: Vec<&LOp> = c.arguments.iter().map(|(a, _)| a).collect();
         if !args.iter().all(|a| is_f80(&self.type_of_op(a))) || args.is_empty() {
@@ -289,6 +291,24 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             ("sqrt.f80" | "sqrtl", [x]) => {
                 let a = self.f80_args(&[x])?;
                 self.runtime_f80("sqrt", a)?
+            }
+            (
+                "floor.f80" | "floorl" | "ceil.f80" | "ceill" | "trunc.f80" | "truncl" | "round.f80" | "roundl" | "rint.f80" | "rintl"
+                | "nearbyint.f80" | "nearbyintl",
+                [x],
+            ) => {
+                // The runtime's modes; rint and nearbyint round in the
+                // default mode, to nearest even.
+                let mode = match name {
+                    "floor.f80" | "floorl" => 0,
+                    "ceil.f80" | "ceill" => 1,
+                    "trunc.f80" | "truncl" => 2,
+                    "round.f80" | "roundl" => 3,
+                    _ => 4,
+                };
+                let mut a = self.f80_args(&[x])?;
+                a.push(c32(mode));
+                self.runtime_f80("round_int", a)?
             }
             _ => return Ok(false),
         };

@@ -90,6 +90,9 @@ int main(void) {
         }
         show("neg", -specials[i]);
         show("sqrt", sqrtl(specials[i]));
+        show("floor", floorl(specials[i] * 2.5L));
+        show("round", roundl(specials[i] * 2.5L));
+        show("rint", rintl(specials[i] * 2.5L));
         show("dbl", (long double)(double)specials[i]);
         show("flt", (long double)(float)specials[i]);
     }
@@ -109,6 +112,13 @@ int main(void) {
         show("rdbl", d);
         show("rsqrt", sqrtl(__builtin_fabsl(a)));
         show("rcopysign", copysignl(a, b));
+        long double q = a / b * 1000;
+        show("rfloor", floorl(q));
+        show("rceil", ceill(q));
+        show("rtrunc", truncl(q));
+        show("rround", roundl(q));
+        show("rrint", rintl(q));
+        show("rnearby", nearbyintl(q + 0.5L));
         show("rflt", f);
     }
     /* Near the ends of the range: overflow to infinity, denormal results. */
