@@ -535,9 +535,10 @@ impl<'p> Analysis<'p> {
                                     ([], _) | (_, None) => None,
                                     (spans, Some(n)) => {
                                         let len = t.operand(&state, n);
-                                        let objects: Option<Vec<Object>> =
-                                            spans.iter().map(|&k| span_in_bounds(self.program, body, &t, &state, &args[k], len)).collect();
-                                        objects.map(|_| SITE_CALL_IN_BOUNDS)
+                                        spans
+                                            .iter()
+                                            .all(|&k| span_in_bounds(self.program, body, &t, &state, &args[k], len).is_some())
+                                            .then_some(SITE_CALL_IN_BOUNDS)
                                     }
                                 }
                             }

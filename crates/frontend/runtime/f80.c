@@ -511,65 +511,18 @@ F80_INLINE void f80_sqrt(u64 *out, u64 m, u64 se) {
 
 /* ---- the exported functions yielding a long double: m returned, se
  * stored through `se_out` ---- */
-u64 __walkdown_f80_add(u64 *se_out, u64 am, u64 ae, u64 bm, u64 be) {
-    u64 out[2];
-    f80_add(out, am, ae, bm, be);
+
+F80_INLINE u64 split(u64 *se_out, const u64 *out) {
     *se_out = out[1];
     return out[0];
 }
 
-u64 __walkdown_f80_sub(u64 *se_out, u64 am, u64 ae, u64 bm, u64 be) {
-    u64 out[2];
-    f80_sub(out, am, ae, bm, be);
-    *se_out = out[1];
-    return out[0];
-}
-
-u64 __walkdown_f80_mul(u64 *se_out, u64 am, u64 ae, u64 bm, u64 be) {
-    u64 out[2];
-    f80_mul(out, am, ae, bm, be);
-    *se_out = out[1];
-    return out[0];
-}
-
-u64 __walkdown_f80_div(u64 *se_out, u64 am, u64 ae, u64 bm, u64 be) {
-    u64 out[2];
-    f80_div(out, am, ae, bm, be);
-    *se_out = out[1];
-    return out[0];
-}
-
-u64 __walkdown_f80_from_double(u64 *se_out, u64 d) {
-    u64 out[2];
-    f80_from_double(out, d);
-    *se_out = out[1];
-    return out[0];
-}
-
-u64 __walkdown_f80_from_float(u64 *se_out, u32 x) {
-    u64 out[2];
-    f80_from_float(out, x);
-    *se_out = out[1];
-    return out[0];
-}
-
-u64 __walkdown_f80_from_int(u64 *se_out, u64 v, int is_signed) {
-    u64 out[2];
-    f80_from_int(out, v, is_signed);
-    *se_out = out[1];
-    return out[0];
-}
-
-u64 __walkdown_f80_sqrt(u64 *se_out, u64 m, u64 se) {
-    u64 out[2];
-    f80_sqrt(out, m, se);
-    *se_out = out[1];
-    return out[0];
-}
-
-u64 __walkdown_f80_round_int(u64 *se_out, u64 m, u64 se, int mode) {
-    u64 out[2];
-    f80_round_int(out, m, se, mode);
-    *se_out = out[1];
-    return out[0];
-}
+u64 __walkdown_f80_add(u64 *se_out, u64 am, u64 ae, u64 bm, u64 be) { u64 out[2]; f80_add(out, am, ae, bm, be); return split(se_out, out); }
+u64 __walkdown_f80_sub(u64 *se_out, u64 am, u64 ae, u64 bm, u64 be) { u64 out[2]; f80_sub(out, am, ae, bm, be); return split(se_out, out); }
+u64 __walkdown_f80_mul(u64 *se_out, u64 am, u64 ae, u64 bm, u64 be) { u64 out[2]; f80_mul(out, am, ae, bm, be); return split(se_out, out); }
+u64 __walkdown_f80_div(u64 *se_out, u64 am, u64 ae, u64 bm, u64 be) { u64 out[2]; f80_div(out, am, ae, bm, be); return split(se_out, out); }
+u64 __walkdown_f80_from_double(u64 *se_out, u64 d) { u64 out[2]; f80_from_double(out, d); return split(se_out, out); }
+u64 __walkdown_f80_from_float(u64 *se_out, u32 x) { u64 out[2]; f80_from_float(out, x); return split(se_out, out); }
+u64 __walkdown_f80_from_int(u64 *se_out, u64 v, int is_signed) { u64 out[2]; f80_from_int(out, v, is_signed); return split(se_out, out); }
+u64 __walkdown_f80_sqrt(u64 *se_out, u64 m, u64 se) { u64 out[2]; f80_sqrt(out, m, se); return split(se_out, out); }
+u64 __walkdown_f80_round_int(u64 *se_out, u64 m, u64 se, int mode) { u64 out[2]; f80_round_int(out, m, se, mode); return split(se_out, out); }

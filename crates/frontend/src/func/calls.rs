@@ -107,7 +107,7 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             return Ok(());
         }
         if let (Some(dest), Some(v)) = (&c.dest, v) {
-            if is_f80(&self.type_of_op_result(callee)) {
+            if is_f80(self.callee_result_type(callee)?.as_ref()) {
                 let w = self.f80_returned(Operand::Value(v));
                 self.define_wide(dest, w);
                 return Ok(());
@@ -115,17 +115,6 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             self.define(dest, Operand::Value(v));
         }
         Ok(())
-    }
-
-    /// The LLVM result type of a call through `callee`.
-    fn type_of_op_result(&self, callee: &LOp) -> TypeRef {
-        match self.type_of_op(callee).as_ref() {
-            LType::PointerType { pointee_type, .. } => match pointee_type.as_ref() {
-                LType::FuncType { result_type, .. } => result_type.clone(),
-                _ => self.cx.module.types.void(),
-            },
-            _ => self.cx.module.types.void(),
-        }
     }
 
     /// Appends the IR arguments an LLVM argument becomes: itself, or the
@@ -140,6 +129,12 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
     }
 
     pub(super) fn call_result_type(&self, callee: &LOp) -> Res<Option<Type>> {
+        let result_type = self.callee_result_type(callee)?;
+        self.cx.ret_type(&result_type).map_err(|e| self.unsupported(e))
+    }
+
+    /// The LLVM result type of a call through `callee`.
+    fn callee_result_type(&self, callee: &LOp) -> Res<TypeRef> {
         let t = self.type_of_op(callee);
         let LType::PointerType { pointee_type, .. } = t.as_ref() else {
             return Err(self.unsupported(format!("call through {t}")));
@@ -147,7 +142,7 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         let LType::FuncType { result_type, .. } = pointee_type.as_ref() else {
             return Err(self.unsupported(format!("call through {t}")));
         };
-        self.cx.ret_type(result_type).map_err(|e| self.unsupported(e))
+        Ok(result_type.clone())
     }
 
     /// Lowers calls of the Test-Comp functions the program does not define;

@@ -88,13 +88,14 @@ fn outcomes(pred: FPPredicate) -> u64 {
 }
 
 impl<'a, 'm> FuncLowerer<'a, 'm> {
-    /// Calls runtime function `name` (which the linked runtime defines).
-    fn runtime_call(&mut self, name: &str, args: Vec<Operand>, ret: Option<Type>) -> Res<Option<Operand>> {
+    /// Calls runtime function `name` (which the linked runtime defines),
+    /// whose result has type `ret`.
+    fn runtime_call(&mut self, name: &str, args: Vec<Operand>, ret: Type) -> Res<Operand> {
         let full = format!("{RUNTIME_PREFIX}{name}");
         let Some(Sym::Func(f)) = self.cx.syms.get(&full).copied() else {
             return Err(self.unsupported(format!("long double arithmetic: walkdown's runtime function @{full} is missing from the module")));
         };
-        Ok(self.emit(InstKind::Call { callee: Callee::Direct(f), args, ret }).map(Operand::Value))
+        Ok(self.emit_value(InstKind::Call { callee: Callee::Direct(f), args, ret: Some(ret) }))
     }
 
     /// Calls a runtime function that yields a `long double`: it returns
@@ -104,7 +105,7 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         let g = self.cx.f80_exponent_global();
         let mut all = vec![Operand::Global(g)];
         all.extend(args);
-        let m = self.runtime_call(name, all, Some(Type::I64))?.ok_or_else(|| self.unsupported("a runtime call without a result"))?;
+        let m = self.runtime_call(name, all, Type::I64)?;
         Ok(self.f80_returned(m))
     }
 
@@ -167,7 +168,7 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             }
             LI::FCmp(i) => {
                 let args = self.f80_args(&[&i.operand0, &i.operand1])?;
-                let r = self.runtime_call("cmp", args, Some(Type::I32))?.ok_or_else(|| self.unsupported("a comparison without a result"))?;
+                let r = self.runtime_call("cmp", args, Type::I32)?;
                 let bits = self.emit_value(InstKind::Bin { op: BinOp::LShr, ty: Type::I32, lhs: c32(outcomes(i.predicate)), rhs: r });
                 let bit = self.emit_value(InstKind::Bin { op: BinOp::And, ty: Type::I32, lhs: bits, rhs: c32(1) });
                 let v = self.emit_value(InstKind::Cast { op: CastOp::Trunc, from: Type::I32, to: Type::I1, arg: bit });
@@ -199,7 +200,7 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                     Type::F32 => ("to_float", Type::I32),
                     other => return Err(self.unsupported(format!("a conversion of long double to {other}"))),
                 };
-                let bits = self.runtime_call(name, args, Some(bits_ty))?.ok_or_else(|| self.unsupported("a conversion without a result"))?;
+                let bits = self.runtime_call(name, args, bits_ty)?;
                 let v = self.emit_value(InstKind::Cast { op: CastOp::Bitcast, from: bits_ty, to, arg: bits });
                 self.define(&i.dest, v);
                 Ok(())
@@ -242,7 +243,7 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         let width = [8, 16, 32, 64].into_iter().find(|&w| w >= bits).unwrap_or(64);
         args.push(c32(u64::from(width)));
         args.push(c32(u64::from(signed)));
-        let v = self.runtime_call("to_int", args, Some(Type::I64))?.ok_or_else(|| self.unsupported("a conversion without a result"))?;
+        let v = self.runtime_call("to_int", args, Type::I64)?;
         let v = self.int_cast(v, to, false);
         let v = if bits < to.bits(self.dm()) { self.mask_odd(to, v, bits) } else { v };
         self.define(dest, v);
