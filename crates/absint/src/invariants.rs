@@ -291,3 +291,43 @@ pub fn instrument(program: &Program, facts: &[LinearFact]) -> Program {
     }
     p
 }
+
+/// A copy of `program` whose loop heads `assume` what the analyses know
+/// there, for the loop abstraction of the bounded engine's induction step
+/// (which enters each loop in an arbitrary state): the interval bounds,
+/// equalities and octagonal inequalities of [`crate::entry_formula`] over
+/// values available at the head (defined in a block dominating it), then
+/// the counter-free equalities of [`invariants_at_exits`] at loop heads,
+/// which project away values defined by linear arithmetic inside the loop.
+/// Both hold on every execution, so restricting the arbitrary states to
+/// them loses none. The new instructions have no source location: goal
+/// ids are unchanged. Without the interval analysis (`None`), only the
+/// equalities.
+pub fn strengthen_loop_heads(program: &Program, intervals: Option<&crate::Analysis<'_>>, relational: Option<&RelAnalysis<'_>>) -> Program {
+    let mut invariants = Vec::new();
+    for (fid, f) in program.funcs.iter() {
+        let (Some(body), Some(iv)) = (&f.body, intervals) else { continue };
+        let heads = iv.loop_heads(fid);
+        if heads.is_empty() {
+            continue;
+        }
+        let dom = Dominators::compute(body);
+        let block_of = body.inst_blocks();
+        for head in heads {
+            let Some(formula) = crate::entry_formula(iv, relational, fid, head) else { continue };
+            let available = |v: Value| match body.values.get(v).map(|d| d.def) {
+                Some(ValueDef::Param(d, _)) => dom.dominates(d, head),
+                Some(ValueDef::Inst(i)) => block_of[i].is_some_and(|ib| ib != head && dom.dominates(ib, head)),
+                None => false,
+            };
+            let formula = formula.restrict(&available);
+            if formula != walkdown_ir::formula::Formula::Bool(true) {
+                invariants.push(walkdown_ir::formula::BlockInvariant { func: fid, block: head, formula, loc: Loc::UNKNOWN });
+            }
+        }
+    }
+    let with_states = walkdown_ir::formula::instrument_assumes(program, &invariants);
+    let facts: Vec<LinearFact> =
+        relational.map(invariants_at_exits).unwrap_or_default().into_iter().filter(|f| f.kind == FactKind::LoopHead).collect();
+    instrument(&with_states, &facts)
+}

@@ -26,8 +26,10 @@
 //!   closed), the third component of the relational product.
 //! - [`invariants`]: [`invariants_at_exits`], the counter-free equalities at
 //!   loop heads, loop exits and branches after loops over values available
-//!   there, and [`instrument`], which adds them to a program as `assume`s
-//!   when their arithmetic cannot wrap.
+//!   there, [`instrument`], which adds them to a program as `assume`s
+//!   when their arithmetic cannot wrap, and [`strengthen_loop_heads`],
+//!   which adds everything known at loop heads for the bounded engine's
+//!   loop abstraction.
 //! - [`formulas`]: [`entry_formula`], a block's states as a formula over
 //!   values (for witnesses and invariant checks).
 //! - [`trip`]: [`trip_count_forms`], each loop's head parameters as affine
@@ -68,7 +70,7 @@ pub use transfer::{ReturnSummary, Summaries};
 pub use domain::Domain;
 pub use formulas::entry_formula;
 pub use interval::Interval;
-pub use invariants::{instrument, invariants_at_exits, FactKind, LinearFact};
+pub use invariants::{instrument, invariants_at_exits, strengthen_loop_heads, FactKind, LinearFact};
 pub use fixpoint::FixpointOptions;
 pub use relational::{analyze_relational, analyze_relational_with, RelAnalysis, RelState};
 pub use state::IntervalState;

@@ -114,7 +114,7 @@ fn unreachable_claims_are_never_covered_on_the_corpus() {
 }
 
 /// The loop abstraction (1-induction step case, strengthened with the
-/// relational analysis's loop-head equalities as `walkdown gen` does) asked
+/// static analyses' loop-head invariants as `walkdown gen` does) asked
 /// about every goal it can claim, on every program of the corpus (2 s per program, 2 s per
 /// query): no goal it proves unreachable is covered by the seeded random
 /// vectors.
@@ -163,13 +163,11 @@ fn induction_claims_are_never_covered_on_the_corpus() {
         let stop = AtomicBool::new(false);
         let cs = CampaignSettings { time: Duration::from_secs(2), ..CampaignSettings::default() };
         let campaign = Campaign::new(&ir, &goals, cs, Box::new(Discard), &stop).expect("campaign");
-        // Strengthened as `walkdown gen` does: loop-head equalities of the
-        // relational analysis as assumes.
-        let facts: Vec<_> = walkdown_absint::invariants_at_exits(&walkdown_absint::analyze_relational(&ir))
-            .into_iter()
-            .filter(|f| f.kind == walkdown_absint::FactKind::LoopHead)
-            .collect();
-        let strengthened = Some(walkdown_absint::instrument(&ir, &facts));
+        // Strengthened as `walkdown gen` does: what the interval analysis
+        // and the relational product know at loop heads, as assumes.
+        let intervals = walkdown_absint::analyze(&ir);
+        let relational = walkdown_absint::analyze_relational(&ir);
+        let strengthened = Some(walkdown_absint::strengthen_loop_heads(&ir, Some(&intervals), Some(&relational)));
         let mut prover = Prover { settings: settings.clone(), candidates, strengthened, outcome: None };
         let portfolio = walkdown_campaign::PortfolioSettings { jobs: 1, ..Default::default() };
         walkdown_campaign::run_portfolio(&campaign, vec![Box::new(&mut prover)], &[], &portfolio, &mut |_| {});

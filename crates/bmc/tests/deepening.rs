@@ -24,13 +24,39 @@ impl TestSink for Discard {
 /// Runs the engine alone for at most `secs`; returns the goals (with their
 /// lines and descriptions) and the final snapshot.
 fn run(file: &str, secs: u64) -> (Vec<(u32, String)>, Snapshot) {
+    run_strengthened(file, secs, Strengthen::None)
+}
+
+/// What the induction step's loop heads assume.
+#[derive(Clone, Copy, PartialEq)]
+enum Strengthen {
+    None,
+    /// The relational equalities alone (what `walkdown gen` assumed before
+    /// the intervals and octagons were added).
+    Equalities,
+    /// [`walkdown_absint::strengthen_loop_heads`], as `walkdown gen` does.
+    All,
+}
+
+fn run_strengthened(file: &str, secs: u64, strengthen: Strengthen) -> (Vec<(u32, String)>, Snapshot) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/deepening").join(file);
     let program = common::load(&path, DataModel::LP64);
     let goals = Goals::compute(&program);
+    let intervals = walkdown_absint::analyze(&program);
+    let relational = walkdown_absint::analyze_relational(&program);
+    let strengthened = match strengthen {
+        Strengthen::None => None,
+        Strengthen::Equalities => Some(walkdown_absint::strengthen_loop_heads(&program, None, Some(&relational))),
+        Strengthen::All => Some(walkdown_absint::strengthen_loop_heads(&program, Some(&intervals), Some(&relational))),
+    };
+    if let Some(p) = &strengthened {
+        walkdown_ir::verify::verify_program(p).unwrap_or_else(|e| panic!("the strengthened program: {e}"));
+        assert_eq!(Goals::compute(p).len(), goals.len(), "the assumes make no goal");
+    }
     let stop = AtomicBool::new(false);
     let settings = CampaignSettings { time: Duration::from_secs(secs), ..CampaignSettings::default() };
     let campaign = Campaign::new(&program, &goals, settings, Box::new(Discard), &stop).expect("campaign");
-    let mut engine = BmcEngine::new(DeepeningSettings::default());
+    let mut engine = BmcEngine::new(DeepeningSettings { strengthened, ..DeepeningSettings::default() });
     let portfolio = PortfolioSettings { jobs: 1, ..PortfolioSettings::default() };
     let ends = run_portfolio(&campaign, vec![Box::new(&mut engine)], &[], &portfolio, &mut |_| {});
     assert!(ends[0].is_ok(), "{ends:?}");
@@ -77,4 +103,24 @@ fn a_constant_loop_is_settled_by_deepening() {
     let bmc = snap.engines.iter().find(|e| e.name == "bmc").unwrap();
     assert!(bmc.status.starts_with("complete"), "{}", bmc.status);
     assert_eq!(bmc.counter("unwinding"), Some(16.0), "10 iterations need unwinding 16 of 1, 2, 4, …");
+}
+
+/// The induction step proves `level == start + moves` after the transfer
+/// loop only with the intervals at its head (`left >= 0`) beside the
+/// relational equality; without them the goal stays infeasible within a
+/// bound.
+#[test]
+fn loop_head_intervals_let_induction_prove_the_transfer() {
+    let file = "transfer.c";
+    let line = line_of(file, "SUM");
+    for strengthen in [Strengthen::None, Strengthen::Equalities] {
+        let (goals, snap) = run_strengthened(file, 3, strengthen);
+        assert!(!matches!(verdict(&goals, &snap, line, "error reach_error"), Verdict::Unreachable(_)), "proved without the intervals");
+    }
+    let (goals, snap) = run_strengthened(file, 20, Strengthen::All);
+    match verdict(&goals, &snap, line, "error reach_error") {
+        Verdict::Unreachable(p) => assert!(p.method.contains("1-induction"), "{p}"),
+        v => panic!("expected unreachable by induction, got {v:?}"),
+    }
+    assert!(snap.conflicts.is_empty());
 }

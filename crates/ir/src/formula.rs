@@ -257,19 +257,34 @@ pub struct BlockInvariant {
 /// returns each invariant's check instruction (`None` where its block does
 /// not exist).
 pub fn instrument_checks(program: &Program, invariants: &[BlockInvariant]) -> (Program, Vec<Option<Inst>>) {
+    instrument_first(program, invariants, |cond| InstKind::Check { kind: CheckKind::Assertion, cond })
+}
+
+/// `program` with each invariant `assume`d first thing in its block, for
+/// engines that may restrict their states to what holds on every execution
+/// (invariants an analysis proved). The instructions take the invariant's
+/// `loc`: with [`Loc::UNKNOWN`] they count no line and make no goal, so
+/// the program's goal ids are unchanged.
+pub fn instrument_assumes(program: &Program, invariants: &[BlockInvariant]) -> Program {
+    instrument_first(program, invariants, |cond| InstKind::Assume { cond }).0
+}
+
+/// Puts the formula of each invariant, then `stmt` of its value, before
+/// the existing instructions of its block.
+fn instrument_first(program: &Program, invariants: &[BlockInvariant], stmt: impl Fn(Operand) -> InstKind) -> (Program, Vec<Option<Inst>>) {
     let mut p = program.clone();
-    let mut checks = Vec::with_capacity(invariants.len());
+    let mut added = Vec::with_capacity(invariants.len());
     for inv in invariants {
         let body = if p.funcs.is_valid(inv.func) { p.funcs[inv.func].body.as_mut() } else { None };
         let Some(body) = body.filter(|b| b.blocks.is_valid(inv.block)) else {
-            checks.push(None);
+            added.push(None);
             continue;
         };
         let old = std::mem::take(&mut body.blocks[inv.block].insts);
         let cond = inv.formula.emit(body, inv.block, inv.loc);
-        let (check, _) = body.append(inv.block, InstKind::Check { kind: CheckKind::Assertion, cond }, inv.loc);
+        let (inst, _) = body.append(inv.block, stmt(cond), inv.loc);
         body.blocks[inv.block].insts.extend(old);
-        checks.push(Some(check));
+        added.push(Some(inst));
     }
-    (p, checks)
+    (p, added)
 }

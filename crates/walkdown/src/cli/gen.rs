@@ -418,9 +418,7 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
             }
             r.complete
         });
-    if !args.no_static {
-        static_pass(&campaign, &program, &goals, relational.as_ref(), static_opts, args.quiet);
-    }
+    let intervals = (!args.no_static).then(|| static_pass(&campaign, &program, &goals, relational.as_ref(), static_opts, args.quiet)).flatten();
     // Annotations: statuses for the report; with errors as the goal, the
     // instrumented program the concolic engine traces.
     let mut instrumented: Option<std::sync::Arc<Program>> = None;
@@ -556,14 +554,9 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
                     format!("bmc ({} cover, unwinding {first}, {}, … up to {last})", algorithm.name(), first * 2)
                 });
                 // The induction step's arbitrary loop states, restricted by
-                // the loop-head equalities of the relational analysis.
-                let strengthened = relational.as_ref().map(|rel| {
-                    let facts: Vec<_> = walkdown_absint::invariants_at_exits(rel)
-                        .into_iter()
-                        .filter(|f| f.kind == walkdown_absint::FactKind::LoopHead)
-                        .collect();
-                    walkdown_absint::instrument(&program, &facts)
-                });
+                // what the static analyses know at loop heads.
+                let strengthened = (intervals.is_some() || relational.is_some())
+                    .then(|| walkdown_absint::strengthen_loop_heads(&program, intervals.as_ref(), relational.as_ref()));
                 members.push(Box::new(BmcEngine::new(DeepeningSettings { bmc, first, last, strengthened })));
             }
             EngineArg::Cegar => {
@@ -733,15 +726,15 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
 }
 
 /// Runs the abstract interpretation and claims the branch outcomes and
-/// error sites it proves unreachable.
-fn static_pass(
+/// error sites it proves unreachable; the analysis, if it completed.
+fn static_pass<'p>(
     campaign: &Campaign<'_>,
-    program: &Program,
+    program: &'p Program,
     goals: &Goals,
     relational: Option<&walkdown_absint::RelAnalysis<'_>>,
     opts: walkdown_absint::FixpointOptions,
     quiet: bool,
-) {
+) -> Option<walkdown_absint::Analysis<'p>> {
     let start = Instant::now();
     let analysis = walkdown_absint::analyze_with(program, opts);
     if !analysis.complete {
@@ -754,7 +747,7 @@ fn static_pass(
         if !quiet {
             errln(format_args!("walkdown: static analysis did not end within its share of the budget: no proofs from it"));
         }
-        return;
+        return None;
     }
     // Edge goals (intervals, then the relational product) and error sites
     // are disjoint lists but for the edges both analyses prove: the first
@@ -783,6 +776,7 @@ fn static_pass(
     if !quiet {
         errln(format_args!("walkdown: static analysis ({:.1} ms): {proved} goals proved unreachable", elapsed.as_secs_f64() * 1e3));
     }
+    Some(analysis)
 }
 
 /// The time the static analyses may take: a quarter of the budget, but
