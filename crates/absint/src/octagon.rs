@@ -33,7 +33,8 @@ pub struct Octagon {
     bottom: bool,
 }
 
-fn key(x: Var, sx: bool, y: Var, sy: bool) -> Key {
+/// The key of `sx*x + sy*y`, its variables in order.
+pub fn key(x: Var, sx: bool, y: Var, sy: bool) -> Key {
     if x < y {
         (x, sx, y, sy)
     } else {

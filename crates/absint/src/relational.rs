@@ -56,6 +56,10 @@ use walkdown_ir::{
 /// How deep a guard's equalities are looked for under boolean operators.
 const GUARD_DEPTH: u32 = 4;
 
+/// How many values passed on a back edge get their interval-implied
+/// differences stated (pairs grow with the square).
+const MAX_SEEDED_ARGS: usize = 8;
+
 /// The state of a program point: intervals and affine equalities.
 #[derive(Clone, PartialEq, Debug)]
 pub struct RelState {
@@ -389,6 +393,75 @@ impl<'a> RelTransfer<'a> {
         }
     }
 
+    /// Adds `sx*x + sy*y <= c` to the octagon and the single-variable
+    /// bounds it implies to the intervals.
+    fn add_oct(&self, s: &mut RelState, x: Var, sx: bool, y: Var, sy: bool, c: i128) {
+        let extra = BTreeMap::new();
+        for (u, sign, bound) in s.oct.add(x, sx, y, sy, c) {
+            if let Var::Val(uv) = u {
+                let iv = if sign { Interval::new(i128::MIN, bound) } else { Interval::new(-bound, i128::MAX) };
+                let old = self.var_interval(&s.iv, &extra, u);
+                self.it.assume_value(&mut s.iv, uv, old.meet(iv), 2);
+            }
+        }
+    }
+
+    /// The octagon after `r := ca*a + cb*b + k` (exact; coefficients ±1):
+    /// `r - ca*a` lies in the range of `cb*b + k`, and `r - cb*b` in that
+    /// of `ca*a + k`, as far as the intervals bound them (`i + j` with
+    /// `j` in `[1, 9]` gives `i + 1 <= r <= i + 9`).
+    fn assign_sum(&self, s: &mut RelState, r: Var, (a, ca): (Var, i128), (b, cb): (Var, i128), k: i128) {
+        s.oct.forget(r);
+        let extra = BTreeMap::new();
+        for ((kept, ck), (other, co)) in [((a, ca), (b, cb)), ((b, cb), (a, ca))] {
+            let Var::Val(ov) = other else { continue };
+            let Some(w) = self.it.value_width(ov) else { continue };
+            let iv = self.var_interval(&s.iv, &extra, other);
+            if iv.is_bottom() || crate::interval::is_full(iv, w) {
+                continue;
+            }
+            let (lo, hi) = if co > 0 { (iv.lo, iv.hi) } else { (-iv.hi, -iv.lo) };
+            // r - ck*kept <= hi + k and -(r - ck*kept) <= -(lo + k).
+            self.add_oct(s, r, true, kept, ck < 0, hi + k);
+            self.add_oct(s, r, false, kept, ck > 0, -(lo + k));
+        }
+    }
+
+    /// On a back edge, makes the differences between the values passed to
+    /// the head that the intervals bound explicit constraints. The sparse
+    /// octagon joins only constraints one side states; on the first
+    /// iteration the values are often constants of the intervals alone
+    /// (`k = 0`, `i = 0`, then `k + 1` and `i + j`), so `k - i <= 0` would
+    /// be stated by neither side and never become an invariant.
+    fn seed_back_edge_differences(&self, s: &mut RelState, args: &[Operand]) {
+        let mut vars: Vec<Var> = args
+            .iter()
+            .filter_map(|a| match a {
+                Operand::Value(v) if self.tracked(*v) => Some(Var::Val(*v)),
+                _ => None,
+            })
+            .filter(|&v| {
+                let Var::Val(x) = v else { return false };
+                let iv = s.var_iv(v);
+                !iv.is_bottom() && self.it.value_width(x).is_some_and(|w| !crate::interval::is_full(iv, w))
+            })
+            .collect();
+        vars.sort();
+        vars.dedup();
+        vars.truncate(MAX_SEEDED_ARGS);
+        for (i, &x) in vars.iter().enumerate() {
+            for &y in &vars[i + 1..] {
+                for (sx, sy) in [(true, false), (false, true)] {
+                    let k = crate::octagon::key(x, sx, y, sy);
+                    let Some(bound) = crate::octagon::implied(&k, &|v| s.var_iv(v)) else { continue };
+                    if s.oct.bound(&k).is_none_or(|b| bound < b) {
+                        self.add_oct(s, x, sx, y, sy, bound);
+                    }
+                }
+            }
+        }
+    }
+
     /// Adds the octagonal constraints that `op == outcome` implies: signed
     /// comparisons of two tracked values (unsigned ones when both are
     /// non-negative), under `and`/`or`/`xor` of booleans as for equalities.
@@ -425,13 +498,7 @@ impl<'a> RelTransfer<'a> {
                     _ => &[],
                 };
                 for &(x, y, c) in cons {
-                    for (u, sign, bound) in s.oct.add(x, true, y, false, c) {
-                        if let Var::Val(uv) = u {
-                            let iv = if sign { Interval::new(i128::MIN, bound) } else { Interval::new(-bound, i128::MAX) };
-                            let old = self.var_interval(&s.iv, &extra, u);
-                            self.it.assume_value(&mut s.iv, uv, old.meet(iv), 2);
-                        }
-                    }
+                    self.add_oct(s, x, true, y, false, c);
                 }
             }
             InstKind::Bin { op, ty: Type::I1, lhs, rhs } if depth > 0 => match op {
@@ -527,6 +594,9 @@ impl<'a> RelTransfer<'a> {
             let r = Var::Val(r);
             match e.as_ref().map(|e| (e.terms.as_slice(), e.constant)) {
                 Some((&[(y, 1)], k)) if y != r => s.oct.assign_offset(r, y, k),
+                Some((&[(y, cy), (z, cz)], k)) if y != r && z != r && cy.abs() == 1 && cz.abs() == 1 => {
+                    self.assign_sum(s, r, (y, cy), (z, cz), k)
+                }
                 _ => s.oct.forget(r),
             }
             s.eq.assign(r, e);
@@ -589,6 +659,7 @@ impl Transfer for RelTransfer<'_> {
             if self.loops[k].blocks.contains(&block) {
                 s.eq.shift(c, 1);
                 s.oct.shift(c, 1);
+                self.seed_back_edge_differences(&mut s, &target.args);
             } else {
                 s.eq.assign(c, Some(Linear::constant(0)));
                 s.oct.forget(c);

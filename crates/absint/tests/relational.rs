@@ -247,6 +247,46 @@ fn octagon_proves_relational_branches_dead() {
     assert_eq!(intervals_only, vec![10], "intervals alone");
 }
 
+/// `i = i + j` with `j` in `[1, 99]` bounds `i' - i` (an octagonal
+/// assignment of a sum), and the back edge states the difference of `k`
+/// and `i` that the first iteration's constants imply: `k <= i` becomes an
+/// invariant of the head, which proves `k > i` in the loop dead and, with
+/// `i < 1000` on the way in, `k <= 1000` after it. Neither proof holds
+/// with the intervals alone, and the program is also run on random inputs
+/// with its facts checked ([`PROGRAMS`]).
+#[test]
+fn octagon_follows_sums_from_the_first_iteration() {
+    let name = "count_by_steps.c";
+    let p = compile_source(name, STEPS);
+    let a = analyze_relational(&p);
+    eprintln!("{}", a.report());
+    let body = p.funcs[p.entry().unwrap()].body.as_ref().unwrap();
+    let lines = |dead: Vec<(walkdown_ir::FuncId, Block, u32)>| -> Vec<u32> { dead.iter().map(|&(_, b, _)| body.blocks[b].term_loc.line).collect() };
+    let relational = lines(a.dead_edges());
+    for line in [10, 12] {
+        assert!(relational.contains(&line), "line {line} not proved dead: {relational:?}");
+    }
+    let intervals = lines(walkdown_absint::analyze(&p).dead_edges());
+    assert!(!intervals.contains(&10) && !intervals.contains(&12), "intervals alone: {intervals:?}");
+    let c = support::instrumented::check(name, &p, 2000, Duration::from_secs(60), 200_000);
+    assert!(c.failures.is_empty(), "{}", c.failures.join("\n"));
+}
+
+const STEPS: &str = "extern int __VERIFIER_nondet_int(void);\n\
+extern void reach_error(void);\n\
+int main(void) {\n\
+  int i = 0, k = 0;\n\
+  while (i < 1000) {\n\
+    int j = __VERIFIER_nondet_int();\n\
+    if (j < 1 || j > 99) return 0;\n\
+    i = i + j;\n\
+    k++;\n\
+    if (k > i) reach_error();\n\
+  }\n\
+  if (k > 1000) reach_error();\n\
+  return 0;\n\
+}\n";
+
 /// Function summaries: a clamping helper's return interval and a helper
 /// that never returns prove branches in the caller dead, with both
 /// analyses; the recursive function gets no summary (its calls return top).
