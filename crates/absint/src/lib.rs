@@ -14,6 +14,8 @@
 //!   [`fixpoint::Transfer`].
 //! - [`transfer`]: the interval transfer functions over instructions and
 //!   branch edges.
+//! - [`tables`]: the values loads read from constant globals and from
+//!   stack slots initialized once from one.
 //! - [`analysis`]: [`analyze`], the per-block results, [`Analysis::dead_edges`]
 //!   and the invariant report.
 //! - [`affine`]: Karr's domain of affine equalities (exact rational
@@ -36,7 +38,8 @@
 //!   functions of its counter and of values defined before it, for the
 //!   concolic engine's trip-count symbols.
 //!
-//! What is not modelled, and why that is sound: memory (every load is top),
+//! What is not modelled, and why that is sound: memory (every load is top
+//! but for reads of constant tables),
 //! floats and pointers (top), and call effects (calls return top; callees
 //! cannot change the caller's SSA values, and memory is never trusted).
 //! No input program makes the analysis panic: whatever it does not
@@ -62,6 +65,7 @@ pub mod invariants;
 pub mod octagon;
 pub mod relational;
 pub mod state;
+pub mod tables;
 pub mod transfer;
 pub mod trip;
 

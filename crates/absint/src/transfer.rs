@@ -2,7 +2,8 @@
 //! branch edges.
 //!
 //! Instructions: integer arithmetic, comparisons, casts and selects use the
-//! machine-integer interval operations of [`crate::interval`]; loads,
+//! machine-integer interval operations of [`crate::interval`]; loads are
+//! top but for reads of tables that never change ([`crate::tables`]);
 //! floats and pointers are top. A direct call returns its callee's
 //! [`ReturnSummary`] when one is known (top otherwise; a callee that never
 //! returns makes the state unreachable). Calls are assumed not to change any SSA value (which they cannot) — sound because
@@ -53,12 +54,20 @@ pub struct IntervalTransfer<'a> {
     dm: DataModel,
     summaries: Option<&'a Summaries>,
     no_signed_overflow: bool,
+    tables: crate::tables::Tables,
 }
 
 impl<'a> IntervalTransfer<'a> {
     /// Transfer functions for `body`, a function of `program`.
     pub fn new(program: &'a Program, body: &'a Body) -> Self {
-        IntervalTransfer { program, body, dm: program.data_model, summaries: None, no_signed_overflow: false }
+        IntervalTransfer {
+            program,
+            body,
+            dm: program.data_model,
+            summaries: None,
+            no_signed_overflow: false,
+            tables: crate::tables::Tables::of(program, body),
+        }
     }
 
     /// The same, assuming (or not) that no `add`, `sub` or `mul` overflows
@@ -257,6 +266,9 @@ impl<'a> IntervalTransfer<'a> {
                 self.assume_operand(s, cond, Interval::constant(1), REFINE_DEPTH);
                 return;
             }
+            InstKind::Load { ty, ptr } => result
+                .and_then(|r| self.tables.load(self.program, self.body, r, *ty, ptr, &|o| self.operand(s, o)))
+                .unwrap_or(Interval::TOP),
             InstKind::Call { callee: Callee::Direct(f), args, .. } => {
                 if let Some(fd) = self.program.funcs.get(*f) {
                     let ends = matches!(fd.builtin, Some(Builtin::Exit | Builtin::Abort))
