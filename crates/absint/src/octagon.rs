@@ -294,18 +294,17 @@ impl Octagon {
     }
 }
 
+/// `sx*x + sy*y <= c` in words (`-x + y <= 3`).
+pub fn describe(&(x, sx, y, sy): &Key, c: i128) -> String {
+    format!("{}{x} {} {y} <= {c}", if sx { "" } else { "-" }, if sy { "+" } else { "-" })
+}
+
 impl fmt::Display for Octagon {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.bottom {
             return f.write_str("⊥");
         }
-        let sign = |s: bool| if s { "" } else { "-" };
-        for (i, ((x, sx, y, sy), c)) in self.cons.iter().enumerate() {
-            if i > 0 {
-                f.write_str(", ")?;
-            }
-            write!(f, "{}{x} {} {y} <= {c}", sign(*sx), if *sy { "+" } else { "-" })?;
-        }
-        Ok(())
+        let all: Vec<String> = self.cons.iter().map(|(k, &c)| describe(k, c)).collect();
+        f.write_str(&all.join(", "))
     }
 }

@@ -60,6 +60,11 @@ const GUARD_DEPTH: u32 = 4;
 /// differences stated (pairs grow with the square).
 const MAX_SEEDED_ARGS: usize = 8;
 
+/// The widest difference a back edge states: seeds are for the small
+/// differences counters keep; a wide one says little beyond the intervals
+/// and, combined with other constraints, crowds the octagon with more.
+const MAX_SEEDED_BOUND: i128 = 1 << 20;
+
 /// The state of a program point: intervals and affine equalities.
 #[derive(Clone, PartialEq, Debug)]
 pub struct RelState {
@@ -78,6 +83,17 @@ impl RelState {
             self.eq = Affine::bottom();
             self.oct = Octagon::bottom();
         }
+    }
+
+    /// The octagon's constraints that say more than the intervals (a
+    /// bound below the one the two intervals imply, a value's interval
+    /// clamped to its type: `width` gives an integer value's bits).
+    pub fn stated_octagon(&self, width: &dyn Fn(Value) -> Option<u32>) -> Vec<(crate::octagon::Key, i128)> {
+        let iv = |v: Var| match v {
+            Var::Val(x) => width(x).map_or(Interval::TOP, |w| norm(self.iv.get(x), w)),
+            _ => self.var_iv(v),
+        };
+        self.oct.constraints().filter(|(k, c)| crate::octagon::implied(k, &iv).is_none_or(|i| *c < i)).map(|(k, c)| (*k, c)).collect()
     }
 
     /// The interval of a variable as the octagon sees it (stored bounds;
@@ -454,7 +470,7 @@ impl<'a> RelTransfer<'a> {
                 for (sx, sy) in [(true, false), (false, true)] {
                     let k = crate::octagon::key(x, sx, y, sy);
                     let Some(bound) = crate::octagon::implied(&k, &|v| s.var_iv(v)) else { continue };
-                    if s.oct.bound(&k).is_none_or(|b| bound < b) {
+                    if bound.abs() <= MAX_SEEDED_BOUND && s.oct.bound(&k).is_none_or(|b| bound < b) {
                         self.add_oct(s, x, sx, y, sy, bound);
                     }
                 }
@@ -815,8 +831,10 @@ impl<'p> RelAnalysis<'p> {
                 let loc = data.insts.first().map(|i| body.insts[*i].loc).unwrap_or(data.term_loc);
                 let st = &rf.sol.entry[l.head];
                 let _ = writeln!(s, "loop {k} head @{} {} ({}): {}", f.name, l.head, p.describe_loc(loc), st.eq);
-                if st.oct.constraints().next().is_some() {
-                    let _ = writeln!(s, "  octagon: {}", st.oct);
+                let stated = st.stated_octagon(&|v| body.values.get(v).filter(|d| d.ty.is_int()).map(|d| d.ty.bits(p.data_model)));
+                if !stated.is_empty() {
+                    let all: Vec<String> = stated.iter().map(|(k, c)| crate::octagon::describe(k, *c)).collect();
+                    let _ = writeln!(s, "  octagon: {}", all.join(", "));
                 }
             }
         }
