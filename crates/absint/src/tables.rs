@@ -1,9 +1,9 @@
-//! Loads from memory that never changes: the interval of a value read
-//! from a constant global (a lookup table, a string literal), or from a
-//! stack slot whose only write is one `memcpy` of a whole constant global
-//! (how clang initializes a local array: `int dest[20] = {1, 3, ...}`),
-//! is the hull of the values the table holds at the offsets the load may
-//! read. Every other load stays top.
+//! Loads from memory that never changes: the interval of an integer of
+//! 8 to 64 bits read from a constant global (a lookup table, a string
+//! literal), or from a stack slot whose only write is one `memcpy` of a
+//! whole constant global (how clang initializes a local array:
+//! `int dest[20] = {1, 3, ...}`), is the hull of the values the table
+//! holds at the offsets the load may read. Every other load stays top.
 //!
 //! **Why it is sound.** A constant global is never written (the program
 //! may not). A slot qualifies only if its address, and every address
@@ -192,6 +192,11 @@ impl Tables {
             return None;
         }
         let (w, n) = (ty.bits(dm), ty.store_size(dm));
+        // Whole bytes of at most 64 bits: an `i1` load's reading of a
+        // byte, and wide integers, are left to top.
+        if w != 8 * n as u32 || w > 64 {
+            return None;
+        }
         let global = &program.globals[g];
         let (range, stride, residue) = offsets(program, body, ptr, operand, 0)?;
         let last = i128::from(global.size) - i128::from(n);
@@ -219,7 +224,6 @@ impl Tables {
             for k in (0..n).rev() {
                 bits = (bits << 8) | u64::from(global.init.get((at + k) as usize).copied().unwrap_or(0));
             }
-            let bits = if w < 64 { bits & ((1u64 << w) - 1) } else { bits };
             hull = hull.join(&Interval::constant(from_bits(bits, w)));
             if stride == 0 {
                 break;
