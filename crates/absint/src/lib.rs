@@ -76,6 +76,6 @@ pub use formulas::entry_formula;
 pub use interval::Interval;
 pub use invariants::{instrument, invariants_at_exits, strengthen_loop_heads, FactKind, LinearFact};
 pub use fixpoint::FixpointOptions;
-pub use relational::{analyze_relational, analyze_relational_with, RelAnalysis, RelState};
+pub use relational::{analyze_relational, analyze_relational_with, candidate_loop_equalities, RelAnalysis, RelState};
 pub use state::IntervalState;
 pub use trip::{trip_count_forms, ClosedForm, LoopForms};

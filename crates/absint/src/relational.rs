@@ -207,6 +207,9 @@ pub struct RelTransfer<'a> {
     it: IntervalTransfer<'a>,
     loops: Vec<LoopInfo>,
     head_of: BTreeMap<Block, usize>,
+    /// Records equalities as if no operation wrapped (unsound: for
+    /// candidate invariants that are checked afterwards).
+    ignore_wrap: bool,
 }
 
 /// Bounds of a range (`None` is unbounded).
@@ -243,7 +246,7 @@ impl<'a> RelTransfer<'a> {
         let cfg = Cfg::new(body);
         let loops = loops_of(&wto(body, &cfg));
         let head_of = loops.iter().enumerate().map(|(k, l)| (l.head, k)).collect();
-        RelTransfer { it: IntervalTransfer::new(program, body), loops, head_of }
+        RelTransfer { it: IntervalTransfer::new(program, body), loops, head_of, ignore_wrap: false }
     }
 
     /// The same, with calls returning their callees' summaries.
@@ -302,6 +305,9 @@ impl<'a> RelTransfer<'a> {
     /// `e` if its exact range fits the signed range of width `w`.
     fn exact(&self, s: &IntervalState, e: Option<Linear>, w: u32) -> Option<Linear> {
         let e = e?;
+        if self.ignore_wrap {
+            return Some(e);
+        }
         let r = self.range(s, &e);
         (r.lo? >= smin(w) && r.hi? <= smax(w)).then_some(e)
     }
@@ -737,6 +743,34 @@ pub fn analyze_relational(program: &Program) -> RelAnalysis<'_> {
 
 /// [`analyze_relational`] with explicit iteration settings.
 pub fn analyze_relational_with(program: &Program, opts: FixpointOptions) -> RelAnalysis<'_> {
+    analyze_relational_impl(program, opts, false)
+}
+
+/// Equalities at loop heads that would hold if no operation wrapped, each
+/// over values of one integer type and read modulo its width: candidate
+/// invariants, sound only once checked (`x - 1` and `y + 1` on unsigned
+/// counters wrap in the signed reading, so the sound analysis records
+/// nothing, while `x + y == n` holds modulo 2^32).
+pub fn candidate_loop_equalities(program: &Program, opts: FixpointOptions) -> Vec<walkdown_ir::formula::LinearEquality> {
+    let a = analyze_relational_impl(program, opts, true);
+    if !a.complete {
+        return Vec::new();
+    }
+    let dm = program.data_model;
+    let mut out = Vec::new();
+    for f in crate::invariants_at_exits(&a).into_iter().filter(|f| f.kind == crate::FactKind::LoopHead) {
+        let Some(body) = program.funcs.get(f.func).and_then(|d| d.body.as_ref()) else { continue };
+        let tys: BTreeSet<Type> = f.terms.iter().map(|&(_, v)| body.values[v].ty).collect();
+        let [ty] = tys.into_iter().collect::<Vec<_>>()[..] else { continue };
+        if !ty.is_int() || ty.bits(dm) < 8 {
+            continue;
+        }
+        out.push(walkdown_ir::formula::LinearEquality { func: f.func, block: f.block, terms: f.terms, constant: f.constant, ty });
+    }
+    out
+}
+
+fn analyze_relational_impl(program: &Program, opts: FixpointOptions, ignore_wrap: bool) -> RelAnalysis<'_> {
     let start = Instant::now();
     let summaries = crate::analysis::return_summaries(program, opts);
     let mut funcs = BTreeMap::new();
@@ -749,7 +783,8 @@ pub fn analyze_relational_with(program: &Program, opts: FixpointOptions) -> RelA
             break;
         }
         let Some(body) = program.funcs.get(f).and_then(|d| d.body.as_ref()) else { continue };
-        let t = RelTransfer::new(program, body).with_summaries(&summaries);
+        let mut t = RelTransfer::new(program, body).with_summaries(&summaries);
+        t.ignore_wrap = ignore_wrap;
         let sol = solve(body, &t, opts);
         for c in reached_callees(body, t.intervals(), |b| sol.entry[b].iv.clone()) {
             if !funcs.contains_key(&c) {

@@ -31,11 +31,15 @@ pub struct DeepeningSettings {
     /// The program with loop-head invariants as `assume`s, for the
     /// induction step (see [`induction::prove_unreachable`]). Default none.
     pub strengthened: Option<walkdown_ir::Program>,
+    /// Candidate loop invariants: before its first attempt, the induction
+    /// step keeps those it proves inductive ([`crate::houdini`]) and
+    /// assumes them too. Default none.
+    pub candidates: Vec<walkdown_ir::formula::LinearEquality>,
 }
 
 impl Default for DeepeningSettings {
     fn default() -> Self {
-        DeepeningSettings { bmc: BmcSettings::default(), first: 1, last: 1024, strengthened: None }
+        DeepeningSettings { bmc: BmcSettings::default(), first: 1, last: 1024, strengthened: None, candidates: Vec::new() }
     }
 }
 
@@ -62,6 +66,8 @@ pub struct DeepeningFigures {
     pub induction_proved: u64,
     /// Its queries.
     pub induction_queries: u64,
+    /// Candidate loop invariants proved inductive (and assumed).
+    pub invariants_kept: u64,
     /// Depths asked again with fresh values for float results after a
     /// query over float terms ended unknown (at most once a run).
     pub float_fallbacks: u64,
@@ -98,6 +104,7 @@ impl BmcEngine {
                 ("blocks", f.blocks as f64),
                 ("induction_proved", f.induction_proved as f64),
                 ("induction_queries", f.induction_queries as f64),
+                ("invariants_kept", f.invariants_kept as f64),
                 ("float_fallbacks", f.float_fallbacks as f64),
             ],
         );
@@ -121,6 +128,9 @@ impl Engine for BmcEngine {
         // Goals the loop abstraction was asked about: its answer does not
         // depend on the depth, so each goal is asked once.
         let mut tried_induction = vec![false; goals.len()];
+        // The induction step's program, once the candidates are checked.
+        let mut strengthened = self.settings.strengthened.clone();
+        let mut invariant_candidates = std::mem::take(&mut self.settings.candidates);
         // Float terms until a query over them ends unknown; then fresh
         // values for float results (over-approximate, so claims stay
         // sound), from that depth on.
@@ -180,7 +190,17 @@ impl Engine for BmcEngine {
                 for g in &candidates {
                     tried_induction[g.index()] = true;
                 }
-                let step = induction::prove_unreachable(ctx, &bmc, &candidates, self.settings.strengthened.as_ref()).map_err(|e| EngineError(e.to_string()))?;
+                if !invariant_candidates.is_empty() {
+                    let base = strengthened.clone().unwrap_or_else(|| ctx.campaign().program().clone());
+                    let checked = crate::houdini::inductive_subset(ctx, &bmc, &base, &invariant_candidates).map_err(|e| EngineError(e.to_string()))?;
+                    invariant_candidates.clear();
+                    self.figures.induction_queries += checked.queries;
+                    self.figures.invariants_kept = checked.kept.len() as u64;
+                    if !checked.kept.is_empty() {
+                        strengthened = Some(crate::houdini::assume_kept(&base, &checked.kept));
+                    }
+                }
+                let step = induction::prove_unreachable(ctx, &bmc, &candidates, strengthened.as_ref()).map_err(|e| EngineError(e.to_string()))?;
                 self.figures.induction_queries += step.queries;
                 self.figures.induction_proved += step.proved.len() as u64;
                 for g in step.proved {

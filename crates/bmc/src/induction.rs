@@ -57,25 +57,45 @@ pub fn prove_unreachable(
     candidates: &[GoalId],
     strengthened: Option<&walkdown_ir::Program>,
 ) -> Result<InductionOutcome, BmcError> {
+    let campaign = ctx.campaign();
+    let program = strengthened.unwrap_or(campaign.program());
+    let (mut out, status) = prove_in(ctx, settings, program, campaign.goals(), candidates)?;
+    let closures = ctx.closures();
+    for &g in candidates {
+        if status.get(g.index()).copied().unwrap_or(false) && closures[g.index()] == GoalClosure::Open {
+            out.proved.push(g);
+        }
+    }
+    Ok(out)
+}
+
+/// The step case on `program` with its own goal table `goals` (it adds
+/// blocks or checks to the campaign's program, but neither globals nor
+/// functions): for each goal id, whether it was proved unreachable.
+pub(crate) fn prove_in(
+    ctx: &EngineCtx<'_, '_>,
+    settings: &BmcSettings,
+    program: &walkdown_ir::Program,
+    goals: &walkdown_ir::goals::Goals,
+    candidates: &[GoalId],
+) -> Result<(InductionOutcome, Vec<bool>), BmcError> {
     let mut out = InductionOutcome::default();
     if candidates.is_empty() {
-        return Ok(out);
+        return Ok((out, Vec::new()));
     }
-    let campaign = ctx.campaign();
-    let (goals, interp) = (campaign.goals(), campaign.interpreter());
-    let program = strengthened.unwrap_or(campaign.program());
+    let interp = ctx.campaign().interpreter();
     let vc_settings = VcSettings { termination: Termination::Prefix, havoc_loop_entries: true, ..settings.vc };
     let (unwound, mut vc) = match encode_unwound(program, goals, interp, 1, settings.max_blocks, &vc_settings)? {
         Ok(built) => built,
         Err(e) => {
             out.skipped = Some(e.to_string());
-            return Ok(out);
+            return Ok((out, Vec::new()));
         }
     };
     ctx.charge(work::formula(vc.size() as u64));
     if unwound.prov.cuts.iter().any(|c| matches!(c.reason, CutReason::Recursion { .. })) {
         out.skipped = Some("recursion is cut, not abstracted".into());
-        return Ok(out);
+        return Ok((out, Vec::new()));
     }
     let (all, groups) = goal_targets(&mut vc, goals)?;
     let mut wanted = vec![false; groups];
@@ -110,13 +130,6 @@ pub fn prove_unreachable(
         &mut |_, _| Vec::new(),
     );
     out.queries = outcome.stats.queries;
-    let closures = ctx.closures();
-    for &g in candidates {
-        let i = g.index();
-        let proved = outcome.status[i] == GroupStatus::Infeasible || (!has_target[i] && outcome.complete);
-        if proved && closures[i] == GoalClosure::Open {
-            out.proved.push(g);
-        }
-    }
-    Ok(out)
+    let status = (0..groups).map(|i| wanted[i] && (outcome.status[i] == GroupStatus::Infeasible || (!has_target[i] && outcome.complete))).collect();
+    Ok((out, status))
 }

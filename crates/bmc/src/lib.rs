@@ -12,7 +12,8 @@
 //! counts, and goals no query could reach get a verdict that keeps its
 //! bound. [`deepening`] makes it a campaign member that doubles the
 //! unwinding until no execution needs more, and tries [`induction`]'s loop
-//! abstraction on the goals found infeasible within a bound.
+//! abstraction on the goals found infeasible within a bound, after
+//! [`houdini`] has kept the candidate loop invariants it proves inductive.
 //!
 //! [`randprog`] builds the random programs of the paper's experiment and
 //! [`experiment`] runs the four algorithms on them.
@@ -26,6 +27,7 @@ pub mod cover;
 pub mod deepening;
 pub mod engine;
 pub mod experiment;
+pub mod houdini;
 pub mod induction;
 pub mod randprog;
 pub mod summary;

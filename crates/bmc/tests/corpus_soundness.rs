@@ -133,6 +133,8 @@ fn induction_claims_are_never_covered_on_the_corpus() {
         settings: BmcSettings,
         candidates: Vec<GoalId>,
         strengthened: Option<walkdown_ir::Program>,
+        invariant_candidates: Vec<walkdown_ir::formula::LinearEquality>,
+        kept: Vec<walkdown_ir::formula::LinearEquality>,
         outcome: Option<walkdown_bmc::induction::InductionOutcome>,
     }
     impl Engine for Prover {
@@ -140,6 +142,17 @@ fn induction_claims_are_never_covered_on_the_corpus() {
             "bmc"
         }
         fn run(&mut self, ctx: &EngineCtx<'_, '_>) -> Result<EngineEnd, EngineError> {
+            // As the engine does: the candidates it proves inductive are
+            // assumed too.
+            if !self.invariant_candidates.is_empty() {
+                let base = self.strengthened.clone().unwrap_or_else(|| ctx.campaign().program().clone());
+                let checked = walkdown_bmc::houdini::inductive_subset(ctx, &self.settings, &base, &self.invariant_candidates)
+                    .map_err(|e| EngineError(e.to_string()))?;
+                if !checked.kept.is_empty() {
+                    self.strengthened = Some(walkdown_bmc::houdini::assume_kept(&base, &checked.kept));
+                }
+                self.kept = checked.kept;
+            }
             let o = walkdown_bmc::induction::prove_unreachable(ctx, &self.settings, &self.candidates, self.strengthened.as_ref())
                 .map_err(|e| EngineError(e.to_string()))?;
             self.outcome = Some(o);
@@ -150,7 +163,7 @@ fn induction_claims_are_never_covered_on_the_corpus() {
     let Some(corpus) = walkdown_testsupport::corpus("induction_claims_are_never_covered_on_the_corpus") else { return };
     let settings = BmcSettings { cover: CoverSettings { timeout_ms: 2000, ..CoverSettings::default() }, ..BmcSettings::default() };
     let mut failures = Vec::new();
-    let mut total = 0;
+    let (mut total, mut total_kept) = (0, 0);
     for prog in &corpus {
         let fs = FrontendSettings { data_model: prog.data_model, ..Default::default() };
         let Ok(ir) = compile_c(&prog.path, &fs) else {
@@ -168,7 +181,8 @@ fn induction_claims_are_never_covered_on_the_corpus() {
         let intervals = walkdown_absint::analyze(&ir);
         let relational = walkdown_absint::analyze_relational(&ir);
         let strengthened = Some(walkdown_absint::strengthen_loop_heads(&ir, Some(&intervals), Some(&relational)));
-        let mut prover = Prover { settings: settings.clone(), candidates, strengthened, outcome: None };
+        let invariant_candidates = walkdown_absint::candidate_loop_equalities(&ir, Default::default());
+        let mut prover = Prover { settings: settings.clone(), candidates, strengthened, invariant_candidates, kept: Vec::new(), outcome: None };
         let portfolio = walkdown_campaign::PortfolioSettings { jobs: 1, ..Default::default() };
         walkdown_campaign::run_portfolio(&campaign, vec![Box::new(&mut prover)], &[], &portfolio, &mut |_| {});
         let outcome = prover.outcome.unwrap_or_default();
@@ -176,8 +190,26 @@ fn induction_claims_are_never_covered_on_the_corpus() {
         total += proved.len();
         let interp = Interpreter::new(&ir, &goals).expect("interpretable");
         let runs = random_runs_covering(&prog.name, &interp, &goals, &proved, "proved unreachable by induction", &mut failures);
+        // The candidates kept as inductive, checked as assertions.
+        let kept = prover.kept.len();
+        total_kept += kept;
+        if kept > 0 {
+            let invariants: Vec<_> = prover
+                .kept
+                .iter()
+                .map(|c| walkdown_ir::formula::BlockInvariant { func: c.func, block: c.block, formula: c.formula(ir.data_model, &|v| v), loc: ir.funcs[c.func].loc })
+                .collect();
+            let (checked, checks) = walkdown_ir::formula::instrument_checks(&ir, &invariants);
+            walkdown_ir::verify::verify_program(&checked).expect("the checked program verifies");
+            let check_goals = walkdown_ir::goals::Goals::compute(&checked);
+            let claimed: BTreeSet<GoalId> =
+                invariants.iter().zip(&checks).filter_map(|(inv, c)| c.and_then(|c| check_goals.error_site(inv.func, c))).collect();
+            assert_eq!(claimed.len(), kept, "{}: every kept invariant is a goal", prog.name);
+            let check_interp = Interpreter::new(&checked, &check_goals).expect("interpretable");
+            random_runs_covering(&prog.name, &check_interp, &check_goals, &claimed, "a kept invariant fails", &mut failures);
+        }
         eprintln!(
-            "{:<50} goals {:>4} proved {:>4} queries {:>3} vectors {runs}{}",
+            "{:<50} goals {:>4} proved {:>4} invariants {kept:>2} queries {:>3} vectors {runs}{}",
             prog.name,
             goals.len(),
             proved.len(),
@@ -185,6 +217,6 @@ fn induction_claims_are_never_covered_on_the_corpus() {
             outcome.skipped.map(|s| format!("  (skipped: {s})")).unwrap_or_default()
         );
     }
-    eprintln!("total: {total} goals proved unreachable by the loop abstraction");
+    eprintln!("total: {total} goals proved unreachable by the loop abstraction; {total_kept} candidate invariants kept as inductive, none failed by a vector");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

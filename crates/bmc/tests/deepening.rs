@@ -34,8 +34,10 @@ enum Strengthen {
     /// The relational equalities alone (what `walkdown gen` assumed before
     /// the intervals and octagons were added).
     Equalities,
-    /// [`walkdown_absint::strengthen_loop_heads`], as `walkdown gen` does.
+    /// [`walkdown_absint::strengthen_loop_heads`].
     All,
+    /// That and the candidate equalities to check, as `walkdown gen` does.
+    AllAndCandidates,
 }
 
 fn run_strengthened(file: &str, secs: u64, strengthen: Strengthen) -> (Vec<(u32, String)>, Snapshot) {
@@ -47,7 +49,13 @@ fn run_strengthened(file: &str, secs: u64, strengthen: Strengthen) -> (Vec<(u32,
     let strengthened = match strengthen {
         Strengthen::None => None,
         Strengthen::Equalities => Some(walkdown_absint::strengthen_loop_heads(&program, None, Some(&relational))),
-        Strengthen::All => Some(walkdown_absint::strengthen_loop_heads(&program, Some(&intervals), Some(&relational))),
+        Strengthen::All | Strengthen::AllAndCandidates => {
+            Some(walkdown_absint::strengthen_loop_heads(&program, Some(&intervals), Some(&relational)))
+        }
+    };
+    let candidates = match strengthen {
+        Strengthen::AllAndCandidates => walkdown_absint::candidate_loop_equalities(&program, Default::default()),
+        _ => Vec::new(),
     };
     if let Some(p) = &strengthened {
         walkdown_ir::verify::verify_program(p).unwrap_or_else(|e| panic!("the strengthened program: {e}"));
@@ -56,7 +64,7 @@ fn run_strengthened(file: &str, secs: u64, strengthen: Strengthen) -> (Vec<(u32,
     let stop = AtomicBool::new(false);
     let settings = CampaignSettings { time: Duration::from_secs(secs), ..CampaignSettings::default() };
     let campaign = Campaign::new(&program, &goals, settings, Box::new(Discard), &stop).expect("campaign");
-    let mut engine = BmcEngine::new(DeepeningSettings { strengthened, ..DeepeningSettings::default() });
+    let mut engine = BmcEngine::new(DeepeningSettings { strengthened, candidates, ..DeepeningSettings::default() });
     let portfolio = PortfolioSettings { jobs: 1, ..PortfolioSettings::default() };
     let ends = run_portfolio(&campaign, vec![Box::new(&mut engine)], &[], &portfolio, &mut |_| {});
     assert!(ends[0].is_ok(), "{ends:?}");
@@ -123,4 +131,38 @@ fn loop_head_intervals_let_induction_prove_the_transfer() {
         v => panic!("expected unreachable by induction, got {v:?}"),
     }
     assert!(snap.conflicts.is_empty());
+}
+
+/// Unsigned counters: the sound analyses know nothing that proves
+/// `done == total` after the loop; the candidate `left + done == total`
+/// (mod 2^32) is proved inductive and then proves it.
+#[test]
+fn checked_candidates_prove_the_unsigned_transfer() {
+    let file = "unsigned_transfer.c";
+    let line = line_of(file, "SUM");
+    let (goals, snap) = run_strengthened(file, 3, Strengthen::All);
+    assert!(!matches!(verdict(&goals, &snap, line, "error reach_error"), Verdict::Unreachable(_)), "proved without the candidates");
+    let (goals, snap) = run_strengthened(file, 20, Strengthen::AllAndCandidates);
+    match verdict(&goals, &snap, line, "error reach_error") {
+        Verdict::Unreachable(p) => assert!(p.method.contains("1-induction"), "{p}"),
+        v => panic!("expected unreachable by induction, got {v:?}"),
+    }
+    let bmc = snap.engines.iter().find(|e| e.name == "bmc").unwrap();
+    assert!(bmc.counter("invariants_kept").is_some_and(|k| k >= 1.0), "{:?}", bmc.counter("invariants_kept"));
+    assert!(snap.conflicts.is_empty());
+}
+
+/// A candidate that wrapping breaks (`j == i` with `j` a signed char copy
+/// of `i`) is dropped, and the error it would hide stays unproved.
+#[test]
+fn a_candidate_wrapping_breaks_is_dropped() {
+    let file = "char_copy.c";
+    let program = common::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/deepening").join(file), DataModel::LP64);
+    assert!(!walkdown_absint::candidate_loop_equalities(&program, Default::default()).is_empty(), "no candidate to drop");
+    let (goals, snap) = run_strengthened(file, 5, Strengthen::AllAndCandidates);
+    assert!(!matches!(verdict(&goals, &snap, line_of(file, "COPY"), "error reach_error"), Verdict::Unreachable(_)), "a reachable error proved unreachable");
+    let bmc = snap.engines.iter().find(|e| e.name == "bmc").unwrap();
+    // The induction step ran (the check comes first), and kept nothing.
+    assert!(bmc.counter("induction_queries").is_some_and(|q| q >= 1.0), "{:?}", bmc.counter("induction_queries"));
+    assert_eq!(bmc.counter("invariants_kept"), Some(0.0));
 }

@@ -288,3 +288,41 @@ fn instrument_first(program: &Program, invariants: &[BlockInvariant], stmt: impl
     }
     (p, added)
 }
+
+/// `sum(coef * value) + constant == 0` modulo 2^w at the entry of a block,
+/// every value of the integer type `ty` (w bits): a candidate loop
+/// invariant, which holds only once an engine has checked it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinearEquality {
+    /// The function.
+    pub func: FuncId,
+    /// The block (a loop head).
+    pub block: Block,
+    /// `(coefficient, value)`.
+    pub terms: Vec<(i64, Value)>,
+    /// The constant term.
+    pub constant: i64,
+    /// The values' type.
+    pub ty: Type,
+}
+
+impl LinearEquality {
+    /// The equality in wrapping arithmetic of `ty`, each value read as
+    /// `rename` says (the block's parameters as the values an edge passes).
+    pub fn formula(&self, dm: crate::DataModel, rename: &dyn Fn(Value) -> Value) -> Formula {
+        let k = |c: i64| Term::Operand(Operand::Const(Const::int(self.ty, c, dm)));
+        let mut sum: Option<Term> = None;
+        for &(c, v) in &self.terms {
+            let x = Term::value(rename(v));
+            let x = if c == 1 { x } else { Term::Bin { op: BinOp::Mul, ty: self.ty, lhs: Box::new(k(c)), rhs: Box::new(x) } };
+            sum = Some(match sum {
+                None => x,
+                Some(s) => Term::Bin { op: BinOp::Add, ty: self.ty, lhs: Box::new(s), rhs: Box::new(x) },
+            });
+        }
+        match sum {
+            Some(lhs) => Formula::Cmp { pred: CmpPred::Eq, ty: self.ty, lhs, rhs: k(self.constant.wrapping_neg()) },
+            None => Formula::Bool(self.constant == 0),
+        }
+    }
+}

@@ -557,7 +557,14 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
                 // what the static analyses know at loop heads.
                 let strengthened = (intervals.is_some() || relational.is_some())
                     .then(|| walkdown_absint::strengthen_loop_heads(&program, intervals.as_ref(), relational.as_ref()));
-                members.push(Box::new(BmcEngine::new(DeepeningSettings { bmc, first, last, strengthened })));
+                // Equalities that hold if nothing wraps, for the induction
+                // step to check (unsigned counters wrap in the signed
+                // reading the sound analysis uses).
+                let candidates = match &relational {
+                    Some(_) => walkdown_absint::candidate_loop_equalities(&program, static_opts),
+                    None => Vec::new(),
+                };
+                members.push(Box::new(BmcEngine::new(DeepeningSettings { bmc, first, last, strengthened, candidates })));
             }
             EngineArg::Cegar => {
                 if let Some(engine) = cegar_slot.take() {
