@@ -91,7 +91,7 @@ pub fn entry_formula(intervals: &Analysis<'_>, relational: Option<&RelAnalysis<'
         }
     }
     if let Some(r) = &rel {
-        for ((x, sx, y, sy), c) in r.stated_octagon(&|v| body.values.get(v).filter(|d| d.ty.is_int()).map(|d| d.ty.bits(dm))) {
+        for ((x, sx, y, sy), c) in r.stated_octagon(body, dm) {
             let (Var::Val(x), Var::Val(y)) = (x, y) else { continue };
             if let Some(f) = octagonal(body, dm, (x, sx), (y, sy), c) {
                 atoms.push(f);

@@ -87,8 +87,9 @@ impl RelState {
 
     /// The octagon's constraints that say more than the intervals (a
     /// bound below the one the two intervals imply, a value's interval
-    /// clamped to its type: `width` gives an integer value's bits).
-    pub fn stated_octagon(&self, width: &dyn Fn(Value) -> Option<u32>) -> Vec<(crate::octagon::Key, i128)> {
+    /// clamped to its type in `body`).
+    pub fn stated_octagon(&self, body: &Body, dm: walkdown_ir::DataModel) -> Vec<(crate::octagon::Key, i128)> {
+        let width = |x: Value| body.values.get(x).filter(|d| d.ty.is_int()).map(|d| d.ty.bits(dm));
         let iv = |v: Var| match v {
             Var::Val(x) => width(x).map_or(Interval::TOP, |w| norm(self.iv.get(x), w)),
             _ => self.var_iv(v),
@@ -866,7 +867,7 @@ impl<'p> RelAnalysis<'p> {
                 let loc = data.insts.first().map(|i| body.insts[*i].loc).unwrap_or(data.term_loc);
                 let st = &rf.sol.entry[l.head];
                 let _ = writeln!(s, "loop {k} head @{} {} ({}): {}", f.name, l.head, p.describe_loc(loc), st.eq);
-                let stated = st.stated_octagon(&|v| body.values.get(v).filter(|d| d.ty.is_int()).map(|d| d.ty.bits(p.data_model)));
+                let stated = st.stated_octagon(body, p.data_model);
                 if !stated.is_empty() {
                     let all: Vec<String> = stated.iter().map(|(k, c)| crate::octagon::describe(k, *c)).collect();
                     let _ = writeln!(s, "  octagon: {}", all.join(", "));

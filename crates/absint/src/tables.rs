@@ -17,7 +17,7 @@
 //! of neighbouring elements are not counted; a table with an address
 //! inside it (a relocation) is never read this way.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::domain::Domain;
 use crate::interval::{from_bits, Interval};
@@ -63,88 +63,45 @@ fn root(program: &Program, body: &Body, op: &Operand, depth: u32) -> Option<Root
 impl Tables {
     /// Finds the table loads of `body`.
     pub fn of(program: &Program, body: &Body) -> Tables {
-        let mut slot_ok: BTreeMap<Value, bool> = BTreeMap::new();
+        // Slots whose address is used for anything but loads, address
+        // arithmetic and one initializing memcpy.
+        let mut escaped: BTreeSet<Value> = BTreeSet::new();
         // The one initializing memcpy of each slot: (source, instruction).
         let mut init: BTreeMap<Value, (GlobalId, walkdown_ir::Inst)> = BTreeMap::new();
-        let bad = |slot: Value, ok: &mut BTreeMap<Value, bool>| {
-            ok.insert(slot, false);
-        };
         let slot_of = |op: &Operand| match root(program, body, op, 0) {
             Some(Root::Slot(s)) => Some(s),
             _ => None,
+        };
+        let escape = |a: &Operand, escaped: &mut BTreeSet<Value>| {
+            if let Some(s) = slot_of(a) {
+                escaped.insert(s);
+            }
         };
         for (_, data) in body.blocks.iter() {
             for &i in &data.insts {
                 let kind = &body.insts[i].kind;
                 match kind {
-                    InstKind::Load { ptr, .. } => {
-                        if let Some(s) = slot_of(ptr) {
-                            slot_ok.entry(s).or_insert(true);
-                        }
-                    }
-                    InstKind::PtrAdd { base, offset } => {
-                        if let Some(s) = slot_of(base) {
-                            slot_ok.entry(s).or_insert(true);
-                        }
-                        if let Some(s) = slot_of(offset) {
-                            bad(s, &mut slot_ok);
-                        }
-                    }
-                    InstKind::Alloca { .. } => {}
+                    InstKind::Load { .. } | InstKind::Alloca { .. } => {}
+                    InstKind::PtrAdd { offset, .. } => escape(offset, &mut escaped),
                     InstKind::Call { callee: Callee::Direct(f), args, .. } if is_memcpy(program, *f) => {
-                        let dst = args.first().and_then(|a| match a {
-                            Operand::Value(v) if slot_of(a) == Some(*v) => Some(*v),
-                            _ => None,
-                        });
-                        let src = match args.get(1) {
-                            Some(Operand::Global(g)) if program.globals[*g].constant => Some(*g),
-                            _ => None,
-                        };
-                        let len = match args.get(2) {
-                            Some(Operand::Const(c)) => Some(c.bits),
-                            _ => None,
-                        };
-                        let slot_size = dst.and_then(|d| match &body.insts[def_inst(body, d)?].kind {
-                            InstKind::Alloca { size: Operand::Const(c), .. } => Some(c.bits),
-                            _ => None,
-                        });
-                        match (dst, src, len, slot_size) {
-                            (Some(d), Some(g), Some(n), Some(size)) if n == size && program.globals[g].size >= n && !init.contains_key(&d) => {
-                                init.insert(d, (g, i));
-                                slot_ok.entry(d).or_insert(true);
-                                for a in &args[1..] {
-                                    if let Some(s) = slot_of(a) {
-                                        bad(s, &mut slot_ok);
-                                    }
-                                }
+                        match initializer(program, body, args) {
+                            Some((slot, g)) if !init.contains_key(&slot) => {
+                                init.insert(slot, (g, i));
                             }
-                            _ => kind.for_each_operand(|a| {
-                                if let Some(s) = slot_of(a) {
-                                    bad(s, &mut slot_ok);
-                                }
-                            }),
+                            _ => args.iter().for_each(|a| escape(a, &mut escaped)),
                         }
                     }
-                    _ => kind.for_each_operand(|a| {
-                        if let Some(s) = slot_of(a) {
-                            bad(s, &mut slot_ok);
-                        }
-                    }),
+                    _ => kind.for_each_operand(|a| escape(a, &mut escaped)),
                 }
             }
-            let mut escape = |a: &Operand| {
-                if let Some(s) = slot_of(a) {
-                    bad(s, &mut slot_ok);
-                }
-            };
             match &data.term {
-                walkdown_ir::Terminator::Branch { cond, .. } => escape(cond),
-                walkdown_ir::Terminator::Switch { value, .. } => escape(value),
-                walkdown_ir::Terminator::Return(Some(v)) => escape(v),
+                walkdown_ir::Terminator::Branch { cond: v, .. }
+                | walkdown_ir::Terminator::Switch { value: v, .. }
+                | walkdown_ir::Terminator::Return(Some(v)) => escape(v, &mut escaped),
                 _ => {}
             }
             for c in data.term.successors() {
-                c.args.iter().for_each(&mut escape);
+                c.args.iter().for_each(|a| escape(a, &mut escaped));
             }
         }
         let mut loads = BTreeMap::new();
@@ -157,7 +114,7 @@ impl Tables {
                     Some(Root::Global(g)) if program.globals[g].constant => {
                         loads.insert(r, g);
                     }
-                    Some(Root::Slot(s)) if slot_ok.get(&s) == Some(&true) => {
+                    Some(Root::Slot(s)) if !escaped.contains(&s) => {
                         let Some(&(g, copy)) = init.get(&s) else { continue };
                         let Some(cb) = block_of[copy] else { continue };
                         let dom = dom.get_or_insert_with(|| Dominators::compute(body));
@@ -174,9 +131,9 @@ impl Tables {
     }
 
     /// The interval a load (by its result) reads: the hull of the table's
-    /// values of `ty` at the offsets `offset_of` allows (from the load's
-    /// pointer operand); `None` when the load reads no table or the hull
-    /// is not known.
+    /// values of `ty` at the offsets its pointer `ptr` may have (`operand`
+    /// gives the intervals of the offsets it adds); `None` when the load
+    /// reads no table or the hull is not known.
     pub fn load(
         &self,
         program: &Program,
@@ -232,6 +189,15 @@ impl Tables {
         }
         (!hull.is_bottom()).then_some(hull)
     }
+}
+
+/// The slot and constant global of `memcpy(slot, global, size of slot)`
+/// whose source holds at least the slot's bytes.
+fn initializer(program: &Program, body: &Body, args: &[Operand]) -> Option<(Value, GlobalId)> {
+    let [Operand::Value(dst), Operand::Global(g), Operand::Const(len), ..] = args else { return None };
+    let InstKind::Alloca { size: Operand::Const(size), .. } = &body.insts[def_inst(body, *dst)?].kind else { return None };
+    let global = &program.globals[*g];
+    (global.constant && len.bits == size.bits && global.size >= len.bits).then_some((*dst, *g))
 }
 
 fn is_memcpy(program: &Program, f: walkdown_ir::FuncId) -> bool {

@@ -129,7 +129,7 @@ impl Engine for BmcEngine {
         // depend on the depth, so each goal is asked once.
         let mut tried_induction = vec![false; goals.len()];
         // The induction step's program, once the candidates are checked.
-        let mut strengthened = self.settings.strengthened.clone();
+        let mut strengthened = self.settings.strengthened.take();
         let mut invariant_candidates = std::mem::take(&mut self.settings.candidates);
         // Float terms until a query over them ends unknown; then fresh
         // values for float results (over-approximate, so claims stay

@@ -164,6 +164,25 @@ F80_INLINE int special2(u64 *m, u64 *se, u64 am, u64 ae, struct cls a, u64 bm, u
     return inv | a.nan | b.nan;
 }
 
+/* The end of a binary operation after rounding: the invalid result where
+ * `inv`, then NaN and invalid operands (special2). */
+F80_INLINE void finish2(u64 *out, u64 rm, u64 rse, int inv, u64 am, u64 ae, struct cls a, u64 bm, u64 be, struct cls b) {
+    rm = sel(inv, INDEF_M, rm);
+    rse = sel(inv, INDEF_SE, rse);
+    u64 pm, pse;
+    int sp = special2(&pm, &pse, am, ae, a, bm, be, b);
+    out[0] = sel(sp, pm, rm);
+    out[1] = sel(sp, pse, rse);
+}
+
+/* A product's or quotient's zero and infinity, with the sign `s`. */
+F80_INLINE void zero_or_inf(u64 *rm, u64 *rse, u64 s, int zero, int inf) {
+    *rm = sel(zero, 0, *rm);
+    *rse = sel(zero, s << 15, *rse);
+    *rm = sel(inf, TOP, *rm);
+    *rse = sel(inf, 0x7fff | s << 15, *rse);
+}
+
 F80_INLINE void add_core(u64 *out, u64 am, u64 ae, u64 bm, u64 be, u64 flip) {
     struct cls a = classify(am, ae), b = classify(bm, be);
     u64 sa = a.s, sb = b.s ^ flip;
@@ -204,12 +223,7 @@ F80_INLINE void add_core(u64 *out, u64 am, u64 ae, u64 bm, u64 be, u64 flip) {
     int inf_inv = a.inf & b.inf & (sa != sb);
     rm = sel(a.inf | b.inf, TOP, rm);
     rse = sel(a.inf, 0x7fff | sa << 15, sel(b.inf, 0x7fff | sb << 15, rse));
-    rm = sel(inf_inv, INDEF_M, rm);
-    rse = sel(inf_inv, INDEF_SE, rse);
-    u64 pm, pse;
-    int sp = special2(&pm, &pse, am, ae, a, bm, be, b);
-    out[0] = sel(sp, pm, rm);
-    out[1] = sel(sp, pse, rse);
+    finish2(out, rm, rse, inf_inv, am, ae, a, bm, be, b);
 }
 
 F80_INLINE void f80_add(u64 *out, u64 am, u64 ae, u64 bm, u64 be) { add_core(out, am, ae, bm, be, 0); }
@@ -227,17 +241,8 @@ F80_INLINE void f80_mul(u64 *out, u64 am, u64 ae, u64 bm, u64 be) {
     round80(out, s, e, h, l);
     u64 rm = out[0], rse = out[1];
     int zero = a.zero | b.zero, inf = a.inf | b.inf;
-    rm = sel(zero, 0, rm);
-    rse = sel(zero, s << 15, rse);
-    rm = sel(inf, TOP, rm);
-    rse = sel(inf, 0x7fff | s << 15, rse);
-    int inv = zero & inf;
-    rm = sel(inv, INDEF_M, rm);
-    rse = sel(inv, INDEF_SE, rse);
-    u64 pm, pse;
-    int sp = special2(&pm, &pse, am, ae, a, bm, be, b);
-    out[0] = sel(sp, pm, rm);
-    out[1] = sel(sp, pse, rse);
+    zero_or_inf(&rm, &rse, s, zero, inf);
+    finish2(out, rm, rse, zero & inf, am, ae, a, bm, be, b);
 }
 
 F80_INLINE void f80_div(u64 *out, u64 am, u64 ae, u64 bm, u64 be) {
@@ -270,17 +275,8 @@ F80_INLINE void f80_div(u64 *out, u64 am, u64 ae, u64 bm, u64 be) {
     u64 rm = out[0], rse = out[1];
     int zero = a.zero | b.inf;        /* 0 / x, x / inf */
     int inf = a.inf | b.zero;         /* inf / x, x / 0 */
-    rm = sel(zero, 0, rm);
-    rse = sel(zero, s << 15, rse);
-    rm = sel(inf, TOP, rm);
-    rse = sel(inf, 0x7fff | s << 15, rse);
-    int inv = (a.zero & b.zero) | (a.inf & b.inf);
-    rm = sel(inv, INDEF_M, rm);
-    rse = sel(inv, INDEF_SE, rse);
-    u64 pm, pse;
-    int sp = special2(&pm, &pse, am, ae, a, bm, be, b);
-    out[0] = sel(sp, pm, rm);
-    out[1] = sel(sp, pse, rse);
+    zero_or_inf(&rm, &rse, s, zero, inf);
+    finish2(out, rm, rse, (a.zero & b.zero) | (a.inf & b.inf), am, ae, a, bm, be, b);
 }
 
 int __walkdown_f80_cmp(u64 am, u64 ae, u64 bm, u64 be) {
