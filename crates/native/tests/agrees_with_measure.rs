@@ -13,7 +13,11 @@ use walkdown_native::{validate_suite, NativeOutcome, RunLimits};
 
 /// `shared/` beside the repository, or `$WALKDOWN_SHARED` (`walkdown-testsupport`).
 fn shared_dir() -> PathBuf {
-    walkdown_testsupport::shared_dir().unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"))
+    walkdown_testsupport::shared_dir().unwrap_or_else(|| {
+        std::env::var_os("WALKDOWN_SHARED")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"))
+    })
 }
 
 fn reference_available() -> bool {
