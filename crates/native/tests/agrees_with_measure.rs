@@ -11,14 +11,19 @@ use serde_json::Value;
 use walkdown_ir::DataModel;
 use walkdown_native::{validate_suite, NativeOutcome, RunLimits};
 
-/// `shared/` sits beside the repository (`crates/native` is two levels in).
+/// `shared/` beside the repository, or `$WALKDOWN_SHARED` (`walkdown-testsupport`).
 fn shared_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared")
+    walkdown_testsupport::shared_dir().unwrap_or_else(|| {
+        std::env::var_os("WALKDOWN_SHARED")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"))
+    })
 }
 
 fn reference_available() -> bool {
     let shared = shared_dir();
     if !shared.join("eval/measure.py").is_file() || !shared.join("bench/seeds").is_dir() {
+        walkdown_testsupport::require_shared(&shared);
         eprintln!("skipping: {} has no eval/measure.py or bench/seeds", shared.display());
         return false;
     }

@@ -17,11 +17,36 @@ pub struct CorpusProgram {
 }
 
 /// The `shared` directory beside the checkout (or `$WALKDOWN_SHARED`), if present.
+///
+/// Tests skip, with a message, what needs the corpus when this is `None`;
+/// with `WALKDOWN_REQUIRE_SHARED=1` (set by CI) a missing corpus panics
+/// instead, so a run without it cannot pass by skipping.
 pub fn shared_dir() -> Option<PathBuf> {
     let dir = std::env::var_os("WALKDOWN_SHARED")
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"));
-    dir.join("bench").is_dir().then_some(dir)
+    if dir.join("bench").is_dir() {
+        return Some(dir);
+    }
+    require_shared(&dir);
+    None
+}
+
+/// Whether `WALKDOWN_REQUIRE_SHARED=1` asks tests to fail rather than skip
+/// when the corpus is missing.
+pub fn shared_required() -> bool {
+    std::env::var_os("WALKDOWN_REQUIRE_SHARED").is_some_and(|v| v == "1")
+}
+
+/// Panics, naming `dir`, when the corpus is required (see [`shared_dir`]).
+pub fn require_shared(dir: &Path) {
+    if shared_required() {
+        panic!(
+            "WALKDOWN_REQUIRE_SHARED=1 but the benchmark corpus is missing: {} has no bench/ \
+             (set WALKDOWN_SHARED to its path, or unset WALKDOWN_REQUIRE_SHARED to skip these tests)",
+            dir.display()
+        );
+    }
 }
 
 /// Seeds and public tasks, or `None` (with a message) when `../shared` is absent.

@@ -10,6 +10,7 @@ mod check;
 mod crosscheck;
 mod gen;
 mod lcov;
+mod optdoc;
 mod outdir;
 mod output;
 mod replay;
@@ -113,6 +114,9 @@ enum Command {
     ///
     /// Exit code 1 when an error is confirmed.
     Check(gen::GenArgs),
+    /// Print the reference of every command's options as Markdown (docs/options.md).
+    #[command(hide = true)]
+    HelpMarkdown,
 }
 
 /// Runs the command line; returns the process exit code.
@@ -161,6 +165,10 @@ fn run(cli: Cli) -> Result<i32> {
         Command::Replay(args) => replay::replay(&args),
         Command::Batch(args) => batch::batch(&args),
         Command::Check(args) => check::check(&args),
+        Command::HelpMarkdown => {
+            print!("{}", optdoc::markdown());
+            Ok(0)
+        }
     }
 }
 
