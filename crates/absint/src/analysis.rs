@@ -588,7 +588,7 @@ impl<'p> Analysis<'p> {
         for (fid, sol) in &self.funcs {
             let f = &p.funcs[*fid];
             let Some(body) = &f.body else { continue };
-            if walkdown_ir::goals::is_runtime_function(&f.name) {
+            if walkdown_ir::goals::is_foreign_code(f) {
                 continue; // walkdown's own code, not the program's
             }
             for h in self.loop_heads(*fid) {
@@ -624,7 +624,7 @@ impl<'p> Analysis<'p> {
         for (fid, b, succ) in self.dead_edges() {
             let f = &p.funcs[fid];
             let Some(body) = &f.body else { continue };
-            if walkdown_ir::goals::is_runtime_function(&f.name) {
+            if walkdown_ir::goals::is_foreign_code(f) {
                 continue;
             }
             let data = &body.blocks[b];

@@ -859,7 +859,7 @@ impl<'p> RelAnalysis<'p> {
         for (fid, rf) in &self.funcs {
             let f = &p.funcs[*fid];
             let Some(body) = &f.body else { continue };
-            if walkdown_ir::goals::is_runtime_function(&f.name) {
+            if walkdown_ir::goals::is_foreign_code(f) {
                 continue; // walkdown's own code, not the program's
             }
             for (k, l) in rf.loops.iter().enumerate() {

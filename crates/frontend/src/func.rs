@@ -141,7 +141,13 @@ pub(crate) fn is_aggregate(ty: &LType) -> bool {
 impl<'a, 'm> FuncLowerer<'a, 'm> {
     fn unsupported(&self, what: impl Into<String>) -> FrontendError {
         let loc = if self.loc.is_known() { self.loc } else { self.func_loc };
-        self.cx.unsupported(what, loc)
+        if loc.is_known() {
+            self.cx.unsupported(what, loc)
+        } else {
+            // Code without debug information (the C library's) has no line
+            // to name; the function at least says where to look.
+            self.cx.unsupported(format!("{} (in @{})", what.into(), self.f.name), loc)
+        }
     }
 
     fn dm(&self) -> walkdown_ir::DataModel {

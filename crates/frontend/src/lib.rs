@@ -14,10 +14,12 @@ mod error;
 mod f80const;
 mod func;
 mod layout;
+mod libc;
 mod module;
 mod toolchain;
 mod wideconst;
 
 pub use error::FrontendError;
+pub use libc::{library_functions, manifest as library_manifest};
 pub use module::lower_module;
 pub use toolchain::{compile_c, compile_c_with_sources, compile_to_ir, FrontendSettings, F80_RUNTIME_FLAGS};

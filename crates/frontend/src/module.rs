@@ -133,9 +133,6 @@ impl<'m> ModuleCx<'m> {
 
     fn declare_symbols(&mut self) -> Result<(), FrontendError> {
         let m = self.module;
-        if let Some(a) = m.global_aliases.first() {
-            return Err(self.unsupported(format!("global alias @{}", name_text(&a.name)), Loc::UNKNOWN));
-        }
         for gv in &m.global_vars {
             let loc = self.loc(&gv.debugloc);
             let name = name_text(&gv.name);
@@ -197,9 +194,11 @@ impl<'m> ModuleCx<'m> {
                 loc,
                 body: None,
                 builtin: None,
+                library: false,
             });
             self.syms.insert(f.name.clone(), Sym::Func(id));
         }
+        self.declare_aliases()?;
         for d in &m.func_declarations {
             if d.name.starts_with("llvm.") || self.syms.contains_key(&d.name) {
                 continue;
@@ -219,6 +218,31 @@ impl<'m> ModuleCx<'m> {
             };
             let id = self.program.funcs.push(FuncData::external(&d.name, params, ret, d.is_var_arg));
             self.syms.insert(d.name.clone(), Sym::Func(id));
+        }
+        Ok(())
+    }
+
+    /// Aliases (the C library's `weak_alias(strchrnul, __strchrnul)`):
+    /// another name of a function or global the module defines, so the
+    /// alias's symbol is that function's or global's. An alias of anything
+    /// else (an offset into a global) is refused.
+    fn declare_aliases(&mut self) -> Result<(), FrontendError> {
+        for a in &self.module.global_aliases {
+            let name = name_text(&a.name);
+            let target = match a.aliasee.as_ref() {
+                llvm_ir::Constant::GlobalReference { name, .. } => Some(name_text(name)),
+                llvm_ir::Constant::BitCast(c) => match c.operand.as_ref() {
+                    llvm_ir::Constant::GlobalReference { name, .. } => Some(name_text(name)),
+                    _ => None,
+                },
+                _ => None,
+            };
+            match target.and_then(|t| self.syms.get(&t).cloned()) {
+                Some(sym) => {
+                    self.syms.insert(name, sym);
+                }
+                None => return Err(self.unsupported(format!("global alias @{name} of an expression"), Loc::UNKNOWN)),
+            }
         }
         Ok(())
     }

@@ -44,7 +44,7 @@ pub fn compile_c(source: &Path, settings: &FrontendSettings) -> Result<Program, 
 /// source's loops and variables.
 pub fn compile_c_with_sources(source: &Path, settings: &FrontendSettings) -> Result<(Program, SourceInfo), FrontendError> {
     let dir = tempfile::tempdir().map_err(|e| FrontendError::Io { path: std::env::temp_dir(), source: e })?;
-    let ll = compile_to_ir(source, settings, dir.path())?;
+    let (ll, own) = compile_and_link(source, settings, dir.path())?;
     let module = llvm_ir::Module::from_ir_path(&ll).map_err(FrontendError::Bitcode)?;
     let display_name = source.to_string_lossy().into_owned();
     let text = std::fs::read_to_string(&ll).map_err(|e| FrontendError::Io { path: ll.clone(), source: e })?;
@@ -54,6 +54,9 @@ pub fn compile_c_with_sources(source: &Path, settings: &FrontendSettings) -> Res
         line: 0,
     })?;
     let (mut program, sources) = crate::module::lower_module_with_sources(&module, settings.data_model, &display_name, huge, Some(&text))?;
+    if let Some(own) = own {
+        crate::libc::mark_library(&mut program, &own);
+    }
     if let Ok(text) = std::fs::read(source) {
         unlocate_closing_brace_jumps(&mut program, &text);
     }
@@ -90,6 +93,16 @@ pub(crate) fn unlocate_closing_brace_jumps(program: &mut Program, text: &[u8]) {
 /// IR after mem2reg (textual because it has what the bitcode reader loses:
 /// see [`huge_global_arrays`](crate::module::huge_global_arrays)).
 pub fn compile_to_ir(source: &Path, settings: &FrontendSettings, work_dir: &Path) -> Result<PathBuf, FrontendError> {
+    compile_and_link(source, settings, work_dir).map(|(ll, _)| ll)
+}
+
+/// [`compile_to_ir`], also returning the functions the program defined
+/// itself when the C library was linked in (`None` when it was not).
+fn compile_and_link(
+    source: &Path,
+    settings: &FrontendSettings,
+    work_dir: &Path,
+) -> Result<(PathBuf, Option<std::collections::BTreeSet<String>>), FrontendError> {
     if !source.extension().is_some_and(|e| e == "c" || e == "i") {
         return Err(FrontendError::NotCSource { path: source.into() });
     }
@@ -132,10 +145,17 @@ pub fn compile_to_ir(source: &Path, settings: &FrontendSettings, work_dir: &Path
     opt.arg("-passes=mem2reg").arg("-S").arg(&raw).arg("-o").arg(&bc);
     run(opt, &settings.opt, source)?;
     let text = std::fs::read_to_string(&bc).map_err(|e| FrontendError::Io { path: bc.clone(), source: e })?;
+    let (bc, text, own) = match crate::libc::link(&bc, &text, settings.data_model, &settings.llvm_link, work_dir)? {
+        Some(linked) => {
+            let text = std::fs::read_to_string(&linked.path).map_err(|e| FrontendError::Io { path: linked.path.clone(), source: e })?;
+            (linked.path, text, Some(linked.own))
+        }
+        None => (bc, text, None),
+    };
     if text.contains("x86_fp80") {
-        return link_f80_runtime(&bc, settings, work_dir, source, arch);
+        return Ok((link_f80_runtime(&bc, settings, work_dir, source, arch)?, own));
     }
-    Ok(bc)
+    Ok((bc, own))
 }
 
 /// walkdown's soft-float `long double` runtime (see `func/f80.rs`).

@@ -280,6 +280,7 @@ impl TopLevel<'_> {
         define_line: &TokenLine<'_>,
     ) -> Result<(), ParseError> {
         let sig = self.signature(cursor)?;
+        let library = cursor.eat_word("library");
         cursor.expect_punct(Punct::LBrace)?;
         cursor.expect_end()?;
         let context = BodyContext {
@@ -298,6 +299,7 @@ impl TopLevel<'_> {
             loc: sig.loc,
             body: Some(body),
             builtin: None,
+            library,
         };
         Ok(())
     }

@@ -28,6 +28,7 @@ fn define(program: &mut Program, name: &str, params: Vec<Type>, ret: Option<Type
         loc: loc(1, 1),
         body: Some(body),
         builtin: None,
+        library: false,
     });
 }
 

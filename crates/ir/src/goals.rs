@@ -86,7 +86,7 @@ impl Goals {
         let mut g = Goals::default();
         for (fid, func) in program.funcs.iter() {
             let Some(body) = &func.body else { continue };
-            if !keep(func) || is_runtime_function(&func.name) {
+            if !keep(func) || is_foreign_code(func) {
                 continue;
             }
             for (b, data) in body.blocks.iter() {
@@ -175,6 +175,13 @@ impl Goals {
 /// operations): its code is not the program's, so it has no goals.
 pub fn is_runtime_function(name: &str) -> bool {
     name.starts_with("__walkdown_f80_")
+}
+
+/// Whether `f`'s code is not the program's: walkdown's runtime or the C
+/// library the frontend linked in. Such code has no goals; the analyses
+/// run it but claim nothing about it.
+pub fn is_foreign_code(f: &crate::FuncData) -> bool {
+    f.library || is_runtime_function(&f.name)
 }
 
 fn sign_extend(v: u64, bits: u32) -> i64 {

@@ -102,6 +102,11 @@ pub struct FuncData {
     pub body: Option<Body>,
     /// The environment model of an external function, from its name.
     pub builtin: Option<Builtin>,
+    /// Whether the body is the C library's (linked in by the frontend from
+    /// musl, not written by the program's authors): it has no goals, and
+    /// reports count its code as the library's. Printed as `library` after
+    /// the signature.
+    pub library: bool,
 }
 
 impl FuncData {
@@ -115,6 +120,7 @@ impl FuncData {
             loc: Loc::UNKNOWN,
             body: None,
             builtin: Builtin::from_name(name),
+            library: false,
         }
     }
 }

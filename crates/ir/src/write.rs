@@ -85,6 +85,9 @@ fn write_signature(w: &mut dyn Write, keyword: &str, f: &FuncData) -> fmt::Resul
 /// Writes one function definition.
 pub fn write_function(w: &mut dyn Write, p: &Program, f: &FuncData, body: &Body) -> fmt::Result {
     write_signature(w, "define", f)?;
+    if f.library {
+        write!(w, " library")?;
+    }
     writeln!(w, " {{")?;
     for (b, data) in body.blocks.iter() {
         write!(w, "{b}")?;

@@ -151,10 +151,10 @@ pub fn finish(prepared: &Prepared, out: &Path, snap: &Snapshot, program: &Progra
     Ok(())
 }
 
-/// Whether `name` is a function of the harness or of walkdown's runtime
-/// rather than of the code under test.
-fn not_the_units(name: &str) -> bool {
-    walkdown_unit::lazy::is_harness(name) || walkdown_ir::goals::is_runtime_function(name)
+/// Whether `f` is a function of the harness, of walkdown's runtime or of
+/// the C library rather than of the code under test.
+fn not_the_units(f: &walkdown_ir::FuncData) -> bool {
+    walkdown_unit::lazy::is_harness(&f.name) || walkdown_ir::goals::is_foreign_code(f)
 }
 
 /// The defined functions `entry` may call, itself first (every defined
@@ -171,14 +171,14 @@ pub fn reached_functions(program: &Program, entry: &str) -> Vec<String> {
                 // The harness's functions (the lazy slots' calls) and
                 // walkdown's runtime are not the unit's.
                 InstKind::Call { callee: Callee::Direct(g), .. }
-                    if program.funcs[*g].body.is_some() && !seen.contains(g) && !not_the_units(&program.funcs[*g].name) =>
+                    if program.funcs[*g].body.is_some() && !seen.contains(g) && !not_the_units(&program.funcs[*g]) =>
                 {
                     seen.push(*g);
                     work.push(*g);
                 }
                 InstKind::Call { callee: Callee::Indirect(_), .. } => {
                     for (g, data) in program.funcs.iter() {
-                        let ours = !not_the_units(&data.name);
+                        let ours = !not_the_units(data);
                         if data.body.is_some() && ours && !seen.contains(&g) {
                             seen.push(g);
                             work.push(g);
