@@ -117,6 +117,13 @@ pub struct Model {
     pub cuts: Vec<Option<Cut>>,
     /// Where the encoding over-approximates (still sound for proofs).
     pub approximations: usize,
+    /// Per block: it lies on a cycle (may run again).
+    on_cycle: Vec<bool>,
+    /// Where the objects of the block being encoded start.
+    alloc_base: u64,
+    /// Where the objects of the next block may start: every block gets
+    /// addresses of its own.
+    alloc_next: u64,
 }
 
 impl Model {
@@ -173,7 +180,11 @@ impl Model {
             cuts,
             site_goals,
             approximations: 0,
+            on_cycle: Vec::new(),
+            alloc_base: 0,
+            alloc_next: if pw == 64 { 0x7e00_0000_0000 } else { 0xa000_0000 },
         };
+        model.on_cycle = on_cycle(&model.body);
         // Blocks no path from the entry reaches (after a call that never
         // returns, say) have no steps: the graph never gets there.
         let mut reachable = vec![false; n];
@@ -189,6 +200,10 @@ impl Model {
                 continue;
             }
             let nsucc = model.body.blocks[b].term.successors().count();
+            // Every encoding of the block (one per edge, one for its
+            // checks) gives its objects the same addresses, which no
+            // other block's objects have.
+            model.alloc_base = model.alloc_next;
             let mut steps = Vec::with_capacity(nsucc);
             for s in 0..nsucc {
                 steps.push(model.encode_step(&env, b, s as u32)?);
@@ -230,9 +245,15 @@ impl Model {
     fn encode_block(&mut self, env: &Env<'_>, b: Block, succ: Option<u32>) -> Result<walkdown_encode::vc::Vc, CegarError> {
         let (tiny, tprov) = single_block(&self.body, &self.prov, b, succ);
         let st = &self.states[b.index()];
-        let entry = EntryState { params: Some(st.params.clone()), memory: st.mem };
+        let entry = EntryState {
+            params: Some(st.params.clone()),
+            memory: st.mem,
+            alloc_base: Some(self.alloc_base),
+            repeats: self.on_cycle[b.index()],
+        };
         let pool = std::mem::take(&mut self.pool);
         let vc = encode_in(pool, env.program, &tiny, &tprov, env.goals, env.global_addr, env.func_addr, &env.settings, &Summaries::default(), &entry)?;
+        self.alloc_next = self.alloc_next.max(vc.next_addr);
         Ok(vc)
     }
 
@@ -295,6 +316,67 @@ impl Model {
         out.dedup();
         out
     }
+}
+
+/// Per block of `body`: whether it lies on a cycle (a strongly connected
+/// component with an edge inside), by Tarjan's algorithm without recursion.
+fn on_cycle(body: &Body) -> Vec<bool> {
+    let n = body.blocks.len();
+    let succs: Vec<Vec<usize>> = body.blocks.iter().map(|(_, d)| d.term.successors().map(|c| c.block.index()).collect()).collect();
+    let mut index = vec![usize::MAX; n];
+    let mut low = vec![0usize; n];
+    let mut on_stack = vec![false; n];
+    let mut stack = Vec::new();
+    let mut out = vec![false; n];
+    let mut next = 0;
+    for root in 0..n {
+        if index[root] != usize::MAX {
+            continue;
+        }
+        // (block, next successor to visit)
+        let mut work = vec![(root, 0usize)];
+        index[root] = next;
+        low[root] = next;
+        next += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        while let Some(&mut (v, ref mut i)) = work.last_mut() {
+            if let Some(&w) = succs[v].get(*i) {
+                *i += 1;
+                if index[w] == usize::MAX {
+                    index[w] = next;
+                    low[w] = next;
+                    next += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    work.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            work.pop();
+            if let Some(&(u, _)) = work.last() {
+                low[u] = low[u].min(low[v]);
+            }
+            if low[v] == index[v] {
+                let mut comp = Vec::new();
+                loop {
+                    let w = stack.pop().expect("the component is on the stack");
+                    on_stack[w] = false;
+                    comp.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                let cyclic = comp.len() > 1 || succs[v].contains(&v);
+                for w in comp {
+                    out[w] = cyclic;
+                }
+            }
+        }
+    }
+    out
 }
 
 /// A body of block `b` alone (as the entry, with its own parameters),

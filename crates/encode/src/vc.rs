@@ -175,6 +175,19 @@ pub struct EntryState {
     /// The memory (an array term) instead of the initial memory (zero
     /// everywhere, globals' initial bytes).
     pub memory: Option<ExprId>,
+    /// The address of the first object the body allocates (instead of the
+    /// start of the allocation area). Blocks encoded one at a time need
+    /// ranges of their own ([`Vc::next_addr`] ends one): objects of
+    /// different blocks must not share addresses.
+    pub alloc_base: Option<u64>,
+    /// The entry block may run again while objects it allocated before are
+    /// live (it is on a cycle): a heap allocation, or a stack allocation
+    /// that is not part of its function's frame, gets an address of its
+    /// own at every execution (a fresh symbol in an area of its own), and
+    /// a frame allocation, whose earlier object is dead by then, keeps its
+    /// address but starts zeroed again, as the interpreter's fresh objects
+    /// do.
+    pub repeats: bool,
 }
 
 /// One edge of the body.
@@ -225,6 +238,10 @@ pub struct Vc {
     pub entry_params: Vec<ExprId>,
     /// The value each `ret` block returns.
     pub returns: std::collections::HashMap<Block, Option<ExprId>>,
+    /// The address after the last object the body allocates at a fixed
+    /// address (where the next body's [`EntryState::alloc_base`] may
+    /// start).
+    pub next_addr: u64,
 }
 
 impl Vc {
@@ -370,7 +387,8 @@ pub fn encode_in(
         pw,
         assertions: Vec::new(),
         approximations: Vec::new(),
-        next_addr: if pw == 64 { 0x7e00_0000_0000 } else { 0xa000_0000 },
+        next_addr: entry.alloc_base.unwrap_or(if pw == 64 { 0x7e00_0000_0000 } else { 0xa000_0000 }),
+        repeats: entry.repeats,
         settings,
     };
     // Initial memory: zero everywhere (fresh stack and heap memory reads as
@@ -577,7 +595,27 @@ pub fn encode_in(
                         Operand::Const(c) => Some(c.bits),
                         _ => None,
                     };
-                    Some(e.fresh_object(size))
+                    if !e.repeats {
+                        Some(e.fresh_object(size))
+                    } else {
+                        // Only a function's entry block allocates its
+                        // frame (once per activation); other allocas (VLAs,
+                        // `alloca()`) may pile up in a loop.
+                        let frame = prov.blocks.get(b).is_some_and(|o| o.block == Body::ENTRY);
+                        match size {
+                            Some(n) if frame && n <= settings.max_bulk_bytes => {
+                                let a = e.fresh_object(Some(n));
+                                let zero = e.bv(0, 8);
+                                for i in 0..n {
+                                    let off = e.bv(i, pw);
+                                    let at = e.x(|p| p.add(a, off));
+                                    mem = e.store_byte(mem, at, zero);
+                                }
+                                Some(a)
+                            }
+                            _ => Some(e.repeated_object(&format!("alloca{}", inst.as_u32()), loc)),
+                        }
+                    }
                 }
                 InstKind::PtrAdd { base, offset } => {
                     let (a, c) = (opv(&mut e, &vals, base), opv(&mut e, &vals, offset));
@@ -877,7 +915,7 @@ pub fn encode_in(
         let def = e.x(|p| p.eq(ed.taken, tdef));
         e.assertions.push(def);
     }
-    let Enc { assertions, approximations, .. } = e;
+    let Enc { assertions, approximations, next_addr, .. } = e;
     Ok(Vc {
         pool,
         assertions,
@@ -888,6 +926,7 @@ pub fn encode_in(
         approximations,
         entry_params,
         returns,
+        next_addr,
     })
 }
 

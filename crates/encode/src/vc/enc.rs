@@ -25,6 +25,8 @@ pub(super) struct Enc<'a> {
     pub(super) assertions: Vec<ExprId>,
     pub(super) approximations: Vec<(String, Loc)>,
     pub(super) next_addr: u64,
+    /// See [`EntryState::repeats`].
+    pub(super) repeats: bool,
     pub(super) settings: &'a VcSettings,
 }
 
@@ -70,6 +72,24 @@ impl Enc<'_> {
         let addr = self.next_addr;
         self.next_addr = self.next_addr.wrapping_add(size.div_ceil(16) * 16 + 64);
         self.bv(addr, self.pw)
+    }
+
+    /// The address of an object allocated by a block that may run again
+    /// while the objects it allocated before are live: a fresh symbol (one
+    /// per execution once steps are renamed apart), so it may alias any
+    /// other such object (an over-approximation), placed in an area of its
+    /// own, above every fixed object.
+    pub(super) fn repeated_object(&mut self, what: &str, loc: Loc) -> ExprId {
+        self.approximations.push((format!("{what} that may repeat"), loc));
+        let pw = self.pw;
+        let (lo, hi) = if pw == 64 { (0x7f00_0000_0000u64, 0x7fff_0000_0000u64) } else { (0xe000_0000, 0xf000_0000) };
+        let a = self.sym(&format!("obj_{what}"), pw).1;
+        let (l, h) = (self.bv(lo, pw), self.bv(hi, pw));
+        let above = self.x(|p| p.ule(l, a));
+        let below = self.x(|p| p.ult(a, h));
+        self.assertions.push(above);
+        self.assertions.push(below);
+        a
     }
 
     /// The memory of whichever incoming edge is taken.
@@ -245,7 +265,7 @@ impl Enc<'_> {
                     Builtin::Calloc => konst(self, arg(0)).zip(konst(self, arg(1))).and_then(|(a, c)| a.checked_mul(c)),
                     _ => None,
                 };
-                let addr = self.fresh_object(size);
+                let addr = if self.repeats { self.repeated_object("heap object", loc) } else { self.fresh_object(size) };
                 if b == Builtin::Realloc {
                     // The old contents move; not modelled.
                     *mem = self.unknown_memory("realloc", loc);
