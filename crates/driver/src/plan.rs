@@ -109,6 +109,50 @@ pub struct Options {
     pub unit: Option<UnitOptions>,
 }
 
+impl Options {
+    /// `gen`'s defaults for `file` into `out` (the command line's defaults
+    /// are these; a test of the binary checks that they agree).
+    pub fn new(file: impl Into<PathBuf>, out: impl Into<PathBuf>) -> Options {
+        Options {
+            file: file.into(),
+            data_model: None,
+            time: 60.0,
+            out: out.into(),
+            engines: vec![EngineKind::Concolic, EngineKind::Bmc, EngineKind::Cegar],
+            engine: None,
+            jobs: None,
+            shares: Vec::new(),
+            search: "bfs".into(),
+            property: None,
+            seed: 1,
+            no_runtime_checks: false,
+            no_invariants: false,
+            no_loop_acceleration: false,
+            mutation_share: 0.3,
+            no_static: false,
+            max_executions: None,
+            solver_timeout_ms: 10_000,
+            quick_query_ms: 500,
+            max_call_depth: walkdown_interp::ExecLimits::default().max_call_depth,
+            max_steps: None,
+            no_fast_forward: false,
+            unwind: None,
+            max_unwind: 1024,
+            cover: CoverAlgorithm::Statements,
+            lcov: false,
+            summaries: false,
+            monitor_order: false,
+            no_symbolic_floats: false,
+            fp_timeout_ms: 2_000,
+            refinement: Refinement::Suffix,
+            annotations: Vec::new(),
+            eva: EvaSettings::default(),
+            verification: None,
+            unit: None,
+        }
+    }
+}
+
 /// An argument the plan refuses; the words are the error `gen` prints.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PlanError {
@@ -284,45 +328,8 @@ fn engines(o: &Options) -> Result<Vec<EngineKind>, PlanError> {
 mod tests {
     use super::*;
 
-    /// `gen`'s defaults, as clap gives them.
     fn defaults() -> Options {
-        Options {
-            file: "p.c".into(),
-            data_model: None,
-            time: 60.0,
-            out: "walkdown-out".into(),
-            engines: vec![EngineKind::Concolic, EngineKind::Bmc, EngineKind::Cegar],
-            engine: None,
-            jobs: None,
-            shares: Vec::new(),
-            search: "bfs".into(),
-            property: None,
-            seed: 1,
-            no_runtime_checks: false,
-            no_invariants: false,
-            no_loop_acceleration: false,
-            mutation_share: 0.3,
-            no_static: false,
-            max_executions: None,
-            solver_timeout_ms: 10_000,
-            quick_query_ms: 500,
-            max_call_depth: 1000,
-            max_steps: None,
-            no_fast_forward: false,
-            unwind: None,
-            max_unwind: 1024,
-            cover: CoverAlgorithm::Statements,
-            lcov: false,
-            summaries: false,
-            monitor_order: false,
-            no_symbolic_floats: false,
-            fp_timeout_ms: 2000,
-            refinement: Refinement::Suffix,
-            annotations: Vec::new(),
-            eva: EvaSettings::default(),
-            verification: None,
-            unit: None,
-        }
+        Options::new("p.c", "walkdown-out")
     }
 
     #[test]

@@ -439,3 +439,23 @@ static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 fn install_stop_handler(flag: &'static AtomicBool) {
     let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    /// `gen`'s arguments alone.
+    #[derive(Parser)]
+    struct Gen {
+        #[command(flatten)]
+        args: GenArgs,
+    }
+
+    #[test]
+    fn the_command_lines_defaults_are_the_drivers() {
+        let parsed = Gen::parse_from(["gen", "p.c"]).args.options();
+        let driver = Options::new("p.c", "walkdown-out");
+        assert_eq!(format!("{parsed:?}"), format!("{driver:?}"));
+    }
+}
