@@ -52,7 +52,7 @@ impl Certify<'_, '_> {
         let faddr = |f| interp.func_address(f).unwrap_or(0);
         let deadline = self.deadline(snap);
         let mut from_analysis =
-            |targets: &[GoalId]| self.from_analysis(targets, deadline, &gaddr, &faddr);
+            |targets: &[GoalId]| self.analysis_certificate(targets, deadline, &gaddr, &faddr);
         let mut model_check = |targets: &[GoalId]| {
             // A model-checking run of its own in half the witness's time
             // left (the other half checks what it finds), at most a minute.
@@ -104,7 +104,7 @@ impl Certify<'_, '_> {
 
     /// A certificate from the interval analysis (run again, to the
     /// witness's deadline) and the relational one.
-    fn from_analysis(
+    fn analysis_certificate(
         &self,
         targets: &[GoalId],
         deadline: Instant,

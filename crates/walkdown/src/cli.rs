@@ -161,5 +161,5 @@ fn run(cli: Cli) -> Result<i32> {
 
 /// Reads a program: C through the frontend, `.wir` through the IR reader.
 fn load(args: &ProgramArgs) -> Result<Program> {
-    Ok(walkdown_driver::load::load_program(&args.file, args.data_model())?)
+    walkdown_driver::load::load_program(&args.file, args.data_model())
 }
