@@ -7,6 +7,7 @@
 //! - [`gcov`]: read the accumulated coverage of the task file;
 //! - [`harness`]: the C harness and its contract with the Rust side;
 //! - [`driver`]: the harness with one test compiled in (a standalone driver);
+//! - [`unit`]: a unit's test file (`unit_tests.c`) built and run;
 //! - [`validate_suite`]: all of it for a whole suite (`walkdown validate`).
 //!
 //! Reading test files is not done here: callers pass [`TestVector`]s (the
@@ -19,6 +20,7 @@ pub mod gcov;
 pub mod harness;
 pub mod linemarkers;
 pub mod run;
+pub mod unit;
 
 use std::io;
 use std::path::{Path, PathBuf};

@@ -85,6 +85,36 @@ pub enum NativeOutcome {
     Timeout,
 }
 
+impl NativeOutcome {
+    /// The end in words, as `replay` prints it (`killed by signal 11
+    /// (SIGSEGV)`).
+    pub fn describe(&self) -> String {
+        match self {
+            NativeOutcome::Exit(code) => format!("exit {code}"),
+            NativeOutcome::ReachError => "reach_error reached".into(),
+            NativeOutcome::AssertionFailure => "assertion failed".into(),
+            NativeOutcome::Abort => "abort (SIGABRT)".into(),
+            NativeOutcome::Signal(sig) => format!("killed by signal {sig} ({})", signal_name(*sig)),
+            NativeOutcome::Timeout => "timeout".into(),
+        }
+    }
+}
+
+/// The usual name of a fatal signal.
+fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGILL => "SIGILL",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGXCPU => "SIGXCPU",
+        _ => "other",
+    }
+}
+
 /// The result of one run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NativeRun {

@@ -5,11 +5,14 @@
 //! `reach_error` is reachable. Before, the bounded engine and the model
 //! checker had no copy of them (calls of `reach_error` are not inlined) and
 //! claimed them unreachable once their analysis was complete, and no run
-//! ever covered them, so no soundness test could notice.
+//! ever covered them, so no soundness test could notice. The campaigns
+//! run in process, through the driver.
+
+mod support;
 
 use std::path::Path;
 use std::process::Command;
-use walkdown_formats::report::read_report;
+use walkdown_driver::{EngineKind, Exit, Options};
 
 fn fixture() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reach_error/defined.c")
@@ -24,24 +27,38 @@ fn entering_a_defined_reach_error_covers_its_goals() {
         .expect("walkdown runs");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("error reach_error"), "{text}");
-    let covered_in_reach_error = text.lines().filter(|l| l.contains("\terror reach_error\t") && l.contains("defined.c:6:")).count();
-    assert_eq!(covered_in_reach_error, 2, "both checks of reach_error's body are covered on entry:\n{text}");
+    let covered_in_reach_error = text
+        .lines()
+        .filter(|l| l.contains("\terror reach_error\t") && l.contains("defined.c:6:"))
+        .count();
+    assert_eq!(
+        covered_in_reach_error, 2,
+        "both checks of reach_error's body are covered on entry:\n{text}"
+    );
 }
 
 #[test]
 fn no_engine_claims_a_reachable_reach_error_unreachable() {
     let tmp = tempfile::tempdir().unwrap();
-    for engines in ["bmc", "cegar", "concolic,bmc,cegar"] {
+    use EngineKind::{Bmc, Cegar, Concolic};
+    for (engines, kinds) in [
+        ("bmc", &[Bmc][..]),
+        ("cegar", &[Cegar][..]),
+        ("concolic,bmc,cegar", &[Concolic, Bmc, Cegar][..]),
+    ] {
         let out = tmp.path().join(engines.replace(',', "_"));
-        let status = Command::new(env!("CARGO_BIN_EXE_walkdown"))
-            .args(["gen", "--quiet", "--time", "10", "--engines", engines, "--out"])
-            .arg(&out)
-            .arg(fixture())
-            .status()
-            .expect("walkdown runs");
-        assert!(matches!(status.code(), Some(0 | 1)), "{engines}: {status}");
-        let r = read_report(&out.join("report.json")).expect("report");
-        assert!(r.proof_conflicts.is_empty(), "{engines}: {:?}", r.proof_conflicts);
+        let outcome = support::gen(Options {
+            time: 10.0,
+            engines: kinds.to_vec(),
+            ..Options::new(fixture(), &out)
+        });
+        assert_ne!(outcome.exit(), Exit::ProofConflict, "{engines}");
+        let r = outcome.report;
+        assert!(
+            r.proof_conflicts.is_empty(),
+            "{engines}: {:?}",
+            r.proof_conflicts
+        );
         for g in r.goals.iter().filter(|g| g.function == "reach_error") {
             assert_eq!(g.status, "covered", "{engines}: {g:?}");
         }

@@ -3,6 +3,7 @@
 //! relational analysis's equalities and octagonal inequalities over loop
 //! counters and inputs, and what it proves unreachable beyond intervals.
 
+use walkdown_driver::annotations::{self, AnnotationSource};
 use super::{load, ProgramArgs};
 use anyhow::Result;
 
@@ -50,7 +51,12 @@ pub fn analyze(args: &ProgramArgs, sources: &[super::annotations::SourceArg], ev
         let mut proved: Vec<_> = analysis.safe_error_sites(&goals).into_iter().map(|(g, _)| g).collect();
         proved.extend(dead.iter().copied());
         let mut figures = std::collections::BTreeMap::new();
-        let a = super::annotations::read(&program, &args.file, &goals, sources, &proved, super::annotations::SELF_NO_OVERFLOW_LIMIT, eva, &mut figures)?;
+        let sources: Vec<AnnotationSource> = sources.iter().map(|s| s.source()).collect();
+        let read = annotations::read(&program, &args.file, &goals, &sources, &proved, annotations::SELF_NO_OVERFLOW_LIMIT, eva, &mut figures)?;
+        if let Some(w) = &read.warning {
+            eprintln!("{w}");
+        }
+        let a = read.annotations;
         for (k, v) in &figures {
             println!("  {k}: {v}");
         }
@@ -66,7 +72,7 @@ pub fn analyze(args: &ProgramArgs, sources: &[super::annotations::SourceArg], ev
                 "  {g}\t{}\t{}\t{}\tpremise {}{by}",
                 goals.describe(*g),
                 program.describe_loc(goals.goals[*g].loc),
-                super::annotations::status_words(&s.premise),
+                annotations::status_words(&s.premise),
                 a.premise_text(*g)
             );
         }

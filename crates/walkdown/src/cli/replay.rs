@@ -55,37 +55,11 @@ fn suite_data_model(test: &Path) -> Option<DataModel> {
     walkdown_formats::read_metadata(&metadata).ok()?.data_model()
 }
 
-/// What a native run's end is called in the output of `replay`.
-pub fn describe(outcome: &NativeOutcome) -> String {
-    match outcome {
-        NativeOutcome::Exit(code) => format!("exit {code}"),
-        NativeOutcome::ReachError => "reach_error reached".into(),
-        NativeOutcome::AssertionFailure => "assertion failed".into(),
-        NativeOutcome::Abort => "abort (SIGABRT)".into(),
-        NativeOutcome::Signal(sig) => format!("killed by signal {sig} ({})", signal_name(*sig)),
-        NativeOutcome::Timeout => "timeout".into(),
-    }
-}
-
-fn signal_name(sig: i32) -> &'static str {
-    match sig {
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGFPE => "SIGFPE",
-        libc::SIGBUS => "SIGBUS",
-        libc::SIGILL => "SIGILL",
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGKILL => "SIGKILL",
-        libc::SIGTERM => "SIGTERM",
-        libc::SIGXCPU => "SIGXCPU",
-        _ => "other",
-    }
-}
-
 /// Runs the command: exit code 1 when the run ends in an error (reach_error,
 /// failed assertion, abort, fatal signal, timeout), 0 on a normal exit.
 pub fn replay(args: &ReplayArgs) -> Result<i32> {
     super::check_input_file(&args.file, &["c", "i"])?;
-    super::unit::refuse_native_unit_program(&args.file)?;
+    walkdown_driver::unit::refuse_native_unit_program(&args.file)?;
     let vector = read_test(&args.test)?;
     let data_model = args.data_model.map(DataModel::from).or_else(|| suite_data_model(&args.test)).unwrap_or(DataModel::LP64);
     if let Some(out) = &args.emit_driver {
@@ -130,7 +104,7 @@ pub fn replay(args: &ReplayArgs) -> Result<i32> {
     };
     let run = build.run(&vector, &limits)?;
     let how = if args.sanitize { "gcc -g, ASan+UBSan" } else { "gcc -g" };
-    println!("{}: {} ({data_model}, {how}, {:.3} s)", args.file.display(), describe(&run.outcome), run.elapsed.as_secs_f64());
+    println!("{}: {} ({data_model}, {how}, {:.3} s)", args.file.display(), walkdown_native::NativeOutcome::describe(&run.outcome), run.elapsed.as_secs_f64());
     // What the program or a sanitizer said about how it ended.
     let said = run.stderr.as_deref().unwrap_or("");
     for line in said.lines().filter(|l| {

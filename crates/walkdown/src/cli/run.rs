@@ -169,7 +169,7 @@ pub fn run(args: &RunArgs) -> Result<i32> {
         eprintln!("walkdown: warning: {warning}");
     }
 
-    println!("outcome: {}", describe_outcome(&program, &result.outcome));
+    println!("outcome: {}", walkdown_driver::report::describe_outcome(&program, &result.outcome));
     println!(
         "inputs: {} of {} consumed ({} nondet calls{})",
         result.inputs.len(),
@@ -220,30 +220,6 @@ pub fn run(args: &RunArgs) -> Result<i32> {
         Outcome::Unsupported { .. } => 2,
         _ => 0,
     })
-}
-
-/// One line for an outcome, with the error's location and function.
-pub fn describe_outcome(program: &Program, outcome: &Outcome) -> String {
-    match outcome {
-        Outcome::Exit(code) => format!("exit {code}"),
-        Outcome::AssumeFailed => "assumption failed (the test is outside the program's admitted inputs)".into(),
-        Outcome::Abort => "abort".into(),
-        Outcome::Error { kind, func, loc, goal, .. } => {
-            let goal = goal.map(|g| format!(" (goal {g})")).unwrap_or_default();
-            format!(
-                "error {} at {} in `{}`{goal}",
-                kind.name(),
-                program.describe_loc(*loc),
-                program.funcs[*func].name
-            )
-        }
-        Outcome::StepLimit => "stopped at the step limit (--max-steps)".into(),
-        Outcome::TimeLimit => "stopped at its deadline".into(),
-        Outcome::DepthLimit => "stopped at the call-depth limit (--max-call-depth)".into(),
-        Outcome::Unsupported { what, loc } => {
-            format!("unsupported: {what} at {}", program.describe_loc(*loc))
-        }
-    }
 }
 
 #[cfg(test)]

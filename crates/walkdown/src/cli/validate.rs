@@ -38,7 +38,7 @@ pub fn validate(args: &ValidateArgs) -> Result<i32> {
     if args.suite.is_file() && args.suite.extension().is_some_and(|e| e == "c") {
         return validate_unit(args);
     }
-    super::unit::refuse_native_unit_program(&args.file)?;
+    walkdown_driver::unit::refuse_native_unit_program(&args.file)?;
     let suite = walkdown_formats::read_suite(&args.suite)?;
     for (name, error) in &suite.invalid {
         eprintln!("walkdown: warning: skipping {name}: {error}");
@@ -96,7 +96,7 @@ pub fn validate(args: &ValidateArgs) -> Result<i32> {
     println!("lines: {} of {} covered ({:.2}%)", c.lines_covered, c.lines_total, c.line_percent());
     println!("functions: {} of {} entered", c.functions_covered, c.functions_total);
     if let Some(path) = &args.lcov {
-        super::lcov::write_coverage_info(path, &args.file, c)?;
+        walkdown_driver::lcov::write_coverage_info(path, &args.file, c)?;
         println!("lcov: {}", path.display());
     }
     if !result.reach_error_hook && result.reach_error_count() == 0 {
@@ -108,8 +108,8 @@ pub fn validate(args: &ValidateArgs) -> Result<i32> {
 /// `validate FILE DIR/unit_tests.c`: the unit tests of `gen --entry`, run
 /// natively with gcov coverage of FILE, per function too.
 fn validate_unit(args: &ValidateArgs) -> Result<i32> {
-    let m32 = args.data_model.is_some_and(|d| DataModel::from(d) == DataModel::ILP32);
-    let v = super::unit::validate_unit_tests(&args.file, &args.suite, m32)?;
+    let data_model = args.data_model.map_or(DataModel::LP64, DataModel::from);
+    let v = walkdown_native::unit::validate_unit_tests(&args.file, &args.suite, data_model)?;
     for line in &v.lines {
         println!("{line}");
     }
@@ -121,7 +121,7 @@ fn validate_unit(args: &ValidateArgs) -> Result<i32> {
         println!("function {}: {} of {} branches", f.name, f.covered, f.branches);
     }
     if let Some(path) = &args.lcov {
-        super::lcov::write_coverage_info(path, &args.file, c)?;
+        walkdown_driver::lcov::write_coverage_info(path, &args.file, c)?;
         println!("lcov: {}", path.display());
     }
     Ok(0)

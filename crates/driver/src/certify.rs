@@ -1,0 +1,134 @@
+//! Certification after the portfolio: when no test contradicts a proof,
+//! the correctness witness (`witness.yml`, see [`crate::witness`]) from
+//! the first prover that gives a certificate: the campaign's model
+//! checker's complete graph, the abstract interpretation's states, or a
+//! model-checking run of its own in what is left of the budget.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use walkdown_absint::RelAnalysis;
+use walkdown_campaign::{Campaign, Snapshot};
+use walkdown_cegar::{CegarEngine, CegarSettings, Certificate};
+use walkdown_formats::report::WitnessEntry;
+use walkdown_ir::goals::{GoalId, Goals};
+use walkdown_ir::source::SourceInfo;
+use walkdown_ir::Program;
+
+use crate::plan::Plan;
+
+/// What certification reads.
+pub struct Certify<'a, 'p> {
+    /// The plan.
+    pub plan: &'a Plan,
+    /// The program's file as the witness names it.
+    pub program_file: &'a std::path::Path,
+    /// The program.
+    pub program: &'p Program,
+    /// Its goals.
+    pub goals: &'p Goals,
+    /// Its source loops and variables.
+    pub sources: &'a SourceInfo,
+    /// The campaign (its interpreter's addresses).
+    pub campaign: &'a Campaign<'p>,
+    /// The relational analysis, if it completed.
+    pub relational: Option<&'a RelAnalysis<'p>>,
+    /// The model checker's settings.
+    pub cegar_settings: &'a CegarSettings,
+    /// Set by Ctrl-C: no model-checking run of its own then.
+    pub interrupt: &'a AtomicBool,
+}
+
+impl Certify<'_, '_> {
+    /// Writes the witness of `snap` if it can be made and checked; what
+    /// happened, for the report (`None`: nothing to witness).
+    pub fn witness(
+        &self,
+        snap: &Snapshot,
+        cegar: Option<&mut CegarEngine>,
+    ) -> Option<WitnessEntry> {
+        let interp = self.campaign.interpreter();
+        let gaddr = |g| interp.global_address(g).unwrap_or(0);
+        let faddr = |f| interp.func_address(f).unwrap_or(0);
+        let deadline = self.deadline(snap);
+        let mut from_analysis =
+            |targets: &[GoalId]| self.analysis_certificate(targets, deadline, &gaddr, &faddr);
+        let mut model_check = |targets: &[GoalId]| {
+            // A model-checking run of its own in half the witness's time
+            // left (the other half checks what it finds), at most a minute.
+            let left = (deadline.saturating_duration_since(Instant::now()) / 2)
+                .min(Duration::from_secs(60));
+            if left < Duration::from_millis(500) || self.interrupt.load(Ordering::Relaxed) {
+                return None;
+            }
+            walkdown_cegar::certify(
+                self.program,
+                self.goals,
+                &gaddr,
+                &faddr,
+                targets,
+                self.cegar_settings,
+                left,
+            )
+            .ok()
+            .flatten()
+        };
+        let provers = crate::witness::Provers {
+            campaign_graph: cegar.and_then(|e| e.certificate.as_mut()),
+            from_analysis: &mut from_analysis,
+            model_check: &mut model_check,
+        };
+        let (out, version) = (&self.plan.out, env!("CARGO_PKG_VERSION"));
+        crate::witness::write_witness(
+            out,
+            self.program_file,
+            self.program,
+            self.sources,
+            self.goals,
+            snap,
+            provers,
+            version,
+            deadline,
+        )
+    }
+
+    /// The witness uses what is left of the budget (a run that settled
+    /// every goal early has most of it), and at least a quarter of it up
+    /// to 5 s past it, so a run that used its whole budget can still check
+    /// invariants it has.
+    fn deadline(&self, snap: &Snapshot) -> Instant {
+        let budget = self.plan.budget;
+        let left = budget.saturating_sub(snap.elapsed);
+        Instant::now() + left.max((budget / 4).min(Duration::from_secs(5)))
+    }
+
+    /// A certificate from the interval analysis (run again, to the
+    /// witness's deadline) and the relational one.
+    fn analysis_certificate(
+        &self,
+        targets: &[GoalId],
+        deadline: Instant,
+        gaddr: &dyn Fn(walkdown_ir::GlobalId) -> u64,
+        faddr: &dyn Fn(walkdown_ir::FuncId) -> u64,
+    ) -> Option<Certificate> {
+        let opts = walkdown_absint::FixpointOptions {
+            deadline: Some(deadline),
+            ..Default::default()
+        };
+        let intervals = walkdown_absint::analyze_with(self.program, opts);
+        if !intervals.complete {
+            return None;
+        }
+        let formula_of = |f, b| walkdown_absint::entry_formula(&intervals, self.relational, f, b);
+        walkdown_cegar::certificate_from_formulas(
+            self.program,
+            self.goals,
+            gaddr,
+            faddr,
+            self.cegar_settings,
+            &formula_of,
+            targets.to_vec(),
+        )
+        .ok()
+    }
+}
