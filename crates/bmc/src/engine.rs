@@ -176,7 +176,7 @@ pub(crate) fn encode_unwound(
     let faddr = |f| interp.func_address(f).unwrap_or(0);
     match encode(&unwound.program, &unwound.body, &unwound.prov, goals, &gaddr, &faddr, vc_settings).map_err(BmcError::from) {
         Ok(vc) => Ok(Ok((unwound, vc))),
-        Err(e @ BmcError::Unsupported { .. }) => Ok(Err(e)),
+        Err(e @ (BmcError::Unsupported { .. } | BmcError::TooLarge { .. })) => Ok(Err(e)),
         Err(e) => Err(e),
     }
 }

@@ -94,6 +94,14 @@ pub struct VcSettings {
     /// ([`BlockVars::memory`]); the model checker reads a step's memory
     /// after it there. Default off (the term costs nodes).
     pub block_memory: bool,
+    /// The most expression nodes an encoding may make before it gives up
+    /// as [`EncodeError::TooLarge`]. Programs that inline the C library's
+    /// formatter at many call sites grow to tens of thousands of blocks;
+    /// a bound on the encoding's size (not its time, so `--jobs 1` runs
+    /// stay reproducible) keeps an engine from spending its whole budget,
+    /// uninterruptibly, on one formula it could not solve anyway.
+    /// Default 3,000,000 (a few hundred MB).
+    pub max_nodes: usize,
     /// Encode float instructions as IEEE-754 terms (exact, as the
     /// interpreter computes them) instead of fresh values (an
     /// over-approximation). Exact terms let a model cover float branches
@@ -110,6 +118,7 @@ impl Default for VcSettings {
             havoc_loop_entries: false,
             block_memory: false,
             float_terms: false,
+            max_nodes: 3_000_000,
         }
     }
 }
@@ -449,6 +458,9 @@ pub fn encode_in(
         Default::default()
     };
     for &b in &order {
+        if e.pool.len() > settings.max_nodes {
+            return Err(EncodeError::TooLarge { what: "expression nodes of the encoding", limit: settings.max_nodes });
+        }
         let data = &body.blocks[b];
         let (reach_sym, reach) = e.var(&format!("r{}", b.as_u32()));
         let cut = prov.cut(b).is_some();
