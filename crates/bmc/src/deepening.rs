@@ -158,11 +158,13 @@ impl Engine for BmcEngine {
             self.figures.blocks = r.blocks;
             if let Some(e) = &r.unsupported {
                 let end = match e {
-                    BmcError::TooLarge { .. } if self.figures.depths > 1 => format!("stopped: unwinding {k}: {e}"),
+                    BmcError::TooLarge { .. } | BmcError::OutOfTime if self.figures.depths > 1 => {
+                        format!("stopped: unwinding {k}: {e}")
+                    }
                     _ => format!("cannot encode the program: {e}"),
                 };
                 let reason = match e {
-                    BmcError::TooLarge { .. } => OpenReason::Unsupported(format!("unwinding {k}: {e}")),
+                    BmcError::TooLarge { .. } | BmcError::OutOfTime => OpenReason::Unsupported(format!("unwinding {k}: {e}")),
                     _ => OpenReason::Unsupported(e.to_string()),
                 };
                 note_open_goals(ctx, &reason);

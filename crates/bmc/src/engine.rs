@@ -169,14 +169,14 @@ pub(crate) fn encode_unwound(
 ) -> Result<Result<(Unwound, Vc), BmcError>, BmcError> {
     let unwound = match transform(program, k, max_blocks) {
         Ok(u) => u,
-        Err(e @ (BmcError::Unsupported { .. } | BmcError::TooLarge { .. })) => return Ok(Err(e)),
+        Err(e @ (BmcError::Unsupported { .. } | BmcError::TooLarge { .. } | BmcError::OutOfTime)) => return Ok(Err(e)),
         Err(e) => return Err(e),
     };
     let gaddr = |g| interp.global_address(g).unwrap_or(0);
     let faddr = |f| interp.func_address(f).unwrap_or(0);
     match encode(&unwound.program, &unwound.body, &unwound.prov, goals, &gaddr, &faddr, vc_settings).map_err(BmcError::from) {
         Ok(vc) => Ok(Ok((unwound, vc))),
-        Err(e @ (BmcError::Unsupported { .. } | BmcError::TooLarge { .. })) => Ok(Err(e)),
+        Err(e @ (BmcError::Unsupported { .. } | BmcError::TooLarge { .. } | BmcError::OutOfTime)) => Ok(Err(e)),
         Err(e) => Err(e),
     }
 }
@@ -259,7 +259,10 @@ pub fn run_depth(ctx: &EngineCtx<'_, '_>, settings: &BmcSettings, k: u32) -> Res
     let interp = campaign.interpreter();
     let mut result = BmcResult::empty(goals.len());
     let k = k.max(1);
-    let vc_settings = VcSettings { termination: Termination::Prefix, ..settings.vc };
+    // A third of the time left: the engine's share when the three
+    // engines take turns on one worker (see `VcSettings::deadline`).
+    let share = ctx.deadline().saturating_duration_since(start) / 3;
+    let vc_settings = VcSettings { termination: Termination::Prefix, deadline: Some(start + share), ..settings.vc };
     let gaddr = |g| interp.global_address(g).unwrap_or(0);
     let faddr = |f| interp.func_address(f).unwrap_or(0);
     let (unwound, mut vc) = match encode_unwound(program, goals, interp, k, settings.max_blocks, &vc_settings)? {

@@ -63,6 +63,10 @@ pub enum BmcError {
         /// The budget.
         limit: usize,
     },
+    /// The encoding did not finish within the engine's share of the time
+    /// left.
+    #[error("the encoding did not finish within the engine's share of the time left")]
+    OutOfTime,
     /// The program has no defined `main`.
     #[error("the program has no defined `main` function")]
     NoEntry,
@@ -81,6 +85,7 @@ impl From<walkdown_encode::EncodeError> for BmcError {
             E::Unsupported { construct, func, loc } => BmcError::Unsupported { construct, func, loc },
             E::TooLarge { what, limit } => BmcError::TooLarge { what, limit },
             E::NoEntry => BmcError::NoEntry,
+            E::OutOfTime => BmcError::OutOfTime,
             E::Expr(s) => BmcError::Expr(s),
         }
     }

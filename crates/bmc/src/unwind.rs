@@ -141,7 +141,11 @@ pub fn unwind(
         ls.sort_by_key(|&l| std::cmp::Reverse(loops[l].size));
         *c = ls;
     }
-    let facts: Vec<(Vec<bool>, bool)> = loops.iter().map(|l| loop_facts(body, l)).collect();
+    let mut order = vec![usize::MAX; n];
+    for (i, b) in reverse_postorder(body).into_iter().enumerate() {
+        order[b.index()] = i;
+    }
+    let facts: Vec<(Vec<bool>, bool)> = loops.iter().map(|l| loop_facts(body, l, &order)).collect();
     let mut u = Unwinder {
         facts: &facts,
         body,
@@ -171,7 +175,7 @@ pub fn unwind(
 /// loop block that every edge into that block fills with such a value
 /// (localize threads values from before the loop through the blocks'
 /// parameters). Found as a greatest fixpoint.
-fn loop_facts(body: &Body, l: &Loop) -> (Vec<bool>, bool) {
+fn loop_facts(body: &Body, l: &Loop, order: &[usize]) -> (Vec<bool>, bool) {
     let in_loop = |b: Block| l.blocks[b.index()];
     let writes_memory = body.blocks.iter().filter(|(b, _)| in_loop(*b)).any(|(_, d)| {
         d.insts.iter().any(|&i| matches!(body.insts[i].kind, InstKind::Store { .. } | InstKind::Call { .. }))
@@ -206,29 +210,24 @@ fn loop_facts(body: &Body, l: &Loop) -> (Vec<bool>, bool) {
         (Origin::Of(i), Origin::Of(j)) if i == j => a,
         _ => Origin::Nothing,
     };
-    // A side table over every value of the body (defined values and
-    // parameters outside the loop copy nothing).
-    let mut origin = vec![Origin::Nothing; body.values.len()];
-    for (j, &p) in header.params.iter().enumerate() {
-        origin[p.index()] = Origin::Of(j);
-    }
+    // Keyed by the loop's parameters only (defined values and parameters
+    // outside the loop copy nothing): a table over every value of the body
+    // would cost the body's size for each of its loops.
+    let mut origin: HashMap<Value, Origin> = header.params.iter().enumerate().map(|(j, &p)| (p, Origin::Of(j))).collect();
     for (b, d) in body.blocks.iter() {
         if in_loop(b) && b != l.header {
-            for &p in &d.params {
-                origin[p.index()] = Origin::Top;
-            }
+            origin.extend(d.params.iter().map(|&p| (p, Origin::Top)));
         }
     }
-    let of = |origin: &[Origin], a: &Operand| match a {
-        Operand::Value(v) => origin[v.index()],
+    let of = |origin: &HashMap<Value, Origin>, a: &Operand| match a {
+        Operand::Value(v) => origin.get(v).copied().unwrap_or(Origin::Nothing),
         _ => Origin::Nothing,
     };
     // Each parameter's origin falls at most twice, so rounds in the
     // blocks' reverse postorder settle quickly; a cap on the work keeps a
     // pathological loop from holding up the engine (claiming nothing
     // invariant is sound).
-    let order: HashMap<Block, usize> = reverse_postorder(body).into_iter().enumerate().map(|(i, b)| (b, i)).collect();
-    edges.sort_by_key(|(from, _, _)| order.get(from).copied().unwrap_or(usize::MAX));
+    edges.sort_by_key(|(from, _, _)| order[from.index()]);
     let round_work: usize = edges.iter().map(|(_, _, args)| args.len()).sum::<usize>().max(1);
     let mut rounds_left = (50_000_000 / round_work).max(2);
     loop {
@@ -240,10 +239,10 @@ fn loop_facts(body: &Body, l: &Loop) -> (Vec<bool>, bool) {
         for (_, to, args) in edges.iter().filter(|(_, to, _)| *to != l.header) {
             for (j, a) in args.iter().enumerate() {
                 let p = body.blocks[*to].params[j];
-                let old = origin[p.index()];
+                let old = of(&origin, &Operand::Value(p));
                 let new = meet(old, of(&origin, a));
                 if new != old {
-                    origin[p.index()] = new;
+                    origin.insert(p, new);
                     changed = true;
                 }
             }

@@ -42,6 +42,10 @@ pub enum EncodeError {
         /// The budget.
         limit: usize,
     },
+    /// The encoding did not finish by its deadline
+    /// ([`crate::vc::VcSettings::deadline`]).
+    #[error("the encoding did not finish within its share of the time budget")]
+    OutOfTime,
     /// The program has no defined `main`.
     #[error("the program has no defined `main` function")]
     NoEntry,

@@ -102,6 +102,13 @@ pub struct VcSettings {
     /// uninterruptibly, on one formula it could not solve anyway.
     /// Default 3,000,000 (a few hundred MB).
     pub max_nodes: usize,
+    /// When the encoding gives up ([`EncodeError::OutOfTime`]): the
+    /// engine's share of the time left. The node bound keeps runs
+    /// reproducible; this one keeps an encoding whose nodes are few but
+    /// slow to build (long chains of memory stores over the C library's
+    /// tables) from holding the only worker of a `--jobs 1` run until the
+    /// budget ends. Default none.
+    pub deadline: Option<std::time::Instant>,
     /// Encode float instructions as IEEE-754 terms (exact, as the
     /// interpreter computes them) instead of fresh values (an
     /// over-approximation). Exact terms let a model cover float branches
@@ -119,6 +126,7 @@ impl Default for VcSettings {
             block_memory: false,
             float_terms: false,
             max_nodes: 3_000_000,
+            deadline: None,
         }
     }
 }
@@ -460,6 +468,9 @@ pub fn encode_in(
     for &b in &order {
         if e.pool.len() > settings.max_nodes {
             return Err(EncodeError::TooLarge { what: "expression nodes of the encoding", limit: settings.max_nodes });
+        }
+        if settings.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            return Err(EncodeError::OutOfTime);
         }
         let data = &body.blocks[b];
         let (reach_sym, reach) = e.var(&format!("r{}", b.as_u32()));

@@ -68,6 +68,9 @@ pub struct ExprPool {
     arrays: Vec<ArrayInfo>,
     true_id: ExprId,
     false_id: ExprId,
+    // Elements merged into new leaf sets so far: the part of building a
+    // formula that grows faster than its node count (see `work`).
+    merged: u64,
 }
 
 impl Default for ExprPool {
@@ -105,6 +108,7 @@ impl ExprPool {
             arrays: Vec::new(),
             true_id: ExprId(0),
             false_id: ExprId(1),
+            merged: 0,
         };
         // Two nodes in an empty pool always fit.
         pool.true_id = pool
@@ -125,6 +129,14 @@ impl ExprPool {
     /// Number of nodes.
     pub fn len(&self) -> usize {
         self.nodes.len()
+    }
+
+    /// The work spent building this pool: its nodes plus the leaf-set
+    /// elements merged for them. Deterministic, unlike time, and unlike
+    /// the node count it grows with what building costs: a chain of
+    /// memory stores over thousands of symbols costs a merge per store.
+    pub fn work(&self) -> u64 {
+        self.nodes.len() as u64 + self.merged
     }
 
     /// Whether the pool has no nodes (never: `true` and `false` are built in).
@@ -299,6 +311,7 @@ impl ExprPool {
             return s;
         }
         let (x, y) = (&self.leaf_sets[a as usize], &self.leaf_sets[b as usize]);
+        self.merged += (x.len() + y.len()) as u64;
         let mut merged = Vec::with_capacity(x.len() + y.len());
         let (mut i, mut j) = (0, 0);
         while i < x.len() && j < y.len() {
@@ -503,6 +516,7 @@ impl Clone for ExprPool {
                 .collect(),
             true_id: self.true_id,
             false_id: self.false_id,
+            merged: self.merged,
         }
     }
 }

@@ -31,6 +31,15 @@ struct pthread __walkdown_thread = {
 int __lockfile(FILE *f) { (void)f; return 0; }
 void __unlockfile(FILE *f) { (void)f; }
 
+/* musl's internal locks and allocator entry points, for one thread and
+ * walkdown's allocator (the hand model). */
+void __lock(volatile int *l) { (void)l; }
+void __unlock(volatile int *l) { (void)l; }
+void *__libc_malloc(size_t n) { return malloc(n); }
+void *__libc_calloc(size_t m, size_t n) { return calloc(m, n); }
+void __libc_free(void *p) { free(p); }
+void __stdio_exit_needed(void) {}
+
 int __isoc99_sscanf(const char *restrict s, const char *restrict fmt, ...)
 {
 	va_list ap;
