@@ -14,6 +14,7 @@
 
 #include "pthread_impl.h"
 #include "libc.h"
+#include "stdio_impl.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,35 @@ struct pthread __walkdown_thread = {
  * sprintf and sscanf use are never locked, and walkdown runs one thread. */
 int __lockfile(FILE *f) { (void)f; return 0; }
 void __unlockfile(FILE *f) { (void)f; }
+
+/* musl's __fwritex (src/stdio/fwrite.c, verbatim), through which vfprintf
+ * writes every piece of output; fwrite.c itself is left out (its fwrite
+ * would take glibc's FILE pointers, `stdout`, for musl's). Without it each
+ * piece became an unknown call: sprintf returned the right count and wrote
+ * nothing (found by crates/walkdown/tests/libc_glibc.rs). */
+size_t __fwritex(const unsigned char *restrict s, size_t l, FILE *restrict f)
+{
+	size_t i=0;
+
+	if (!f->wend && __towrite(f)) return 0;
+
+	if (l > f->wend - f->wpos) return f->write(f, s, l);
+
+	if (f->lbf >= 0) {
+		/* Match /^(.*\n|)/ */
+		for (i=l; i && s[i-1] != '\n'; i--);
+		if (i) {
+			size_t n = f->write(f, s, i);
+			if (n < i) return n;
+			s += i;
+			l -= i;
+		}
+	}
+
+	memcpy(f->wpos, s, l);
+	f->wpos += l;
+	return l+i;
+}
 
 int __isoc99_sscanf(const char *restrict s, const char *restrict fmt, ...)
 {
