@@ -21,6 +21,9 @@ pub struct FrontendSettings {
     /// runtime into programs that use `long double`. Default
     /// `llvm-link-14`.
     pub llvm_link: PathBuf,
+    /// Link the C library's code into programs that call it (see
+    /// `libc.rs`). Default true.
+    pub link_libc: bool,
 }
 
 impl Default for FrontendSettings {
@@ -31,6 +34,7 @@ impl Default for FrontendSettings {
             opt: "opt-14".into(),
             extra_flags: Vec::new(),
             llvm_link: "llvm-link-14".into(),
+            link_libc: true,
         }
     }
 }
@@ -43,6 +47,21 @@ pub fn compile_c(source: &Path, settings: &FrontendSettings) -> Result<Program, 
 /// [`compile_c`], also returning what the debug information says about the
 /// source's loops and variables.
 pub fn compile_c_with_sources(source: &Path, settings: &FrontendSettings) -> Result<(Program, SourceInfo), FrontendError> {
+    match lower_c(source, settings) {
+        // A library function the frontend cannot lower (musl's `long
+        // double` scanner reads the bits of an `x86_fp80` in ways it does
+        // not support yet) must not make the program unusable: it is
+        // lowered as before the library was linked, the library's
+        // functions without bodies, and runs that call them name them as
+        // functions without a model.
+        Err(FrontendError::Unsupported { .. }) if settings.link_libc => {
+            lower_c(source, &FrontendSettings { link_libc: false, ..settings.clone() })
+        }
+        other => other,
+    }
+}
+
+fn lower_c(source: &Path, settings: &FrontendSettings) -> Result<(Program, SourceInfo), FrontendError> {
     let dir = tempfile::tempdir().map_err(|e| FrontendError::Io { path: std::env::temp_dir(), source: e })?;
     let (ll, own) = compile_and_link(source, settings, dir.path())?;
     let module = llvm_ir::Module::from_ir_path(&ll).map_err(FrontendError::Bitcode)?;
@@ -145,7 +164,12 @@ fn compile_and_link(
     opt.arg("-passes=mem2reg").arg("-S").arg(&raw).arg("-o").arg(&bc);
     run(opt, &settings.opt, source)?;
     let text = std::fs::read_to_string(&bc).map_err(|e| FrontendError::Io { path: bc.clone(), source: e })?;
-    let (bc, text, own) = match crate::libc::link(&bc, &text, settings.data_model, &settings.llvm_link, work_dir)? {
+    let linked = if settings.link_libc {
+        crate::libc::link(&bc, &text, settings.data_model, &settings.llvm_link, work_dir)?
+    } else {
+        None
+    };
+    let (bc, text, own) = match linked {
         Some(linked) => {
             let text = std::fs::read_to_string(&linked.path).map_err(|e| FrontendError::Io { path: linked.path.clone(), source: e })?;
             (linked.path, text, Some(linked.own))
