@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <wchar.h>
 
 /* The one thread: its errno and its locale (musl's C locale). */
@@ -30,6 +31,29 @@ struct pthread __walkdown_thread = {
  * sprintf and sscanf use are never locked, and walkdown runs one thread. */
 int __lockfile(FILE *f) { (void)f; return 0; }
 void __unlockfile(FILE *f) { (void)f; }
+
+/* glibc's case-mapping tables, indexable from -128 to 255 as glibc's are:
+ * EOF (-1) maps to itself, -128..-2 to the byte's unsigned value (c + 256),
+ * the letters to their other case, every other byte to itself. */
+#define WD_LOWER(c) ((c) < -1 ? (c) + 256 : ((c) >= 'A' && (c) <= 'Z') ? (c) + 32 : (c))
+#define WD_UPPER(c) ((c) < -1 ? (c) + 256 : ((c) >= 'a' && (c) <= 'z') ? (c) - 32 : (c))
+#define WD_ROW(F, c) F(c), F(c + 1), F(c + 2), F(c + 3), F(c + 4), F(c + 5), F(c + 6), F(c + 7), \
+	F(c + 8), F(c + 9), F(c + 10), F(c + 11), F(c + 12), F(c + 13), F(c + 14), F(c + 15)
+#define WD_TABLE(F) \
+	WD_ROW(F, -128), WD_ROW(F, -112), WD_ROW(F, -96), WD_ROW(F, -80), \
+	WD_ROW(F, -64), WD_ROW(F, -48), WD_ROW(F, -32), WD_ROW(F, -16), \
+	WD_ROW(F, 0), WD_ROW(F, 16), WD_ROW(F, 32), WD_ROW(F, 48), \
+	WD_ROW(F, 64), WD_ROW(F, 80), WD_ROW(F, 96), WD_ROW(F, 112), \
+	WD_ROW(F, 128), WD_ROW(F, 144), WD_ROW(F, 160), WD_ROW(F, 176), \
+	WD_ROW(F, 192), WD_ROW(F, 208), WD_ROW(F, 224), WD_ROW(F, 240)
+
+static const int32_t lower_table[384] = { WD_TABLE(WD_LOWER) };
+static const int32_t upper_table[384] = { WD_TABLE(WD_UPPER) };
+static const int32_t *const lower_ptr = lower_table + 128;
+static const int32_t *const upper_ptr = upper_table + 128;
+
+const int32_t **__ctype_tolower_loc(void) { return (void *)&lower_ptr; }
+const int32_t **__ctype_toupper_loc(void) { return (void *)&upper_ptr; }
 
 /* musl's internal locks and allocator entry points, for one thread and
  * walkdown's allocator (the hand model). */
