@@ -41,7 +41,7 @@ impl fmt::Display for Notice {
             Notice::Info(line) | Notice::Note(line) | Notice::Warning(line) => f.write_str(line),
             Notice::Unmodelled(name) => write!(
                 f,
-                "walkdown: warning: external function `{name}` has no model: in walkdown's runs its calls return input values, natively they run the C library; error tests through it are run natively before they are kept"
+                "walkdown: warning: external function `{name}` has neither a body nor a model: in walkdown's runs an integer it returns is an input value and a call that returns a pointer stops the run; error tests through it are run natively before they are kept"
             ),
         }
     }

@@ -158,6 +158,15 @@ impl Machine<'_, '_> {
             },
             FuncKind::Unknown => {
                 self.note_unknown(fno);
+                // An integer result may be anything the function could
+                // return, so it is an input of the test. A pointer cannot:
+                // an input value is a wild address, and every later access
+                // through it a false memory error. The run stops here,
+                // keeping what it covered, with its own outcome.
+                if site.ret == Some(Type::Ptr) {
+                    let what = format!("stopped at `{}`, which has neither a body nor a model: its pointer result cannot be an input", callee.name);
+                    return Flow::Stop(self.unsupported(pc, what));
+                }
                 if let Some(ty) = site.ret {
                     let v = self.nondet(ty, ty.is_int() && ty != Type::I1);
                     self.set_result(regs, site, base, v);

@@ -388,7 +388,8 @@ pub enum FuncKind {
     Builtin(Builtin),
     /// A function modelled by name.
     Model(Model),
-    /// No body and no model: returns a fresh input.
+    /// No body and no model: an integer result is a fresh input; a call
+    /// that returns a pointer stops the run (`Outcome::Unsupported`).
     Unknown,
 }
 

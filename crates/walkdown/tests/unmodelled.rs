@@ -2,7 +2,8 @@
 //! test that a native run does not reproduce. The programs of
 //! `tests/unmodelled/` call library functions walkdown models
 //! (`getchar`, `abs`: the test must be found and reproduce natively) and
-//! functions it does not (`qsort`, `srandom`: `gen` warns once per
+//! functions it has neither a body nor a model of (`explicit_bzero`,
+//! `srandom`: `gen` warns once per
 //! function, lists them in `report.json`, runs their error tests natively
 //! before keeping them, keeps those the native run confirms and lists the
 //! others as refuted). Every kept error test is replayed with
@@ -57,38 +58,39 @@ fn modelled_input_and_abs_give_native_errors() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let (report, stderr) = gen("stdin_abs.c", tmp.path());
     assert!(report.unmodelled_functions.is_empty(), "{:?}", report.unmodelled_functions);
-    assert!(!stderr.contains("has no model"), "{stderr}");
+    assert!(!stderr.contains("has neither a body nor a model"), "{stderr}");
     assert_eq!(report.errors.len(), 1, "{:?}", report.errors);
     assert_eq!(line_of(&report.errors[0].location), Some(11));
     errors_reproduce("stdin_abs.c", tmp.path(), &report);
 }
 
-/// `qsort` has no model (its calls do nothing in walkdown's runs): the
-/// error that needs the array unsorted is refuted natively and not kept;
-/// the one that does not depend on the sort is confirmed and kept.
+/// `explicit_bzero` has neither a body nor a model (its calls do nothing in
+/// walkdown's runs): the error that needs the array uncleared is refuted
+/// natively and not kept; the one that does not depend on it is confirmed
+/// and kept.
 #[test]
 fn unmodelled_calls_are_checked_natively() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let (report, stderr) = gen("sorted.c", tmp.path());
-    assert_eq!(report.unmodelled_functions, vec!["qsort".to_string()]);
-    assert_eq!(stderr.matches("external function `qsort` has no model").count(), 1, "one warning: {stderr}");
+    assert_eq!(report.unmodelled_functions, vec!["explicit_bzero".to_string()]);
+    assert_eq!(stderr.matches("external function `explicit_bzero` has neither a body nor a model").count(), 1, "one warning: {stderr}");
     let lines: Vec<Option<u32>> = report.errors.iter().map(|e| line_of(&e.location)).collect();
-    assert_eq!(lines, vec![Some(9)], "{:?}", report.errors);
+    assert_eq!(lines, vec![Some(10)], "{:?}", report.errors);
     assert!(report.errors_confirmed_natively >= 1);
     assert!(report.errors_refuted_natively >= 1);
     assert!(!report.refuted_tests.is_empty());
     for r in &report.refuted_tests {
-        assert_eq!(line_of(&r.location), Some(10), "{r:?}");
-        assert_eq!(r.unmodelled, vec!["qsort".to_string()]);
+        assert_eq!(line_of(&r.location), Some(11), "{r:?}");
+        assert_eq!(r.unmodelled, vec!["explicit_bzero".to_string()]);
         assert!(r.native.starts_with("exit 0 natively"), "{r:?}");
     }
-    let open = report.goals.iter().find(|g| g.kind == "error reach_error" && line_of(&g.location) == Some(10)).expect("goal");
+    let open = report.goals.iter().find(|g| g.kind == "error reach_error" && line_of(&g.location) == Some(11)).expect("goal");
     assert_eq!(open.status, "open");
-    assert!(open.open_reasons.iter().any(|r| r.contains("qsort")), "{:?}", open.open_reasons);
+    assert!(open.open_reasons.iter().any(|r| r.contains("explicit_bzero")), "{:?}", open.open_reasons);
     errors_reproduce("sorted.c", tmp.path(), &report);
     // No kept test claims the refuted error.
     for t in &report.tests {
-        assert!(!t.outcome.contains(":10:"), "{t:?}");
+        assert!(!t.outcome.contains(":11:"), "{t:?}");
     }
 }
 
@@ -103,4 +105,24 @@ fn memory_errors_are_confirmed_with_the_sanitizer() {
     assert_eq!(report.errors[0].kind, "out_of_bounds");
     assert_eq!(report.errors_refuted_natively, 0);
     errors_reproduce("fault.c", tmp.path(), &report);
+}
+
+/// A function with neither a body nor a model that returns a pointer
+/// stops the run there (its result cannot be an input: every access
+/// through a guessed address would be a false memory error). The run
+/// keeps what it covered up to the call, and `gen` names the function.
+#[test]
+fn a_pointer_from_an_unknown_function_stops_the_run() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let (report, stderr) = gen("lookup.c", tmp.path());
+    assert_eq!(report.unmodelled_functions, vec!["lookup".to_string()]);
+    assert_eq!(stderr.matches("external function `lookup` has neither a body nor a model").count(), 1, "{stderr}");
+    assert!(report.errors.is_empty(), "no false error: {:?}", report.errors);
+    let k_gt_10 = report.goals.iter().find(|g| g.kind == "branch true" && line_of(&g.location) == Some(5)).expect("goal");
+    assert_eq!(k_gt_10.status, "covered", "the run reaches the call");
+    assert!(
+        report.tests.iter().any(|t| t.outcome.contains("stopped at `lookup`")),
+        "a kept test ends at the call: {:?}",
+        report.tests.iter().map(|t| &t.outcome).collect::<Vec<_>>()
+    );
 }
