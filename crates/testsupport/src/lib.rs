@@ -1,9 +1,12 @@
 //! Helpers of walkdown's integration tests (a dev-dependency of the crates
 //! whose tests read the benchmark corpus): where `../shared` is, which
-//! programs it holds with their data models, and seeded input vectors.
+//! programs it holds with their data models, seeded input vectors, and
+//! the filetest harness of the engines ([`filetest`]).
 
 use std::path::{Path, PathBuf};
 use walkdown_ir::DataModel;
+
+pub mod filetest;
 
 /// A program of the corpus with the data model its task file names.
 #[derive(Clone, Debug)]
@@ -275,19 +278,6 @@ fn input_vector(rng: &mut Rng, index: usize) -> TestVector {
             let n = [64, 256, 1024, 4096][index % 4];
             TestVector { values: (0..n).map(|_| random_value(rng)).collect() }
         }
-    }
-}
-
-/// The line a fixture's expectation names: a number, or `@MARK` for the
-/// (1-based) line of `text` holding the comment `/* MARK */`. Panics, as a
-/// test's setup should, when the mark is missing.
-pub fn fixture_line(text: &str, token: &str) -> u32 {
-    match token.strip_prefix('@') {
-        Some(mark) => {
-            let pat = format!("/* {mark} */");
-            text.lines().position(|l| l.contains(&pat)).unwrap_or_else(|| panic!("no line marked {mark}")) as u32 + 1
-        }
-        None => token.parse().unwrap_or_else(|_| panic!("`{token}` is neither a line number nor @MARK")),
     }
 }
 
