@@ -394,3 +394,139 @@ impl Searcher for MonitorNearest {
         self.rest.figures(f);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Each decorator's order and figures on hand-made candidates (the
+    //! end-to-end behaviour is checked by the engine's and the CLI's tests).
+
+    use super::*;
+    use crate::distance::Distances;
+    use crate::symex::Alternative;
+    use std::rc::Rc;
+    use walkdown_ir::goals::{GoalId, Goals};
+    use walkdown_ir::Program;
+
+    fn candidate(seq: u64, goal: Option<usize>, kind: AltKind, site: u32) -> Candidate {
+        let pool = walkdown_smt::ExprPool::new();
+        Candidate {
+            path: Rc::from(Vec::new()),
+            inputs: Rc::from(Vec::new()),
+            vector: Rc::new(Default::default()),
+            point: 0,
+            prefix: 0,
+            alt: Alternative {
+                cond: pool.bool_const(true),
+                goal: goal.map(GoalId::new),
+                kind,
+                target: None,
+                useless: false,
+                distance: None,
+            },
+            seq,
+            run: 1,
+            site: (FuncId::new(0), Block::new(site as usize)),
+            limit: QueryLimit::First,
+        }
+    }
+
+    /// Takes every candidate the searcher gives, by `seq`.
+    fn drain(s: &mut dyn Searcher, closures: &[GoalClosure], useless: &HashSet<GoalId>) -> Vec<u64> {
+        let distances = Distances::compute(&Program::default(), &Goals::default(), &[]);
+        let ctx = SearchContext { distances: &distances, coverage_epoch: 0, closures, useless_edges: useless };
+        let mut rng = Rng::new(1);
+        std::iter::from_fn(|| s.next(&ctx, &mut rng)).map(|c| c.seq).collect()
+    }
+
+    fn figures(s: &dyn Searcher) -> ScheduleFigures {
+        let mut f = ScheduleFigures::default();
+        s.figures(&mut f);
+        f
+    }
+
+    #[test]
+    fn try_first_goes_ahead_once_per_site_up_to_its_maximum() {
+        let mut s = TryFirst::new(SearchKind::Bfs.build(), 2);
+        s.add(candidate(1, None, AltKind::Branch, 0));
+        s.add(candidate(2, None, AltKind::TryFirst, 1));
+        s.add(candidate(3, None, AltKind::TryFirst, 1)); // same site: waits
+        s.add(candidate(4, None, AltKind::TryFirst, 2));
+        s.add(candidate(5, None, AltKind::TryFirst, 3)); // beyond the maximum
+        assert_eq!(s.capped_len(), 3);
+        assert_eq!(drain(&mut s, &[], &HashSet::new()), [2, 4, 1, 3, 5]);
+        assert_eq!(figures(&s).tryfirst.taken, 2);
+    }
+
+    #[test]
+    fn deferred_tries_covered_branches_last_and_drops_proved_goals() {
+        let closures = [GoalClosure::Open, GoalClosure::Covered, GoalClosure::Proved];
+        let mut s = Deferred::new(SearchKind::Bfs.build(), SearchKind::Bfs.build());
+        s.add(candidate(1, Some(1), AltKind::Branch, 0));
+        s.add(candidate(2, Some(2), AltKind::Branch, 0));
+        s.add(candidate(3, Some(0), AltKind::Branch, 0));
+        s.add(candidate(4, Some(1), AltKind::TryFirst, 0)); // covered, not a branch
+        s.add(candidate(5, Some(1), AltKind::Branch, 0));
+        let useless: HashSet<GoalId> = HashSet::new();
+        assert_eq!(drain(&mut s, &closures, &useless), [3, 1, 5]);
+    }
+
+    #[test]
+    fn deferred_prunes_what_the_monitor_shows_leads_nowhere() {
+        let closures = [GoalClosure::Covered, GoalClosure::Covered];
+        let mut s = Deferred::new(SearchKind::Bfs.build(), SearchKind::Bfs.build());
+        s.add(candidate(1, Some(0), AltKind::Branch, 0));
+        s.add(candidate(2, Some(1), AltKind::Branch, 0));
+        let useless: HashSet<GoalId> = [GoalId::new(1)].into_iter().collect();
+        assert_eq!(drain(&mut s, &closures, &useless), [1]);
+        assert_eq!(figures(&s).deferred.pruned, 1);
+    }
+
+    #[test]
+    fn monitor_nearest_takes_turns_with_the_rest() {
+        let mut s = MonitorNearest::new(SearchKind::Bfs.build());
+        for (seq, d) in [(1, None), (2, Some(5)), (3, None), (4, Some(1)), (5, Some(walkdown_campaign::NO_WAY - 1))] {
+            let mut c = candidate(seq, Some(0), AltKind::Branch, 0);
+            c.alt.distance = d;
+            s.add(c);
+        }
+        // Nearest first (4 at distance 1, then 2), the rest in their
+        // order (5's distance says no way).
+        assert_eq!(drain(&mut s, &[GoalClosure::Covered], &HashSet::new()), [4, 1, 2, 3, 5]);
+        assert_eq!(figures(&s).nearest.ordered, 2);
+    }
+
+    #[test]
+    fn slow_retry_holds_cut_queries_and_drops_settled_ones() {
+        let mut s = SlowRetry::new(SearchKind::Bfs.build());
+        s.add(candidate(1, Some(0), AltKind::Branch, 0));
+        let mut again = candidate(2, Some(0), AltKind::Branch, 0);
+        again.limit = QueryLimit::after(500, 10_000);
+        assert_eq!(again.limit, QueryLimit::Again(Some(2_000)));
+        s.add(again.clone());
+        let mut settled = candidate(3, Some(1), AltKind::Branch, 0);
+        settled.limit = QueryLimit::after(5_000, 10_000);
+        assert_eq!(settled.limit, QueryLimit::Again(None));
+        s.add(settled);
+        // A slow asking puts the next retry off: the fresh one goes first.
+        let outcome = Asked { elapsed: Duration::from_secs(60), cut_short: false, sat: true };
+        s.asked(&again, &outcome);
+        assert_eq!(s.capped_len(), 1);
+        assert_eq!(drain(&mut s, &[GoalClosure::Open, GoalClosure::Covered], &HashSet::new()), [1, 2]);
+        let f = figures(&s);
+        assert_eq!((f.slow.queued, f.slow.sat, f.slow.dropped), (2, 1, 1));
+    }
+
+    #[test]
+    fn compose_stacks_the_decorators_in_their_order() {
+        let settings = ScheduleSettings { search: SearchKind::Bfs, max_tryfirst: 100, monitor_order: false };
+        let mut s = compose(&settings);
+        s.add(candidate(1, Some(1), AltKind::Branch, 0)); // covered: deferred
+        s.add(candidate(2, Some(0), AltKind::Branch, 0));
+        s.add(candidate(3, Some(0), AltKind::TryFirst, 1));
+        let mut slow = candidate(4, Some(0), AltKind::Branch, 0);
+        slow.limit = QueryLimit::Again(None);
+        s.add(slow);
+        // The slow one's turn has come (no slow asking yet).
+        assert_eq!(drain(&mut *s, &[GoalClosure::Open, GoalClosure::Covered], &HashSet::new()), [4, 3, 2, 1]);
+    }
+}
