@@ -9,7 +9,11 @@
 //! bound), so no path prefix is explored twice. Candidates whose goal is
 //! already covered are deferred, not dropped: they are tried once no
 //! candidate for an open goal is left, since going through covered
-//! branches is often the way to deeper ones.
+//! branches is often the way to deeper ones. That and the other scheduling
+//! policies (slow-query retry, try-first, monitor order) are decorators
+//! around the search order, composed in [`crate::schedule::compose`]; this
+//! loop only adds candidates to the composed searcher, asks it for the
+//! next, and tells it what came of the query.
 //!
 //! The engine is one member of a campaign ([`ConcolicEngine`] implements
 //! [`walkdown_campaign::Engine`]): the campaign's ledger replays and keeps
@@ -20,7 +24,8 @@
 
 use walkdown_ir::entity::EntityRef;
 use crate::distance::Distances;
-use crate::search::{Candidate, Rng, SearchContext, SearchKind, Searcher};
+use crate::schedule::{Asked, ScheduleFigures, ScheduleSettings};
+use crate::search::{Candidate, QueryLimit, Rng, SearchContext, SearchKind, Searcher};
 use crate::symex::{AltKind, Trace, TraceLimits, Tracer, TripLoop};
 use crate::sym::vector_from_model;
 use std::collections::{HashMap, HashSet};
@@ -299,25 +304,6 @@ pub enum GenError {
     Engine(String),
 }
 
-/// The nearest waiting candidate by the monitor's distance that still
-/// leads to an open goal.
-fn next_nearer(
-    nearer: &mut std::collections::BTreeMap<(u32, u64), Candidate>,
-    stats: &mut Stats,
-    guidance: &walkdown_campaign::Guidance,
-) -> Option<Candidate> {
-    while let Some((_, c)) = nearer.pop_first() {
-        match c.alternative().goal {
-            Some(g) if guidance.useless_edges.contains(&g) => stats.monitor_pruned += 1,
-            _ => {
-                stats.monitor_ordered += 1;
-                return Some(c);
-            }
-        }
-    }
-    None
-}
-
 /// The concolic engine as a member of a campaign. `stats` and `query_log`
 /// hold the figures of its last run.
 pub struct ConcolicEngine {
@@ -407,14 +393,11 @@ impl walkdown_campaign::Engine for ConcolicEngine {
             stats: Stats { goals: goals.len(), ..Stats::default() },
             bases: Vec::new(),
             adopted: 0,
-            searcher: settings.search.build(),
-            deferred: settings.search.build(),
-            nearer: std::collections::BTreeMap::new(),
-            nearer_turn: false,
-            tryfirst: std::collections::VecDeque::new(),
-            tryfirst_sites: std::collections::HashSet::new(),
-            slow: std::collections::VecDeque::new(),
-            slow_turn_at: Instant::now(),
+            searcher: crate::schedule::compose(&ScheduleSettings {
+                search: settings.search.clone(),
+                max_tryfirst: settings.max_tryfirst,
+                monitor_order: settings.monitor_order,
+            }),
             tried: HashSet::new(),
             rng: Rng::new(settings.seed),
             seq: 0,
@@ -455,19 +438,6 @@ impl StopReason {
     }
 }
 
-/// Under which limit a candidate's query is asked.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum QueryLimit {
-    /// The first asking: [`GenSettings::quick_query_ms`].
-    First,
-    /// A later asking, under this many milliseconds; `None`: the solver's
-    /// own limit.
-    Again(Option<u32>),
-}
-
-/// How much longer each asking of a slow query may take than the last.
-const SLOW_GROWTH: u32 = 4;
-
 fn closed_flags(closures: &[GoalClosure]) -> Vec<bool> {
     closures.iter().map(|c| *c != GoalClosure::Open).collect()
 }
@@ -490,25 +460,9 @@ struct Search<'a, 's, 'k, 'p> {
     bases: Vec<TestVector>,
     /// Tests of the campaign seen so far (own and other engines').
     adopted: usize,
+    /// The search order with the scheduling decorators around it (see
+    /// [`crate::schedule`]).
     searcher: Box<dyn Searcher>,
-    deferred: Box<dyn Searcher>,
-    /// Deferred candidates the monitor puts at a known number of branch
-    /// decisions from an open goal, nearest first (then oldest).
-    nearer: std::collections::BTreeMap<(u32, u64), Candidate>,
-    /// Whose turn it is among deferred candidates: `nearer`'s or the rest's.
-    nearer_turn: bool,
-    /// Candidates of `tryfirst` points, first come first served, ahead of
-    /// the searcher's (up to `max_tryfirst` of them).
-    tryfirst: std::collections::VecDeque<Candidate>,
-    /// The sites whose `tryfirst` candidate went ahead already.
-    tryfirst_sites: std::collections::HashSet<(walkdown_ir::FuncId, walkdown_ir::Block)>,
-    /// Candidates whose query hit a limit below the solver's own, with
-    /// the limit to ask them again under.
-    slow: std::collections::VecDeque<(Candidate, QueryLimit)>,
-    /// When a slow candidate may be asked again: as long after the last
-    /// slow asking as it took, so slow queries get at most half the time
-    /// while other candidates wait.
-    slow_turn_at: Instant,
     tried: HashSet<u64>,
     distances: Distances,
     distances_epoch: u64,
@@ -614,7 +568,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
                 self.mutation_round(tracer);
                 continue;
             }
-            let Some((candidate, limit)) = self.next_candidate() else {
+            let Some(candidate) = self.next_candidate() else {
                 if !self.settings.random_fallback {
                     return StopReason::Exhausted;
                 }
@@ -627,7 +581,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
                 self.execute(tracer, v, 0);
                 continue;
             };
-            let Some(vector) = self.solve(&candidate, limit) else { continue };
+            let Some(vector) = self.solve(&candidate) else { continue };
             let bound = candidate.point + 1;
             let target = candidate.alternative().goal;
             self.execute(tracer, vector, bound);
@@ -730,85 +684,28 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
         self.ctx.publish(status, counters);
     }
 
-    /// The next candidate worth solving, and the limit to solve it under.
-    fn next_candidate(&mut self) -> Option<(Candidate, QueryLimit)> {
-        if Instant::now() >= self.slow_turn_at {
-            if let Some(c) = self.next_slow_candidate() {
-                return Some(c);
-            }
-        }
-        if let Some(c) = self.next_fresh_candidate() {
-            return Some((c, QueryLimit::First));
-        }
-        self.next_slow_candidate()
-    }
-
-    /// The next slow candidate whose goal is still open: a slow query is
-    /// asked again only for what nothing else has settled meanwhile.
-    fn next_slow_candidate(&mut self) -> Option<(Candidate, QueryLimit)> {
-        while let Some((c, limit)) = self.slow.pop_front() {
-            match c.alternative().goal {
-                Some(g) if self.closures[g.index()] != GoalClosure::Open => self.stats.slow_dropped += 1,
-                _ => return Some((c, limit)),
-            }
-        }
-        None
-    }
-
-    /// The next candidate not yet asked about.
-    fn next_fresh_candidate(&mut self) -> Option<Candidate> {
+    /// The next candidate worth solving (its [`Candidate::limit`] says
+    /// under which limit).
+    fn next_candidate(&mut self) -> Option<Candidate> {
         if self.distances_epoch != self.epoch {
             self.distances = Distances::compute(self.program, self.goals, &closed_flags(&self.closures));
             self.distances_epoch = self.epoch;
         }
-        if let Some(c) = self.tryfirst.pop_front() {
-            self.stats.tryfirst += 1;
-            return Some(c);
-        }
-        let ctx = SearchContext { distances: &self.distances, coverage_epoch: self.epoch };
         let guidance = self.ctx.campaign().guidance();
-        while let Some(c) = self.searcher.next(&ctx, &mut self.rng) {
-            match c.alternative().goal {
-                // Proved unreachable: the query could only be unsatisfiable.
-                Some(g) if self.closures[g.index()] == GoalClosure::Proved => {}
-                Some(g) if self.closures[g.index()] == GoalClosure::Covered => {
-                    if c.alternative().useless || guidance.useless_edges.contains(&g) {
-                        self.stats.monitor_pruned += 1;
-                    } else if matches!(c.alternative().kind, AltKind::Branch) {
-                        match c.alternative().distance {
-                            Some(d) if self.settings.monitor_order && d < walkdown_campaign::NO_WAY - 1 => {
-                                self.nearer.insert((d, c.seq), c);
-                            }
-                            _ => self.deferred.add(c),
-                        }
-                    }
-                }
-                _ => return Some(c),
-            }
-        }
-        // Covered edges are taken again only to reach further: with
-        // `monitor_order`, those the monitor shows nearest to an open goal
-        // (the product's distance) taking turns with the others; never
-        // those it shows lead to none.
-        self.nearer_turn = !self.nearer_turn;
-        if self.nearer_turn || self.deferred.is_empty() {
-            if let Some(c) = next_nearer(&mut self.nearer, &mut self.stats, &guidance) {
-                return Some(c);
-            }
-        }
-        while let Some(c) = self.deferred.next(&ctx, &mut self.rng) {
-            match c.alternative().goal {
-                Some(g) if c.alternative().useless || guidance.useless_edges.contains(&g) => self.stats.monitor_pruned += 1,
-                _ => return Some(c),
-            }
-        }
-        next_nearer(&mut self.nearer, &mut self.stats, &guidance)
+        let ctx = SearchContext {
+            distances: &self.distances,
+            coverage_epoch: self.epoch,
+            closures: &self.closures,
+            useless_edges: &guidance.useless_edges,
+        };
+        self.searcher.next(&ctx, &mut self.rng)
     }
 
     /// Solves the candidate's path prefix with its alternative; the new
     /// vector, if satisfiable.
-    fn solve(&mut self, c: &Candidate, limit: QueryLimit) -> Option<TestVector> {
+    fn solve(&mut self, c: &Candidate) -> Option<TestVector> {
         let alt = c.alternative();
+        let limit = c.limit;
         let mut constraints: Vec<walkdown_smt::ExprId> = c.path[..c.prefix].to_vec();
         constraints.push(alt.cond);
         let key = {
@@ -896,21 +793,17 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
         self.ctx.charge(1 + work::solver(solver_work - self.solver_work));
         self.solver_work = solver_work;
         let cut_short = matches!((quick, &answer), (Some(q), Ok(Answer::Unknown(_))) if t.elapsed() + Duration::from_millis(10) >= q);
-        if limit != QueryLimit::First || cut_short {
-            self.slow_turn_at = Instant::now() + t.elapsed();
-        }
+        let outcome = Asked { elapsed: t.elapsed(), cut_short, sat: matches!(answer, Ok(Answer::Sat(_))) };
+        self.searcher.asked(c, &outcome);
         if cut_short && Instant::now() < self.ctx.deadline() {
-            self.stats.slow_queued += 1;
-            let next = quick_ms.unwrap_or(full_ms).saturating_mul(SLOW_GROWTH);
-            self.slow.push_back((c.clone(), QueryLimit::Again((next < full_ms).then_some(next))));
+            // Back to the searcher, whose slow-query retry holds it.
+            let again = Candidate { limit: QueryLimit::after(quick_ms.unwrap_or(full_ms), full_ms), ..c.clone() };
+            self.searcher.add(again);
             return None;
         }
         match answer {
             Ok(Answer::Sat(model)) => {
                 self.stats.sat += 1;
-                if limit != QueryLimit::First {
-                    self.stats.slow_sat += 1;
-                }
                 Some(vector_from_model(&c.inputs, &c.vector, &model, self.program.data_model))
             }
             Ok(Answer::Unsat) => {
@@ -1085,7 +978,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
                         continue;
                     }
                 }
-                if !aims_at_open_goal && self.searcher.len() + self.deferred.len() + self.nearer.len() >= self.settings.max_waiting {
+                if !aims_at_open_goal && self.searcher.capped_len() >= self.settings.max_waiting {
                     self.stats.dropped += 1;
                     continue;
                 }
@@ -1099,18 +992,10 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
                     alt: *alt,
                     seq: self.seq,
                     run: run_no,
+                    site: p.site,
+                    limit: QueryLimit::First,
                 };
-                // One site's way to unverified executions goes first once:
-                // the same way again from other prefixes (every path of a
-                // loop before a prune) waits its turn with the rest.
-                if alt.kind == AltKind::TryFirst
-                    && self.stats.tryfirst + (self.tryfirst.len() as u64) < self.settings.max_tryfirst
-                    && self.tryfirst_sites.insert(p.site)
-                {
-                    self.tryfirst.push_back(candidate);
-                } else {
-                    self.searcher.add(candidate);
-                }
+                self.searcher.add(candidate);
             }
         }
     }
@@ -1134,7 +1019,15 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
     fn finish_stats(&mut self) {
         let s = &mut self.stats;
         s.elapsed = self.start.elapsed();
-        s.waiting = self.searcher.len() + self.deferred.len() + self.nearer.len() + self.tryfirst.len() + self.slow.len();
+        s.waiting = self.searcher.len();
+        let mut f = ScheduleFigures::default();
+        self.searcher.figures(&mut f);
+        s.tryfirst = f.tryfirst.taken;
+        s.slow_queued = f.slow.queued;
+        s.slow_sat = f.slow.sat;
+        s.slow_dropped = f.slow.dropped;
+        s.monitor_pruned = f.deferred.pruned + f.nearest.pruned;
+        s.monitor_ordered = f.nearest.ordered;
         s.covered = self.closures.iter().filter(|&&c| c == GoalClosure::Covered).count();
         s.expressions = self.pool.len();
         s.layers = self.solver.report();

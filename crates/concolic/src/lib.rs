@@ -2,7 +2,8 @@
 //! ([`symex`], building terms with `walkdown-semantics`), models back to
 //! vectors ([`sym`]), float-aware mutation ([`floatmut`]), search
 //! orders over the recorded alternatives ([`search`], with CFG distances
-//! from [`distance`]), and the loop with its test ledger ([`engine`]).
+//! from [`distance`]), the scheduling policies as decorators around them
+//! ([`schedule`]), and the loop with its test ledger ([`engine`]).
 //!
 //! The engine knows no file format: it submits vectors to the campaign
 //! (`walkdown-campaign`), whose ledger keeps tests and hands them to the
@@ -13,6 +14,7 @@
 pub mod distance;
 pub mod engine;
 pub mod floatmut;
+pub mod schedule;
 pub mod search;
 pub mod sym;
 pub mod symex;

@@ -5,13 +5,20 @@
 //! exist (generational bounds) and which are worth solving (uncovered
 //! goals first). Searchers see the current coverage through
 //! [`SearchContext`], so `cfg-distance` can re-rank as goals get covered.
+//! The engine's scheduling policies (slow-query retry, try-first,
+//! deferred, monitor-nearest) wrap these orders as decorators of the same
+//! trait: see [`crate::schedule`].
 
 use crate::distance::Distances;
+use crate::schedule::{Asked, ScheduleFigures};
 use crate::symex::{Alternative, TracedInput};
 use walkdown_smt::ExprId;
 use std::cmp::Reverse;
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use std::rc::Rc;
+use walkdown_campaign::GoalClosure;
+use walkdown_ir::goals::GoalId;
+use walkdown_ir::{Block, FuncId};
 
 /// One alternative to try. It keeps only what solving needs of its run
 /// (the path condition and the inputs, shared with the run's other
@@ -35,6 +42,33 @@ pub struct Candidate {
     pub seq: u64,
     /// Number of the run (execution) that produced it.
     pub run: u64,
+    /// The site (function, block) of the branch point.
+    pub site: (FuncId, Block),
+    /// The limit its query is asked under: [`QueryLimit::First`] until a
+    /// query cut short sends it back to [`crate::schedule::SlowRetry`].
+    pub limit: QueryLimit,
+}
+
+/// Under which limit a candidate's query is asked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueryLimit {
+    /// The first asking: the engine's `quick_query_ms`.
+    First,
+    /// A later asking, under this many milliseconds; `None`: the solver's
+    /// own limit.
+    Again(Option<u32>),
+}
+
+/// How much longer each asking of a slow query may take than the last.
+const SLOW_GROWTH: u32 = 4;
+
+impl QueryLimit {
+    /// The limit of the next asking after one under `ms` was cut short,
+    /// with `full_ms` the solver's own limit.
+    pub fn after(ms: u32, full_ms: u32) -> QueryLimit {
+        let next = ms.saturating_mul(SLOW_GROWTH);
+        QueryLimit::Again((next < full_ms).then_some(next))
+    }
 }
 
 impl Candidate {
@@ -54,9 +88,16 @@ pub struct SearchContext<'a> {
     pub distances: &'a Distances,
     /// Changes whenever coverage changes (so rankings can be refreshed).
     pub coverage_epoch: u64,
+    /// Where each goal stands in the campaign (indexed by goal).
+    pub closures: &'a [GoalClosure],
+    /// Branch-edge goals a model checker's monitor shows lead to no open
+    /// goal (see [`walkdown_campaign::Guidance`]).
+    pub useless_edges: &'a HashSet<GoalId>,
 }
 
-/// Orders candidates.
+/// Orders candidates. The base orders only implement the first three
+/// methods; the decorators of [`crate::schedule`] also the others, and
+/// pass them on to the searchers they wrap.
 pub trait Searcher {
     /// Adds a candidate.
     fn add(&mut self, candidate: Candidate);
@@ -68,6 +109,17 @@ pub trait Searcher {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// Number of waiting candidates the engine's cap on waiting
+    /// candidates counts: decorators whose queue is bounded otherwise
+    /// leave it out.
+    fn capped_len(&self) -> usize {
+        self.len()
+    }
+    /// What came of solving `candidate`, which this searcher gave (as
+    /// KLEE's `Searcher::update`, the feedback a policy may need).
+    fn asked(&mut self, _candidate: &Candidate, _outcome: &Asked) {}
+    /// Fills in the figures of this searcher and of those it wraps.
+    fn figures(&self, _figures: &mut ScheduleFigures) {}
 }
 
 /// The search orders `--search` accepts.
