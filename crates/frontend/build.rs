@@ -101,10 +101,8 @@ struct Target {
     arch: &'static str,
 }
 
-const TARGETS: &[Target] = &[
-    Target { name: "lp64", flag: "-m64", arch: "x86_64" },
-    Target { name: "ilp32", flag: "-m32", arch: "i386" },
-];
+const TARGETS: &[Target] =
+    &[Target { name: "lp64", flag: "-m64", arch: "x86_64" }, Target { name: "ilp32", flag: "-m32", arch: "i386" }];
 
 fn main() {
     let manifest_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
@@ -214,8 +212,19 @@ fn generated_headers(musl: &Path, work: &Path, arch: &str) {
 /// and glibc's code rounds each operation).
 fn clang_flags(musl: &Path, glue: &Path, work: &Path, target: &Target) -> Vec<String> {
     let mut flags: Vec<String> = [
-        "-S", "-emit-llvm", "-O1", "-fno-vectorize", "-fno-slp-vectorize", "-ffp-contract=off", "-std=c99", "-nostdinc", "-ffreestanding",
-        "-fno-builtin", "-D_XOPEN_SOURCE=700", "-w", target.flag,
+        "-S",
+        "-emit-llvm",
+        "-O1",
+        "-fno-vectorize",
+        "-fno-slp-vectorize",
+        "-ffp-contract=off",
+        "-std=c99",
+        "-nostdinc",
+        "-ffreestanding",
+        "-fno-builtin",
+        "-D_XOPEN_SOURCE=700",
+        "-w",
+        target.flag,
     ]
     .iter()
     .map(|s| s.to_string())

@@ -194,7 +194,8 @@ impl fmt::Display for Linear {
         if first {
             write!(f, "{}", self.constant)
         } else if self.constant != 0 {
-            let (sign, a) = if self.constant < 0 { ("-", self.constant.unsigned_abs()) } else { ("+", self.constant as u128) };
+            let (sign, a) =
+                if self.constant < 0 { ("-", self.constant.unsigned_abs()) } else { ("+", self.constant as u128) };
             write!(f, " {sign} {a}")
         } else {
             Ok(())
@@ -243,8 +244,7 @@ impl Affine {
 
     /// Whether `row == 0` holds in every state of the system.
     pub fn implies(&self, row: &Linear) -> bool {
-        self.rows.is_none()
-            || self.reduce(row).is_some_and(|r| r.terms.is_empty() && r.constant == 0)
+        self.rows.is_none() || self.reduce(row).is_some_and(|r| r.terms.is_empty() && r.constant == 0)
     }
 
     /// Adds the equation `row == 0` (the meet). Dropped on overflow.
@@ -334,7 +334,8 @@ impl Affine {
             return;
         }
         let targets: Vec<Var> = assigns.iter().map(|a| a.0).collect();
-        let reads_target = assigns.iter().any(|(_, e)| e.as_ref().is_some_and(|e| targets.iter().any(|t| e.coef(*t) != 0)));
+        let reads_target =
+            assigns.iter().any(|(_, e)| e.as_ref().is_some_and(|e| targets.iter().any(|t| e.coef(*t) != 0)));
         if !reads_target {
             for (v, e) in assigns {
                 self.assign(*v, e.clone());
@@ -367,7 +368,8 @@ impl Affine {
     /// out.
     pub fn project(&self, keep: impl Fn(Var) -> bool) -> Affine {
         let mut a = self.clone();
-        let mut vars: Vec<Var> = self.rows().iter().flat_map(|r| r.terms.iter().map(|t| t.0)).filter(|v| !keep(*v)).collect();
+        let mut vars: Vec<Var> =
+            self.rows().iter().flat_map(|r| r.terms.iter().map(|t| t.0)).filter(|v| !keep(*v)).collect();
         vars.sort();
         vars.dedup();
         // Greatest first: those are pivots, whose removal is cheapest.

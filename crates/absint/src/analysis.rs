@@ -150,7 +150,9 @@ pub fn analyze_with(program: &Program, opts: FixpointOptions) -> Analysis<'_> {
             break;
         }
         let Some(body) = program.funcs.get(f).and_then(|d| d.body.as_ref()) else { continue };
-        let t = IntervalTransfer::new(program, body).with_summaries(&summaries).assuming_no_signed_overflow(opts.no_signed_overflow);
+        let t = IntervalTransfer::new(program, body)
+            .with_summaries(&summaries)
+            .assuming_no_signed_overflow(opts.no_signed_overflow);
         // Functions summarized were solved with every callee's summary
         // already: the same solution.
         let sol = solved.remove(&f).unwrap_or_else(|| solve(body, &t, opts));
@@ -163,7 +165,14 @@ pub fn analyze_with(program: &Program, opts: FixpointOptions) -> Analysis<'_> {
     }
     // A cut solve implies the deadline passed, and time only goes on.
     let complete = !opts.over();
-    Analysis { program, funcs, summaries, elapsed: start.elapsed(), complete, no_signed_overflow: opts.no_signed_overflow }
+    Analysis {
+        program,
+        funcs,
+        summaries,
+        elapsed: start.elapsed(),
+        complete,
+        no_signed_overflow: opts.no_signed_overflow,
+    }
 }
 
 /// The return summaries of every defined function outside a recursive
@@ -182,7 +191,9 @@ fn summarize(program: &Program, opts: FixpointOptions) -> (Summaries, BTreeMap<F
         if direct_callees(body).contains(&f) {
             continue;
         }
-        let t = IntervalTransfer::new(program, body).with_summaries(&summaries).assuming_no_signed_overflow(opts.no_signed_overflow);
+        let t = IntervalTransfer::new(program, body)
+            .with_summaries(&summaries)
+            .assuming_no_signed_overflow(opts.no_signed_overflow);
         let sol = solve(body, &t, opts);
         let mut ret: Option<Interval> = None;
         for (b, data) in body.blocks.iter() {
@@ -221,7 +232,13 @@ fn call_graph_sccs(program: &Program) -> Vec<Vec<FuncId>> {
         .iter()
         .map(|&f| {
             let body = program.funcs[f].body.as_ref().expect("defined");
-            (f, direct_callees(body).into_iter().filter(|c| program.funcs.get(*c).is_some_and(|d| d.body.is_some())).collect())
+            (
+                f,
+                direct_callees(body)
+                    .into_iter()
+                    .filter(|c| program.funcs.get(*c).is_some_and(|d| d.body.is_some()))
+                    .collect(),
+            )
         })
         .collect();
     // Iterative Tarjan (call chains can be deep).
@@ -309,7 +326,8 @@ const SITE_NEVER_RUNS: &str = "interval analysis: the site's block is unreachabl
 const SITE_CHECK_HOLDS: &str = "interval analysis: the checked condition always holds";
 const SITE_IN_BOUNDS: &str = "interval analysis: the access stays inside its global object";
 const SITE_IN_SLOT: &str = "interval analysis: the access stays inside its stack slot";
-const SITE_CALL_IN_BOUNDS: &str = "interval analysis: every byte the call touches stays inside its global or stack slot";
+const SITE_CALL_IN_BOUNDS: &str =
+    "interval analysis: every byte the call touches stays inside its global or stack slot";
 
 /// An object an address points into: a global (never freed), or a stack
 /// slot of constant size of the function being analysed (alive while the
@@ -437,7 +455,9 @@ impl<'p> Analysis<'p> {
         for (fid, f) in self.program.funcs.iter() {
             let Some(body) = &f.body else { continue };
             let Some(solution) = self.funcs.get(&fid) else { continue };
-            let t = IntervalTransfer::new(self.program, body).with_summaries(&self.summaries).assuming_no_signed_overflow(true);
+            let t = IntervalTransfer::new(self.program, body)
+                .with_summaries(&self.summaries)
+                .assuming_no_signed_overflow(true);
             for (bid, b) in body.blocks.iter() {
                 let mut state = solution.entry[bid].clone();
                 for &inst in &b.insts {
@@ -445,10 +465,16 @@ impl<'p> Analysis<'p> {
                         break;
                     }
                     let data = &body.insts[inst];
-                    if let InstKind::Bin { op: op @ (BinOp::Add | BinOp::Sub | BinOp::Mul), ty, lhs, rhs } = &data.kind {
+                    if let InstKind::Bin { op: op @ (BinOp::Add | BinOp::Sub | BinOp::Mul), ty, lhs, rhs } = &data.kind
+                    {
                         if ty.is_int() && *ty != walkdown_ir::Type::I1 {
                             let w = ty.bits(self.program.data_model);
-                            let (_, cut) = crate::interval::binop_no_signed_overflow(*op, t.operand(&state, lhs), t.operand(&state, rhs), w);
+                            let (_, cut) = crate::interval::binop_no_signed_overflow(
+                                *op,
+                                t.operand(&state, lhs),
+                                t.operand(&state, rhs),
+                                w,
+                            );
                             if cut {
                                 out.push((fid, inst));
                             }
@@ -470,7 +496,9 @@ impl<'p> Analysis<'p> {
         let mut edges = Vec::new();
         for (fid, f) in self.program.funcs.iter() {
             let Some(body) = &f.body else { continue };
-            let t = IntervalTransfer::new(self.program, body).with_summaries(&self.summaries).assuming_no_signed_overflow(self.no_signed_overflow);
+            let t = IntervalTransfer::new(self.program, body)
+                .with_summaries(&self.summaries)
+                .assuming_no_signed_overflow(self.no_signed_overflow);
             edges.clear();
             crate::fixpoint::dead_edges_of(body, &t, self.funcs.get(&fid), &mut edges);
             out.extend(edges.iter().map(|&(b, succ)| (fid, b, succ)));
@@ -481,8 +509,7 @@ impl<'p> Analysis<'p> {
     /// The goals of [`Analysis::dead_edges`] (outcomes without a goal, such
     /// as compiler-made branches without a source line, are left out).
     pub fn dead_goals(&self, goals: &Goals) -> Vec<GoalId> {
-        let mut v: Vec<GoalId> =
-            self.dead_edges().into_iter().filter_map(|(f, b, s)| goals.edge(f, b, s)).collect();
+        let mut v: Vec<GoalId> = self.dead_edges().into_iter().filter_map(|(f, b, s)| goals.edge(f, b, s)).collect();
         v.sort();
         v
     }
@@ -505,7 +532,9 @@ impl<'p> Analysis<'p> {
                 }
                 continue;
             };
-            let t = IntervalTransfer::new(self.program, body).with_summaries(&self.summaries).assuming_no_signed_overflow(self.no_signed_overflow);
+            let t = IntervalTransfer::new(self.program, body)
+                .with_summaries(&self.summaries)
+                .assuming_no_signed_overflow(self.no_signed_overflow);
             for (bid, b) in body.blocks.iter() {
                 let mut state = solution.entry[bid].clone();
                 if state.is_bottom() {
@@ -516,7 +545,9 @@ impl<'p> Analysis<'p> {
                     let data = &body.insts[inst];
                     if let Some(g) = goals.error_site(fid, inst) {
                         let safe = match &data.kind {
-                            InstKind::Check { cond, .. } => (t.operand(&state, cond) == Interval::constant(1)).then_some(SITE_CHECK_HOLDS),
+                            InstKind::Check { cond, .. } => {
+                                (t.operand(&state, cond) == Interval::constant(1)).then_some(SITE_CHECK_HOLDS)
+                            }
                             InstKind::Load { ty, ptr } | InstKind::Store { ty, ptr, .. } => {
                                 let width = Interval::constant(i128::from(ty.store_size(dm)));
                                 span_in_bounds(self.program, body, &t, &state, ptr, width).map(Object::reason)
@@ -537,7 +568,9 @@ impl<'p> Analysis<'p> {
                                         let len = t.operand(&state, n);
                                         spans
                                             .iter()
-                                            .all(|&k| span_in_bounds(self.program, body, &t, &state, &args[k], len).is_some())
+                                            .all(|&k| {
+                                                span_in_bounds(self.program, body, &t, &state, &args[k], len).is_some()
+                                            })
                                             .then_some(SITE_CALL_IN_BOUNDS)
                                     }
                                 }

@@ -50,8 +50,7 @@ impl Cfg {
         let mut succs = SecondaryMap::new();
         let mut preds: SecondaryMap<Block, Vec<(Block, u32)>> = SecondaryMap::new();
         for (b, data) in body.blocks.iter() {
-            let s: Vec<(Block, u32)> =
-                data.term.successors().enumerate().map(|(i, c)| (c.block, i as u32)).collect();
+            let s: Vec<(Block, u32)> = data.term.successors().enumerate().map(|(i, c)| (c.block, i as u32)).collect();
             for &(t, i) in &s {
                 if body.blocks.is_valid(t) {
                     preds.entry(t).push((b, i));

@@ -17,7 +17,12 @@ use crate::relational::RelAnalysis;
 
 /// What the analyses know on entry to `block` of `func`; `None` when no
 /// execution gets there.
-pub fn entry_formula(intervals: &Analysis<'_>, relational: Option<&RelAnalysis<'_>>, func: FuncId, block: Block) -> Option<Formula> {
+pub fn entry_formula(
+    intervals: &Analysis<'_>,
+    relational: Option<&RelAnalysis<'_>>,
+    func: FuncId,
+    block: Block,
+) -> Option<Formula> {
     let program = intervals.program();
     let dm = program.data_model;
     let body = program.funcs.get(func)?.body.as_ref()?;
@@ -84,7 +89,9 @@ pub fn entry_formula(intervals: &Analysis<'_>, relational: Option<&RelAnalysis<'
                 })
                 .collect();
             let (Some(terms), Ok(constant_term)) = (terms, i64::try_from(row.constant)) else { continue };
-            let Some(eval_ty) = crate::invariants::eval_type(body, dm, |v| r.iv.get(v), &terms, constant_term) else { continue };
+            let Some(eval_ty) = crate::invariants::eval_type(body, dm, |v| r.iv.get(v), &terms, constant_term) else {
+                continue;
+            };
             if let Some(f) = linear_equality(body, dm, &terms, constant_term, eval_ty) {
                 atoms.push(f);
             }
@@ -112,19 +119,33 @@ fn octagonal(
 ) -> Option<Formula> {
     let wide = |v: walkdown_ir::Value| -> Option<Term> {
         let ty = body.values[v].ty;
-        (ty.is_int() && (2..=32).contains(&ty.bits(dm)))
-            .then(|| Term::Cast { op: CastOp::SExt, from: ty, to: Type::I64, arg: Box::new(Term::value(v)) })
+        (ty.is_int() && (2..=32).contains(&ty.bits(dm))).then(|| Term::Cast {
+            op: CastOp::SExt,
+            from: ty,
+            to: Type::I64,
+            arg: Box::new(Term::value(v)),
+        })
     };
     let (tx, ty) = (wide(x)?, wide(y)?);
     let c = i64::try_from(c).ok()?;
     let bin = |op, a: Term, b: Term| Term::Bin { op, ty: Type::I64, lhs: Box::new(a), rhs: Box::new(b) };
-    let le = |lhs: Term, k: i64| Formula::Cmp { pred: CmpPred::Sle, ty: Type::I64, lhs, rhs: constant(Type::I64, i128::from(k), dm) };
+    let le = |lhs: Term, k: i64| Formula::Cmp {
+        pred: CmpPred::Sle,
+        ty: Type::I64,
+        lhs,
+        rhs: constant(Type::I64, i128::from(k), dm),
+    };
     Some(match (sx, sy) {
         (true, true) => le(bin(BinOp::Add, tx, ty), c),
         (true, false) => le(bin(BinOp::Sub, tx, ty), c),
         (false, true) => le(bin(BinOp::Sub, ty, tx), c),
         // -(x + y) <= c is x + y >= -c.
-        (false, false) => Formula::Cmp { pred: CmpPred::Sle, ty: Type::I64, lhs: constant(Type::I64, -i128::from(c), dm), rhs: bin(BinOp::Add, tx, ty) },
+        (false, false) => Formula::Cmp {
+            pred: CmpPred::Sle,
+            ty: Type::I64,
+            lhs: constant(Type::I64, -i128::from(c), dm),
+            rhs: bin(BinOp::Add, tx, ty),
+        },
     })
 }
 

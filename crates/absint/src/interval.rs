@@ -97,16 +97,10 @@ impl Domain for Interval {
         // Thresholds at -1, 0 and 1 keep sign information that loop
         // guards such as `x > 0` or `x >= 0` need, before jumping to the
         // extremes (which clamping turns into the type's bounds).
-        let lo = if o.lo < self.lo {
-            [1, 0, -1].into_iter().find(|&t| t <= o.lo).unwrap_or(i128::MIN)
-        } else {
-            self.lo
-        };
-        let hi = if o.hi > self.hi {
-            [-1, 0, 1].into_iter().find(|&t| t >= o.hi).unwrap_or(i128::MAX)
-        } else {
-            self.hi
-        };
+        let lo =
+            if o.lo < self.lo { [1, 0, -1].into_iter().find(|&t| t <= o.lo).unwrap_or(i128::MIN) } else { self.lo };
+        let hi =
+            if o.hi > self.hi { [-1, 0, 1].into_iter().find(|&t| t >= o.hi).unwrap_or(i128::MAX) } else { self.hi };
         Interval { lo, hi }
     }
     fn narrow(&self, o: &Self) -> Self {
@@ -401,12 +395,7 @@ pub fn binop(op: BinOp, x: Interval, y: Interval, w: u32) -> Interval {
             if nz.iter().any(|p| !p.is_bottom()) {
                 // |x % y| < |y|, |x % y| <= |x|, and the sign is x's
                 // (MIN % -1 == 0 fits too).
-                let m = nz
-                    .iter()
-                    .filter(|p| !p.is_bottom())
-                    .map(|p| p.lo.abs().max(p.hi.abs()) - 1)
-                    .max()
-                    .unwrap_or(0);
+                let m = nz.iter().filter(|p| !p.is_bottom()).map(|p| p.lo.abs().max(p.hi.abs()) - 1).max().unwrap_or(0);
                 let lo = if a.lo < 0 { a.lo.max(-m) } else { 0 };
                 let hi = if a.hi > 0 { a.hi.min(m) } else { 0 };
                 r = r.join(&Interval::new(lo, hi));
@@ -553,8 +542,7 @@ pub fn refine_compare(pred: CmpPred, outcome: bool, x: Interval, y: Interval, w:
             let swap = matches!(pred, Sgt | Sge | Ugt | Uge);
             let strict = i128::from(matches!(pred, Slt | Sgt | Ult | Ugt));
             let (l, r) = if swap { (y, x) } else { (x, y) };
-            let (view, back): (ViewFn, ViewFn) =
-                if signed { (sview, from_sview) } else { (uview, from_uview) };
+            let (view, back): (ViewFn, ViewFn) = if signed { (sview, from_sview) } else { (uview, from_uview) };
             let (a, b) = (view(l, w), view(r, w));
             // a < b (or a <= b): a below b's maximum, b above a's minimum.
             let a2 = a.meet(Interval::new(i128::MIN, b.hi - strict));

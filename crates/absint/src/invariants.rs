@@ -138,7 +138,13 @@ fn fact_blocks(body: &Body, loops: &[crate::relational::LoopInfo]) -> BTreeMap<B
 
 /// The type in which `terms` (sign-extended) sum without wrapping, given
 /// the values' intervals.
-pub(crate) fn eval_type(body: &Body, dm: DataModel, iv: impl Fn(Value) -> Interval, terms: &[(i64, Value)], constant: i64) -> Option<Type> {
+pub(crate) fn eval_type(
+    body: &Body,
+    dm: DataModel,
+    iv: impl Fn(Value) -> Interval,
+    terms: &[(i64, Value)],
+    constant: i64,
+) -> Option<Type> {
     'ty: for ty in [Type::I32, Type::I64] {
         let tw = ty.bits(dm);
         let fits = |x: i128| (smin(tw)..=smax(tw)).contains(&x);
@@ -258,7 +264,9 @@ pub fn instrument(program: &Program, facts: &[LinearFact]) -> Program {
                 let vt = body.values[v].ty;
                 let mut x = Operand::Value(v);
                 if vt.bits(dm) < tw {
-                    let Some(r) = push(body, InstKind::Cast { op: CastOp::SExt, from: vt, to: ty, arg: x }) else { continue };
+                    let Some(r) = push(body, InstKind::Cast { op: CastOp::SExt, from: vt, to: ty, arg: x }) else {
+                        continue;
+                    };
                     x = Operand::Value(r);
                 }
                 // After the first term, a negative coefficient subtracts
@@ -303,7 +311,11 @@ pub fn instrument(program: &Program, facts: &[LinearFact]) -> Program {
 /// them loses none. The new instructions have no source location: goal
 /// ids are unchanged. Without the interval analysis (`None`), only the
 /// equalities.
-pub fn strengthen_loop_heads(program: &Program, intervals: Option<&crate::Analysis<'_>>, relational: Option<&RelAnalysis<'_>>) -> Program {
+pub fn strengthen_loop_heads(
+    program: &Program,
+    intervals: Option<&crate::Analysis<'_>>,
+    relational: Option<&RelAnalysis<'_>>,
+) -> Program {
     let mut invariants = Vec::new();
     for (fid, f) in program.funcs.iter() {
         let (Some(body), Some(iv)) = (&f.body, intervals) else { continue };
@@ -322,12 +334,21 @@ pub fn strengthen_loop_heads(program: &Program, intervals: Option<&crate::Analys
             };
             let formula = formula.restrict(&available);
             if formula != walkdown_ir::formula::Formula::Bool(true) {
-                invariants.push(walkdown_ir::formula::BlockInvariant { func: fid, block: head, formula, loc: Loc::UNKNOWN });
+                invariants.push(walkdown_ir::formula::BlockInvariant {
+                    func: fid,
+                    block: head,
+                    formula,
+                    loc: Loc::UNKNOWN,
+                });
             }
         }
     }
     let with_states = walkdown_ir::formula::instrument_assumes(program, &invariants);
-    let facts: Vec<LinearFact> =
-        relational.map(invariants_at_exits).unwrap_or_default().into_iter().filter(|f| f.kind == FactKind::LoopHead).collect();
+    let facts: Vec<LinearFact> = relational
+        .map(invariants_at_exits)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|f| f.kind == FactKind::LoopHead)
+        .collect();
     instrument(&with_states, &facts)
 }

@@ -70,12 +70,12 @@ pub mod transfer;
 pub mod trip;
 
 pub use analysis::{analyze, analyze_with, return_summaries, AbsintError, Analysis};
-pub use transfer::{ReturnSummary, Summaries};
 pub use domain::Domain;
+pub use fixpoint::FixpointOptions;
 pub use formulas::entry_formula;
 pub use interval::Interval;
 pub use invariants::{instrument, invariants_at_exits, strengthen_loop_heads, FactKind, LinearFact};
-pub use fixpoint::FixpointOptions;
 pub use relational::{analyze_relational, analyze_relational_with, candidate_loop_equalities, RelAnalysis, RelState};
 pub use state::IntervalState;
+pub use transfer::{ReturnSummary, Summaries};
 pub use trip::{trip_count_forms, ClosedForm, LoopForms};

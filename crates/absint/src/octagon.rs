@@ -171,8 +171,20 @@ impl Octagon {
         let old = std::mem::take(&mut self.cons);
         for (k, c) in old {
             let d = match (k.0 == v, k.2 == v) {
-                (true, _) => if k.1 { c.checked_add(delta) } else { c.checked_sub(delta) },
-                (_, true) => if k.3 { c.checked_add(delta) } else { c.checked_sub(delta) },
+                (true, _) => {
+                    if k.1 {
+                        c.checked_add(delta)
+                    } else {
+                        c.checked_sub(delta)
+                    }
+                }
+                (_, true) => {
+                    if k.3 {
+                        c.checked_add(delta)
+                    } else {
+                        c.checked_sub(delta)
+                    }
+                }
                 _ => Some(c),
             };
             if let Some(d) = d {

@@ -39,11 +39,11 @@
 //! equality `a == b` (`v == k`).
 
 use crate::affine::{Affine, Linear, Var};
-use crate::octagon::Octagon;
 use crate::analysis::{reached_callees, roots};
 use crate::domain::Domain;
 use crate::fixpoint::{solve, wto, Cfg, FixpointOptions, Solution, Transfer, WtoElem};
 use crate::interval::{from_bits, norm, smax, smin, Interval};
+use crate::octagon::Octagon;
 use crate::state::IntervalState;
 use crate::transfer::IntervalTransfer;
 use std::collections::{BTreeMap, BTreeSet};
@@ -94,7 +94,11 @@ impl RelState {
             Var::Val(x) => width(x).map_or(Interval::TOP, |w| norm(self.iv.get(x), w)),
             _ => self.var_iv(v),
         };
-        self.oct.constraints().filter(|(k, c)| crate::octagon::implied(k, &iv).is_none_or(|i| *c < i)).map(|(k, c)| (*k, c)).collect()
+        self.oct
+            .constraints()
+            .filter(|(k, c)| crate::octagon::implied(k, &iv).is_none_or(|i| *c < i))
+            .map(|(k, c)| (*k, c))
+            .collect()
     }
 
     /// The interval of a variable as the octagon sees it (stored bounds;
@@ -222,10 +226,7 @@ struct Range {
 
 impl Range {
     fn of(iv: Interval) -> Range {
-        Range {
-            lo: (iv.lo != i128::MIN).then_some(iv.lo),
-            hi: (iv.hi != i128::MAX).then_some(iv.hi),
-        }
+        Range { lo: (iv.lo != i128::MIN).then_some(iv.lo), hi: (iv.hi != i128::MAX).then_some(iv.hi) }
     }
     fn scale(self, k: i128) -> Range {
         let m = |x: Option<i128>| x.and_then(|x| x.checked_mul(k));
@@ -364,7 +365,9 @@ impl<'a> RelTransfer<'a> {
         let Some(ValueDef::Inst(def)) = body.values.get(*v).map(|d| d.def) else { return };
         let Some(data) = body.insts.get(def) else { return };
         match &data.kind {
-            InstKind::Cmp { pred: pred @ (CmpPred::Eq | CmpPred::Ne), lhs, rhs, .. } if (*pred == CmpPred::Eq) == outcome => {
+            InstKind::Cmp { pred: pred @ (CmpPred::Eq | CmpPred::Ne), lhs, rhs, .. }
+                if (*pred == CmpPred::Eq) == outcome =>
+            {
                 if let Some(r) = self.lin(lhs).zip(self.lin(rhs)).and_then(|(a, b)| a.sub(&b)) {
                     s.eq.add_eq(r);
                 }
@@ -402,9 +405,17 @@ impl<'a> RelTransfer<'a> {
                 let Var::Val(av) = a else { continue };
                 let ib = self.var_interval(&s.iv, &extra, b);
                 let max_other_neg = if sb { ib.lo.checked_neg() } else { Some(ib.hi) };
-                let Some(bound) = max_other_neg.filter(|m| *m != i128::MAX && *m != i128::MIN).and_then(|m| c.checked_add(m)) else { continue };
+                let Some(bound) =
+                    max_other_neg.filter(|m| *m != i128::MAX && *m != i128::MIN).and_then(|m| c.checked_add(m))
+                else {
+                    continue;
+                };
                 let old = self.var_interval(&s.iv, &extra, a);
-                let new = if sa { old.meet(Interval::new(i128::MIN, bound)) } else { old.meet(Interval::new(-bound, i128::MAX)) };
+                let new = if sa {
+                    old.meet(Interval::new(i128::MIN, bound))
+                } else {
+                    old.meet(Interval::new(-bound, i128::MAX))
+                };
                 if new != old {
                     self.it.assume_value(&mut s.iv, av, new, 2);
                     if s.iv.is_bottom() {
@@ -562,11 +573,8 @@ impl<'a> RelTransfer<'a> {
         for _ in 0..2 {
             let rows: Vec<Linear> = s.eq.rows().to_vec();
             for row in &rows {
-                let ranges: Vec<Range> = row
-                    .terms
-                    .iter()
-                    .map(|&(v, c)| Range::of(self.var_interval(&s.iv, &extra, v)).scale(c))
-                    .collect();
+                let ranges: Vec<Range> =
+                    row.terms.iter().map(|&(v, c)| Range::of(self.var_interval(&s.iv, &extra, v)).scale(c)).collect();
                 for (j, &(v, c)) in row.terms.iter().enumerate() {
                     // c * v = -(constant + sum of the others).
                     let mut rest = Range { lo: Some(row.constant), hi: Some(row.constant) };
@@ -576,7 +584,11 @@ impl<'a> RelTransfer<'a> {
                         }
                     }
                     let rhs = rest.scale(-1);
-                    let (lo, hi) = if c > 0 { (rhs.lo, rhs.hi) } else { (rhs.hi.and_then(|x| x.checked_neg()), rhs.lo.and_then(|x| x.checked_neg())) };
+                    let (lo, hi) = if c > 0 {
+                        (rhs.lo, rhs.hi)
+                    } else {
+                        (rhs.hi.and_then(|x| x.checked_neg()), rhs.lo.and_then(|x| x.checked_neg()))
+                    };
                     let a = c.abs();
                     let lo = lo.map(|x| x.div_euclid(a) + i128::from(x.rem_euclid(a) != 0)).unwrap_or(i128::MIN);
                     let hi = hi.map(|x| x.div_euclid(a)).unwrap_or(i128::MAX);
@@ -752,7 +764,10 @@ pub fn analyze_relational_with(program: &Program, opts: FixpointOptions) -> RelA
 /// invariants, sound only once checked (`x - 1` and `y + 1` on unsigned
 /// counters wrap in the signed reading, so the sound analysis records
 /// nothing, while `x + y == n` holds modulo 2^32).
-pub fn candidate_loop_equalities(program: &Program, opts: FixpointOptions) -> Vec<walkdown_ir::formula::LinearEquality> {
+pub fn candidate_loop_equalities(
+    program: &Program,
+    opts: FixpointOptions,
+) -> Vec<walkdown_ir::formula::LinearEquality> {
     let a = analyze_relational_impl(program, opts, true);
     if !a.complete {
         return Vec::new();
@@ -766,7 +781,13 @@ pub fn candidate_loop_equalities(program: &Program, opts: FixpointOptions) -> Ve
         if !ty.is_int() || ty.bits(dm) < 8 {
             continue;
         }
-        out.push(walkdown_ir::formula::LinearEquality { func: f.func, block: f.block, terms: f.terms, constant: f.constant, ty });
+        out.push(walkdown_ir::formula::LinearEquality {
+            func: f.func,
+            block: f.block,
+            terms: f.terms,
+            constant: f.constant,
+            ty,
+        });
     }
     out
 }
@@ -817,7 +838,8 @@ impl<'p> RelAnalysis<'p> {
     /// The input symbols of `func`: results of `nondet` instructions
     /// outside every loop, in id order.
     pub fn input_symbols(&self, func: FuncId) -> Vec<Value> {
-        let (Some(rf), Some(body)) = (self.funcs.get(&func), self.program.funcs.get(func).and_then(|f| f.body.as_ref()))
+        let (Some(rf), Some(body)) =
+            (self.funcs.get(&func), self.program.funcs.get(func).and_then(|f| f.body.as_ref()))
         else {
             return Vec::new();
         };

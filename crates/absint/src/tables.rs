@@ -109,7 +109,9 @@ impl Tables {
         let block_of = body.inst_blocks();
         for (b, data) in body.blocks.iter() {
             for (pos, &i) in data.insts.iter().enumerate() {
-                let (InstKind::Load { ptr, .. }, Some(r)) = (&body.insts[i].kind, body.insts[i].result) else { continue };
+                let (InstKind::Load { ptr, .. }, Some(r)) = (&body.insts[i].kind, body.insts[i].result) else {
+                    continue;
+                };
                 match root(program, body, ptr, 0) {
                     Some(Root::Global(g)) if program.globals[g].constant => {
                         loads.insert(r, g);
@@ -195,7 +197,9 @@ impl Tables {
 /// whose source holds at least the slot's bytes.
 fn initializer(program: &Program, body: &Body, args: &[Operand]) -> Option<(Value, GlobalId)> {
     let [Operand::Value(dst), Operand::Global(g), Operand::Const(len), ..] = args else { return None };
-    let InstKind::Alloca { size: Operand::Const(size), .. } = &body.insts[def_inst(body, *dst)?].kind else { return None };
+    let InstKind::Alloca { size: Operand::Const(size), .. } = &body.insts[def_inst(body, *dst)?].kind else {
+        return None;
+    };
     let global = &program.globals[*g];
     (global.constant && len.bits == size.bits && global.size >= len.bits).then_some((*dst, *g))
 }
@@ -214,7 +218,13 @@ fn def_inst(body: &Body, v: Value) -> Option<walkdown_ir::Inst> {
 /// The offsets a pointer may have from its root object: their interval,
 /// and a stride and residue (every offset is `residue` modulo `stride`;
 /// stride 0: exactly one offset).
-fn offsets(program: &Program, body: &Body, ptr: &Operand, operand: &dyn Fn(&Operand) -> Interval, depth: u32) -> Option<(Interval, i128, i128)> {
+fn offsets(
+    program: &Program,
+    body: &Body,
+    ptr: &Operand,
+    operand: &dyn Fn(&Operand) -> Interval,
+    depth: u32,
+) -> Option<(Interval, i128, i128)> {
     match ptr {
         Operand::Global(_) => Some((Interval::constant(0), 0, 0)),
         Operand::Value(v) if depth < 16 => match &body.insts[def_inst(body, *v)?].kind {

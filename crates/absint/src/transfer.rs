@@ -23,11 +23,13 @@
 
 use crate::domain::Domain;
 use crate::fixpoint::Transfer;
-use crate::interval::{self, binop, compare, crange, from_bits, from_sview, from_uview, is_full, norm, refine_compare, uview, Interval};
+use crate::interval::{
+    self, binop, compare, crange, from_bits, from_sview, from_uview, is_full, norm, refine_compare, uview, Interval,
+};
 use crate::state::IntervalState;
 use walkdown_ir::{
-    BinOp, Block, BlockCall, Body, Builtin, Callee, CastOp, CmpPred, DataModel, InstKind, Operand, Program, Terminator, Type, UnOp,
-    Value, ValueDef,
+    BinOp, Block, BlockCall, Body, Builtin, Callee, CastOp, CmpPred, DataModel, InstKind, Operand, Program, Terminator,
+    Type, UnOp, Value, ValueDef,
 };
 
 /// What calls to a function may return, from the function's own analysis
@@ -280,7 +282,8 @@ impl<'a> IntervalTransfer<'a> {
                     if fd.name == "__VERIFIER_assume" && fd.body.is_none() {
                         if let Some(a) = args.first() {
                             let w = self.int_width(self.body.operand_type(a)).unwrap_or(32);
-                            let (x, _) = refine_compare(CmpPred::Ne, true, self.operand(s, a), Interval::constant(0), w);
+                            let (x, _) =
+                                refine_compare(CmpPred::Ne, true, self.operand(s, a), Interval::constant(0), w);
                             self.assume_operand(s, a, x, REFINE_DEPTH);
                         }
                     }

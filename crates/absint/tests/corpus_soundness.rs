@@ -22,7 +22,10 @@ const VECTORS: usize = 10_000;
 const BUDGET: Duration = Duration::from_millis(2000);
 
 fn budget() -> Duration {
-    std::env::var("WALKDOWN_SOUNDNESS_BUDGET_S").ok().and_then(|s| s.parse().ok()).map_or(BUDGET, Duration::from_secs_f64)
+    std::env::var("WALKDOWN_SOUNDNESS_BUDGET_S")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .map_or(BUDGET, Duration::from_secs_f64)
 }
 
 #[test]
@@ -58,10 +61,17 @@ fn dead_edges_are_never_covered_on_the_corpus() {
         total_dead += dead.len();
         total_edges += edges;
         let Ok(interp) = Interpreter::new(&ir, &goals) else {
-            eprintln!("{:<50} dead {:>3}/{:<4} analysis {:>8.2?}  (not interpretable)", prog.name, dead.len(), edges, took);
+            eprintln!(
+                "{:<50} dead {:>3}/{:<4} analysis {:>8.2?}  (not interpretable)",
+                prog.name,
+                dead.len(),
+                edges,
+                took
+            );
             continue;
         };
-        let opts = RunOptions { limits: ExecLimits { max_steps: 1_000_000, ..Default::default() }, ..Default::default() };
+        let opts =
+            RunOptions { limits: ExecLimits { max_steps: 1_000_000, ..Default::default() }, ..Default::default() };
         let start = Instant::now();
         let mut runs = 0;
         let mut covered = BTreeSet::new();
@@ -73,7 +83,11 @@ fn dead_edges_are_never_covered_on_the_corpus() {
             let r = interp.run(&tv, &opts);
             for g in r.covered {
                 if dead.contains(&g) && covered.insert(g) {
-                    failures.push(format!("{}: goal {g} ({}) proved dead but covered by a run", prog.name, goals.describe(g)));
+                    failures.push(format!(
+                        "{}: goal {g} ({}) proved dead but covered by a run",
+                        prog.name,
+                        goals.describe(g)
+                    ));
                 }
             }
         }
@@ -113,10 +127,13 @@ fn instrumented_invariants_hold_on_the_corpus() {
         let c = support::instrumented::check(&prog.name, &ir, 2000, Duration::from_millis(800), 1_000_000);
         let goals = Goals::compute(&ir);
         let a = walkdown_absint::analyze_relational(&ir);
-        let dead: BTreeSet<_> =
-            a.dead_edges().into_iter().filter_map(|(f, b, s)| goals.edge(f, b, s)).collect();
+        let dead: BTreeSet<_> = a.dead_edges().into_iter().filter_map(|(f, b, s)| goals.edge(f, b, s)).collect();
         for g in dead.intersection(&c.covered) {
-            failures.push(format!("{}: goal {g} ({}) proved dead (relational) but covered", prog.name, goals.describe(*g)));
+            failures.push(format!(
+                "{}: goal {g} ({}) proved dead (relational) but covered",
+                prog.name,
+                goals.describe(*g)
+            ));
         }
         eprintln!(
             "{:<50} facts {:>3} instrumented {:>3} dead {:>3} relational analysis {:>8.2?} vectors {}",

@@ -7,7 +7,7 @@
 
 mod support;
 
-use walkdown_absint::interval::{norm, binop, compare, crange, from_bits, refine_compare};
+use walkdown_absint::interval::{binop, compare, crange, from_bits, norm, refine_compare};
 use walkdown_absint::Interval;
 use walkdown_interp::eval::{eval_bin_bits, eval_cmp_bits, truncate};
 use walkdown_ir::{BinOp, CmpPred};

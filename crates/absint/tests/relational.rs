@@ -143,7 +143,9 @@ fn nested_loops_invariants() {
     assert!(st.eq.implies(&lin(&[(Var::Val(k), 1), (Var::Counter(0), -2)], 0)));
     // At the outer exit too.
     let exits: Vec<Block> = facts.iter().filter(|f| f.kind == FactKind::LoopExit).map(|f| f.block).collect();
-    assert!(exits.iter().any(|&b| !rf.loops[0].blocks.contains(&b) && has_fact(&facts, b, FactKind::LoopExit, &[(1, k), (-2, i)])));
+    assert!(exits
+        .iter()
+        .any(|&b| !rf.loops[0].blocks.contains(&b) && has_fact(&facts, b, FactKind::LoopExit, &[(1, k), (-2, i)])));
     assert!(facts.iter().all(|f| f.eval_ty.is_some()));
 }
 
@@ -261,7 +263,9 @@ fn octagon_follows_sums_from_the_first_iteration() {
     let a = analyze_relational(&p);
     eprintln!("{}", a.report());
     let body = p.funcs[p.entry().unwrap()].body.as_ref().unwrap();
-    let lines = |dead: Vec<(walkdown_ir::FuncId, Block, u32)>| -> Vec<u32> { dead.iter().map(|&(_, b, _)| body.blocks[b].term_loc.line).collect() };
+    let lines = |dead: Vec<(walkdown_ir::FuncId, Block, u32)>| -> Vec<u32> {
+        dead.iter().map(|&(_, b, _)| body.blocks[b].term_loc.line).collect()
+    };
     let relational = lines(a.dead_edges());
     for line in [10, 12] {
         assert!(relational.contains(&line), "line {line} not proved dead: {relational:?}");
@@ -314,7 +318,10 @@ fn return_summaries_reach_callers() {
     };
     let intervals = walkdown_absint::analyze(&p);
     let by_name = |n: &str| p.func_by_name(n).unwrap();
-    assert_eq!(intervals.summaries.get(&by_name("clamp")), Some(&walkdown_absint::ReturnSummary::Returns(walkdown_absint::Interval::new(0, 100))));
+    assert_eq!(
+        intervals.summaries.get(&by_name("clamp")),
+        Some(&walkdown_absint::ReturnSummary::Returns(walkdown_absint::Interval::new(0, 100)))
+    );
     assert_eq!(intervals.summaries.get(&by_name("fail")), Some(&walkdown_absint::ReturnSummary::Never));
     assert_eq!(intervals.summaries.get(&by_name("fact")), None);
     for dead in [lines(intervals.dead_edges()), lines(analyze_relational(&p).dead_edges())] {

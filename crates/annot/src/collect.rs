@@ -171,8 +171,16 @@ impl Annotations {
         }
         out.assumptions.push(Assumption { name: names.join("+"), sites });
         let map = |a: AssumptionId| AssumptionId(new_index[a.0 as usize]);
-        out.assertions = self.assertions.iter().map(|a| VerifiedAssertion { premise: a.premise.map_ids(&map), ..a.clone() }).collect();
-        out.checks = self.checks.iter().map(|(&g, c)| (g, CheckStatus { premise: c.premise.map_ids(&map), sources: c.sources.clone() })).collect();
+        out.assertions = self
+            .assertions
+            .iter()
+            .map(|a| VerifiedAssertion { premise: a.premise.map_ids(&map), ..a.clone() })
+            .collect();
+        out.checks = self
+            .checks
+            .iter()
+            .map(|(&g, c)| (g, CheckStatus { premise: c.premise.map_ids(&map), sources: c.sources.clone() }))
+            .collect();
         Some(out)
     }
 
@@ -233,14 +241,25 @@ impl Annotations {
                     }
                     let at = || program.describe_loc(d.loc);
                     let (Some(cond), Some(text)) = (args.first(), args.get(1)) else {
-                        return Err(AnnotError::Malformed { what: format!("{} without two arguments", callee.name), at: at() });
+                        return Err(AnnotError::Malformed {
+                            what: format!("{} without two arguments", callee.name),
+                            at: at(),
+                        });
                     };
                     let Some(text) = const_string(program, text) else {
-                        return Err(AnnotError::Malformed { what: format!("{}: the second argument is not a string literal", callee.name), at: at() });
+                        return Err(AnnotError::Malformed {
+                            what: format!("{}: the second argument is not a string literal", callee.name),
+                            at: at(),
+                        });
                     };
                     if callee.name == "__VERIFIER_assumed" {
                         let id = self.intern(text.trim());
-                        self.assumptions[id.0 as usize].sites.push(AssumedSite { func: fid, inst, cond: AssumedCond::Holds(*cond), loc: d.loc });
+                        self.assumptions[id.0 as usize].sites.push(AssumedSite {
+                            func: fid,
+                            inst,
+                            cond: AssumedCond::Holds(*cond),
+                            loc: d.loc,
+                        });
                     } else {
                         let premise = Premise::parse(&text, &mut |n| self.intern(n))
                             .map_err(|e| AnnotError::Malformed { what: e.to_string(), at: at() })?;
@@ -254,7 +273,13 @@ impl Annotations {
                         for &g in &targets {
                             self.verify(g, premise.clone(), Source::Source);
                         }
-                        self.assertions.push(VerifiedAssertion { func: fid, inst, premise, goals: targets, loc: d.loc });
+                        self.assertions.push(VerifiedAssertion {
+                            func: fid,
+                            inst,
+                            premise,
+                            goals: targets,
+                            loc: d.loc,
+                        });
                     }
                 }
             }
@@ -333,7 +358,8 @@ fn checks_after(program: &Program, goals: &Goals, func: FuncId, block: Block, po
             }
         }
     }
-    let nearest = out.iter().map(|&(_, l)| l).filter(|&l| l >= call_line).min().or_else(|| out.iter().map(|&(_, l)| l).min());
+    let nearest =
+        out.iter().map(|&(_, l)| l).filter(|&l| l >= call_line).min().or_else(|| out.iter().map(|&(_, l)| l).min());
     let mut goals: Vec<GoalId> = out.into_iter().filter(|&(_, l)| Some(l) == nearest).map(|(g, _)| g).collect();
     goals.sort();
     goals.dedup();

@@ -25,8 +25,8 @@
 
 use crate::collect::Annotations;
 use std::collections::HashMap;
-use walkdown_ir::goals::Goals;
 use walkdown_ir::entity::EntityRef;
+use walkdown_ir::goals::Goals;
 use walkdown_ir::{Builtin, Callee, InstKind, Program, Terminator};
 
 /// Assumption ids the inference handles at most (`2^6` states fit a mask).
@@ -156,7 +156,9 @@ impl Abstract {
                             let mut any = false;
                             for (_, cd) in cb.blocks.iter() {
                                 for &ci in &cd.insts {
-                                    if let Some(g) = goals.error_site(*t, ci).filter(|&g| targets(g) && !annotated.contains(&g)) {
+                                    if let Some(g) =
+                                        goals.error_site(*t, ci).filter(|&g| targets(g) && !annotated.contains(&g))
+                                    {
                                         any = true;
                                         premise &= annotations.checks.get(&g).map_or(0, |s| set_of(&s.premise));
                                     }

@@ -140,7 +140,8 @@ pub fn instrument(
     let reach = abs.reachable();
     let ahead = abs.assertions_ahead();
     let may = config.prunes().then(|| abs.conditions(Transformer::Wp));
-    let must = config.tries_first().then(|| (abs.conditions(Transformer::MustAssert), abs.conditions(Transformer::MustAll)));
+    let must =
+        config.tries_first().then(|| (abs.conditions(Transformer::MustAssert), abs.conditions(Transformer::MustAll)));
     for (fid, f) in program.funcs.iter() {
         if f.body.is_none() {
             continue;
@@ -171,7 +172,9 @@ pub fn instrument(
                                 // run goes on (and fails there if invalid).
                                 _ => continue,
                             };
-                            plan.entry((fid, Block::new(b), pos)).or_default().push(Put::Prune { set: !premise & all, unless: cond });
+                            plan.entry((fid, Block::new(b), pos))
+                                .or_default()
+                                .push(Put::Prune { set: !premise & all, unless: cond });
                             report.prunes += 1;
                         }
                     }
@@ -250,9 +253,15 @@ pub fn instrument(
 }
 
 enum Put {
-    Assumed { ghost: GlobalId, cond: AssumedCond },
+    Assumed {
+        ghost: GlobalId,
+        cond: AssumedCond,
+    },
     /// Go on only where the ghost state is in `set` or `unless` is non-zero.
-    Prune { set: States, unless: Option<Operand> },
+    Prune {
+        set: States,
+        unless: Option<Operand>,
+    },
     TryFirst(States),
 }
 
@@ -310,7 +319,9 @@ fn emit(
                         cond
                     } else {
                         let zero = Operand::Const(Const { ty, bits: 0 });
-                        Operand::Value(push(body, InstKind::Cmp { pred: CmpPred::Ne, ty, lhs: cond, rhs: zero }).expect("cmp"))
+                        Operand::Value(
+                            push(body, InstKind::Cmp { pred: CmpPred::Ne, ty, lhs: cond, rhs: zero }).expect("cmp"),
+                        )
                     }
                 }
                 AssumedCond::NoSignedOverflow { op, ty, lhs, rhs } => {
@@ -321,13 +332,20 @@ fn emit(
                     };
                     let o = push(body, InstKind::Bin { op: check, ty, lhs, rhs }).expect("overflow predicate");
                     let t = Operand::Const(Const::bool(true));
-                    Operand::Value(push(body, InstKind::Bin { op: BinOp::Xor, ty: Type::I1, lhs: Operand::Value(o), rhs: t }).expect("xor"))
+                    Operand::Value(
+                        push(body, InstKind::Bin { op: BinOp::Xor, ty: Type::I1, lhs: Operand::Value(o), rhs: t })
+                            .expect("xor"),
+                    )
                 }
                 AssumedCond::Unstated => Operand::Const(Const::bool(false)),
             };
-            let byte = push(body, InstKind::Cast { op: CastOp::ZExt, from: Type::I1, to: Type::I8, arg: holds }).expect("zext");
-            let both = push(body, InstKind::Bin { op: BinOp::And, ty: Type::I8, lhs: Operand::Value(held), rhs: Operand::Value(byte) })
-                .expect("and");
+            let byte = push(body, InstKind::Cast { op: CastOp::ZExt, from: Type::I1, to: Type::I8, arg: holds })
+                .expect("zext");
+            let both = push(
+                body,
+                InstKind::Bin { op: BinOp::And, ty: Type::I8, lhs: Operand::Value(held), rhs: Operand::Value(byte) },
+            )
+            .expect("and");
             push(body, InstKind::Store { ty: Type::I8, ptr: Operand::Global(ghost), value: Operand::Value(both) });
         }
         Put::Prune { set, .. } | Put::TryFirst(set) => {
@@ -339,29 +357,52 @@ fn emit(
             let mut state: Operand = Operand::Const(Const::int(Type::I64, 0, dm));
             for (i, &g) in ghosts.iter().enumerate() {
                 let v = push(body, InstKind::Load { ty: Type::I8, ptr: Operand::Global(g) }).expect("load");
-                let w = push(body, InstKind::Cast { op: CastOp::ZExt, from: Type::I8, to: Type::I64, arg: Operand::Value(v) }).expect("zext");
+                let w = push(
+                    body,
+                    InstKind::Cast { op: CastOp::ZExt, from: Type::I8, to: Type::I64, arg: Operand::Value(v) },
+                )
+                .expect("zext");
                 let shifted = if i == 0 {
                     w
                 } else {
-                    push(body, InstKind::Bin { op: BinOp::Shl, ty: Type::I64, lhs: Operand::Value(w), rhs: Operand::Const(Const::int(Type::I64, i as i64, dm)) })
-                        .expect("shl")
+                    push(
+                        body,
+                        InstKind::Bin {
+                            op: BinOp::Shl,
+                            ty: Type::I64,
+                            lhs: Operand::Value(w),
+                            rhs: Operand::Const(Const::int(Type::I64, i as i64, dm)),
+                        },
+                    )
+                    .expect("shl")
                 };
                 state = Operand::Value(
-                    push(body, InstKind::Bin { op: BinOp::Or, ty: Type::I64, lhs: state, rhs: Operand::Value(shifted) }).expect("or"),
+                    push(
+                        body,
+                        InstKind::Bin { op: BinOp::Or, ty: Type::I64, lhs: state, rhs: Operand::Value(shifted) },
+                    )
+                    .expect("or"),
                 );
             }
             let mask = Operand::Const(Const { ty: Type::I64, bits: set });
             let sh = push(body, InstKind::Bin { op: BinOp::LShr, ty: Type::I64, lhs: mask, rhs: state }).expect("lshr");
-            let mut bit = push(body, InstKind::Cast { op: CastOp::Trunc, from: Type::I64, to: Type::I1, arg: Operand::Value(sh) }).expect("trunc");
+            let mut bit = push(
+                body,
+                InstKind::Cast { op: CastOp::Trunc, from: Type::I64, to: Type::I1, arg: Operand::Value(sh) },
+            )
+            .expect("trunc");
             if let Some(cond) = unless {
                 let ty = body_operand_type(body, &cond);
                 let holds = if ty == Type::I1 {
                     cond
                 } else {
                     let zero = Operand::Const(Const { ty, bits: 0 });
-                    Operand::Value(push(body, InstKind::Cmp { pred: CmpPred::Ne, ty, lhs: cond, rhs: zero }).expect("cmp"))
+                    Operand::Value(
+                        push(body, InstKind::Cmp { pred: CmpPred::Ne, ty, lhs: cond, rhs: zero }).expect("cmp"),
+                    )
                 };
-                bit = push(body, InstKind::Bin { op: BinOp::Or, ty: Type::I1, lhs: Operand::Value(bit), rhs: holds }).expect("or");
+                bit = push(body, InstKind::Bin { op: BinOp::Or, ty: Type::I1, lhs: Operand::Value(bit), rhs: holds })
+                    .expect("or");
             }
             push(body, InstKind::Call { callee: Callee::Direct(target), args: vec![Operand::Value(bit)], ret: None });
         }

@@ -17,7 +17,7 @@ pub mod infer;
 pub mod instrument;
 pub mod premise;
 
-pub use collect::{AssumedCond, AssumedSite, Annotations, CheckStatus, Source};
+pub use collect::{Annotations, AssumedCond, AssumedSite, CheckStatus, Source};
 pub use infer::{NoInference, MAX_IDS};
 pub use instrument::{instrument, Config, Instrumentation};
 pub use premise::Premise;

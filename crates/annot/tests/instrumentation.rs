@@ -15,7 +15,11 @@ use walkdown_ir::{DataModel, Program};
 
 fn own_fixtures() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../walkdown/tests/annotations");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir).expect("fixtures").map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "c")).collect();
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("fixtures")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "c"))
+        .collect();
     v.sort();
     v
 }
@@ -35,7 +39,8 @@ fn compare(name: &str, program: &Program, goals: &Goals, vectors: usize) -> Resu
     let a = annotations_of(program, goals);
     let targets = |g| walkdown_annot::collect::is_user_property(goals, g);
     let original = Interpreter::new(program, goals).map_err(|e| format!("{name}: {e}"))?;
-    let options = RunOptions { limits: ExecLimits { max_steps: 200_000, ..ExecLimits::default() }, ..RunOptions::default() };
+    let options =
+        RunOptions { limits: ExecLimits { max_steps: 200_000, ..ExecLimits::default() }, ..RunOptions::default() };
     let tests = walkdown_testsupport::input_vectors(name, vectors);
     let mut compared = 0;
     for config in Config::ALL {
@@ -43,12 +48,17 @@ fn compare(name: &str, program: &Program, goals: &Goals, vectors: usize) -> Resu
             Ok(x) => x,
             Err(e) => return Err(format!("{name}: {config:?}: {e:?}")),
         };
-        walkdown_ir::verify::verify_program(&p).map_err(|e| format!("{name}: {config:?}: the IR does not verify: {e}"))?;
+        walkdown_ir::verify::verify_program(&p)
+            .map_err(|e| format!("{name}: {config:?}: the IR does not verify: {e}"))?;
         let instrumented = Interpreter::new(&p, goals).map_err(|e| format!("{name}: {e}"))?;
         for t in &tests {
             let x = original.run(t, &options);
             let y = instrumented.run(t, &options);
-            if format!("{:?}", x.outcome) != format!("{:?}", y.outcome) || x.covered != y.covered || x.nondet_calls != y.nondet_calls || x.inputs_exhausted != y.inputs_exhausted {
+            if format!("{:?}", x.outcome) != format!("{:?}", y.outcome)
+                || x.covered != y.covered
+                || x.nondet_calls != y.nondet_calls
+                || x.inputs_exhausted != y.inputs_exhausted
+            {
                 return Err(format!("{name}: {config:?}: {:?} vs {:?} on {:?}", x.outcome, y.outcome, t.values));
             }
             compared += 1;
@@ -105,7 +115,10 @@ fn premises_parse_and_combine() {
     assert!(Premise::parse("(a", &mut id).is_err());
     assert!(Premise::parse("a b", &mut id).is_err());
     assert_eq!(Premise::True.or(Premise::False), Premise::True);
-    assert_eq!(Premise::False.or(Premise::Id(walkdown_annot::AssumptionId(0))), Premise::Id(walkdown_annot::AssumptionId(0)));
+    assert_eq!(
+        Premise::False.or(Premise::Id(walkdown_annot::AssumptionId(0))),
+        Premise::Id(walkdown_annot::AssumptionId(0))
+    );
 }
 
 /// More ids than the inference handles: the ones never negated merge into
@@ -115,8 +128,8 @@ fn premises_parse_and_combine() {
 #[test]
 fn ids_beyond_the_limit_merge_only_where_sound() {
     use walkdown_annot::collect::{Assumption, CheckStatus};
-    use walkdown_ir::entity::EntityRef;
     use walkdown_annot::AssumptionId;
+    use walkdown_ir::entity::EntityRef;
     let names = ["a", "b", "c", "d", "e", "f", "g", "h"];
     let with = |premises: &[&str]| {
         let mut a = Annotations::default();
@@ -124,8 +137,11 @@ fn ids_beyond_the_limit_merge_only_where_sound() {
             a.assumptions.push(Assumption { name: n.into(), sites: Vec::new() });
         }
         for (k, text) in premises.iter().enumerate() {
-            let p = Premise::parse(text, &mut |n: &str| AssumptionId(names.iter().position(|x| *x == n).unwrap() as u32)).unwrap();
-            a.checks.insert(walkdown_ir::goals::GoalId::new(k), CheckStatus { premise: p, sources: vec![Source::Source] });
+            let p =
+                Premise::parse(text, &mut |n: &str| AssumptionId(names.iter().position(|x| *x == n).unwrap() as u32))
+                    .unwrap();
+            a.checks
+                .insert(walkdown_ir::goals::GoalId::new(k), CheckStatus { premise: p, sources: vec![Source::Source] });
         }
         a
     };

@@ -14,9 +14,9 @@
 
 use crate::engine::{claimable, run_depth, BmcResult, BmcSettings, GoalVerdict};
 use crate::{induction, BmcError};
-use walkdown_ir::goals::GoalId;
 use walkdown_campaign::{work, Claim, Engine, EngineCtx, EngineEnd, EngineError, GoalClosure, OpenReason};
 use walkdown_ir::entity::EntityRef;
+use walkdown_ir::goals::GoalId;
 
 /// Settings of [`BmcEngine`], with their defaults.
 #[derive(Clone, Debug)]
@@ -39,7 +39,13 @@ pub struct DeepeningSettings {
 
 impl Default for DeepeningSettings {
     fn default() -> Self {
-        DeepeningSettings { bmc: BmcSettings::default(), first: 1, last: 1024, strengthened: None, candidates: Vec::new() }
+        DeepeningSettings {
+            bmc: BmcSettings::default(),
+            first: 1,
+            last: 1024,
+            strengthened: None,
+            candidates: Vec::new(),
+        }
     }
 }
 
@@ -164,7 +170,9 @@ impl Engine for BmcEngine {
                     _ => format!("cannot encode the program: {e}"),
                 };
                 let reason = match e {
-                    BmcError::TooLarge { .. } | BmcError::OutOfTime => OpenReason::Unsupported(format!("unwinding {k}: {e}")),
+                    BmcError::TooLarge { .. } | BmcError::OutOfTime => {
+                        OpenReason::Unsupported(format!("unwinding {k}: {e}"))
+                    }
                     _ => OpenReason::Unsupported(e.to_string()),
                 };
                 note_open_goals(ctx, &reason);
@@ -194,7 +202,8 @@ impl Engine for BmcEngine {
                 }
                 if !invariant_candidates.is_empty() {
                     let base = strengthened.clone().unwrap_or_else(|| ctx.campaign().program().clone());
-                    let checked = crate::houdini::inductive_subset(ctx, &bmc, &base, &invariant_candidates).map_err(|e| EngineError(e.to_string()))?;
+                    let checked = crate::houdini::inductive_subset(ctx, &bmc, &base, &invariant_candidates)
+                        .map_err(|e| EngineError(e.to_string()))?;
                     invariant_candidates.clear();
                     self.figures.induction_queries += checked.queries;
                     self.figures.invariants_kept = checked.kept.len() as u64;
@@ -202,7 +211,8 @@ impl Engine for BmcEngine {
                         strengthened = Some(crate::houdini::assume_kept(&base, &checked.kept));
                     }
                 }
-                let step = induction::prove_unreachable(ctx, &bmc, &candidates, strengthened.as_ref()).map_err(|e| EngineError(e.to_string()))?;
+                let step = induction::prove_unreachable(ctx, &bmc, &candidates, strengthened.as_ref())
+                    .map_err(|e| EngineError(e.to_string()))?;
                 self.figures.induction_queries += step.queries;
                 self.figures.induction_proved += step.proved.len() as u64;
                 for g in step.proved {
@@ -260,7 +270,9 @@ fn claim_verdicts(ctx: &EngineCtx<'_, '_>, r: &BmcResult, k: u32) {
             GoalVerdict::Unreachable => ctx.claim(
                 goal,
                 Claim::Unreachable {
-                    method: format!("no execution within unwinding {k} reaches it, and none needs more (no cut point reachable)"),
+                    method: format!(
+                        "no execution within unwinding {k} reaches it, and none needs more (no cut point reachable)"
+                    ),
                 },
             ),
             GoalVerdict::InfeasibleWithin(b) => {

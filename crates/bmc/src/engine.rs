@@ -22,8 +22,8 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 use walkdown_campaign::work;
 use walkdown_campaign::{
-    Campaign, CampaignSettings, Engine, EngineCtx, EngineEnd, EngineError, ErrorFound, GoalClosure, KeptTest, PortfolioSettings,
-    TestSink,
+    Campaign, CampaignSettings, Engine, EngineCtx, EngineEnd, EngineError, ErrorFound, GoalClosure, KeptTest,
+    PortfolioSettings, TestSink,
 };
 use walkdown_interp::ExecLimits;
 use walkdown_ir::entity::EntityRef;
@@ -174,7 +174,9 @@ pub(crate) fn encode_unwound(
     };
     let gaddr = |g| interp.global_address(g).unwrap_or(0);
     let faddr = |f| interp.func_address(f).unwrap_or(0);
-    match encode(&unwound.program, &unwound.body, &unwound.prov, goals, &gaddr, &faddr, vc_settings).map_err(BmcError::from) {
+    match encode(&unwound.program, &unwound.body, &unwound.prov, goals, &gaddr, &faddr, vc_settings)
+        .map_err(BmcError::from)
+    {
         Ok(vc) => Ok(Ok((unwound, vc))),
         Err(e @ (BmcError::Unsupported { .. } | BmcError::TooLarge { .. } | BmcError::OutOfTime)) => Ok(Err(e)),
         Err(e) => Err(e),
@@ -191,7 +193,12 @@ pub fn claimable(kind: &GoalKind) -> bool {
 
 /// Generates tests for `program` with the bounded engine alone, at the
 /// one unwinding of `settings`.
-pub fn run_bmc(program: &Program, goals: &Goals, settings: &BmcSettings, stop: &AtomicBool) -> Result<BmcResult, BmcError> {
+pub fn run_bmc(
+    program: &Program,
+    goals: &Goals,
+    settings: &BmcSettings,
+    stop: &AtomicBool,
+) -> Result<BmcResult, BmcError> {
     struct Discard;
     impl TestSink for Discard {
         fn test(&mut self, _: &KeptTest) -> Result<(), String> {
@@ -211,7 +218,8 @@ pub fn run_bmc(program: &Program, goals: &Goals, settings: &BmcSettings, stop: &
             Ok(EngineEnd::new("done"))
         }
     }
-    let campaign_settings = CampaignSettings { time: settings.cover.time, replay: settings.replay, ..CampaignSettings::default() };
+    let campaign_settings =
+        CampaignSettings { time: settings.cover.time, replay: settings.replay, ..CampaignSettings::default() };
     let campaign = Campaign::new(program, goals, campaign_settings, Box::new(Discard), stop)?;
     let mut engine = OneDepth { settings, result: None };
     let portfolio = PortfolioSettings { jobs: 1, ..PortfolioSettings::default() };
@@ -309,7 +317,8 @@ pub fn run_depth(ctx: &EngineCtx<'_, '_>, settings: &BmcSettings, k: u32) -> Res
         c.1[g] != GoalClosure::Open
     };
     let mut cover_settings = settings.cover;
-    cover_settings.timeout_ms = cover_settings.timeout_ms.min(ctx.query_limit().as_millis().clamp(100, u128::from(u32::MAX)) as u32);
+    cover_settings.timeout_ms =
+        cover_settings.timeout_ms.min(ctx.query_limit().as_millis().clamp(100, u128::from(u32::MAX)) as u32);
     cover_settings.work_limit = ctx.query_work_limit();
     let mut summary_figures = None;
     if settings.summaries {
@@ -415,7 +424,10 @@ pub fn run_depth(ctx: &EngineCtx<'_, '_>, settings: &BmcSettings, k: u32) -> Res
 /// the cover's work as it goes, so a shared worker changes hands by work,
 /// reproducibly: the solver's work since the last check and asserting a
 /// formula of `terms` terms.
-pub(crate) fn charging_stop<'c, 'a, 'p>(ctx: &'c EngineCtx<'a, 'p>, terms: usize) -> impl Fn(u64) -> bool + use<'c, 'a, 'p> {
+pub(crate) fn charging_stop<'c, 'a, 'p>(
+    ctx: &'c EngineCtx<'a, 'p>,
+    terms: usize,
+) -> impl Fn(u64) -> bool + use<'c, 'a, 'p> {
     let charged = std::cell::Cell::new(0u64);
     move |units| {
         ctx.charge(1 + work::solver(units.saturating_sub(charged.get())) + work::asserted(terms as u64));
@@ -434,9 +446,11 @@ pub(crate) fn goal_targets(vc: &mut Vc, goals: &Goals) -> Result<(Vec<Target>, u
             targets.push(Target { var: ed.taken, sym: ed.taken_sym, group: g.index() });
         }
     }
-    let errs: Vec<(GoalId, walkdown_smt::ExprId)> = vc.errors.iter().filter_map(|e| e.goal.map(|g| (g, e.fails))).collect();
+    let errs: Vec<(GoalId, walkdown_smt::ExprId)> =
+        vc.errors.iter().filter_map(|e| e.goal.map(|g| (g, e.fails))).collect();
     for (g, fails) in errs {
-        let (sym, var) = vc.pool.new_symbol(&format!("err{}", g.index()), 1).map_err(|x| BmcError::Expr(x.to_string()))?;
+        let (sym, var) =
+            vc.pool.new_symbol(&format!("err{}", g.index()), 1).map_err(|x| BmcError::Expr(x.to_string()))?;
         let one = vc.pool.bv_const(1, 1).unwrap();
         let v = vc.pool.eq(var, one).unwrap();
         let def = vc.pool.eq(v, fails).unwrap();

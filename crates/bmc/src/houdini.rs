@@ -42,7 +42,12 @@ pub struct Checked {
 /// The candidates of `candidates` that are inductive invariants of `base`
 /// (the program the induction step uses, with what the analyses proved
 /// already assumed).
-pub fn inductive_subset(ctx: &EngineCtx<'_, '_>, settings: &BmcSettings, base: &Program, candidates: &[LinearEquality]) -> Result<Checked, BmcError> {
+pub fn inductive_subset(
+    ctx: &EngineCtx<'_, '_>,
+    settings: &BmcSettings,
+    base: &Program,
+    candidates: &[LinearEquality],
+) -> Result<Checked, BmcError> {
     let mut out = Checked::default();
     let mut cands = candidates.to_vec();
     while !cands.is_empty() && out.rounds < MAX_ROUNDS && !ctx.stopped() {
@@ -75,8 +80,10 @@ pub fn inductive_subset(ctx: &EngineCtx<'_, '_>, settings: &BmcSettings, base: &
 /// `program` with the candidates kept, as `assume`s at their heads.
 pub fn assume_kept(program: &Program, kept: &[LinearEquality]) -> Program {
     let dm = program.data_model;
-    let invariants: Vec<BlockInvariant> =
-        kept.iter().map(|c| BlockInvariant { func: c.func, block: c.block, formula: c.formula(dm, &|v| v), loc: Loc::UNKNOWN }).collect();
+    let invariants: Vec<BlockInvariant> = kept
+        .iter()
+        .map(|c| BlockInvariant { func: c.func, block: c.block, formula: c.formula(dm, &|v| v), loc: Loc::UNKNOWN })
+        .collect();
     walkdown_ir::formula::instrument_assumes(program, &invariants)
 }
 
@@ -105,7 +112,14 @@ fn check_program(base: &Program, cands: &[LinearEquality]) -> (Program, Vec<(usi
         let edges: Vec<(Block, usize)> = body
             .blocks
             .iter()
-            .flat_map(|(b, d)| d.term.successors().enumerate().filter(|(_, c)| c.block == head).map(move |(slot, _)| (b, slot)).collect::<Vec<_>>())
+            .flat_map(|(b, d)| {
+                d.term
+                    .successors()
+                    .enumerate()
+                    .filter(|(_, c)| c.block == head)
+                    .map(move |(slot, _)| (b, slot))
+                    .collect::<Vec<_>>()
+            })
             .collect();
         for (pred, slot) in edges {
             let edge = body.add_block();

@@ -115,7 +115,8 @@ pub(crate) fn prove_in(
     // wait long for them.
     cs.timeout_ms = cs.timeout_ms.min(3000).min(ctx.query_limit().as_millis().clamp(100, u128::from(u32::MAX)) as u32);
     cs.time = ctx.deadline().saturating_duration_since(Instant::now());
-    cs.work_limit = ctx.query_work_limit().map(|w| w.min(work::solver_limit(work::of_duration(std::time::Duration::from_secs(3)))));
+    cs.work_limit =
+        ctx.query_work_limit().map(|w| w.min(work::solver_limit(work::of_duration(std::time::Duration::from_secs(3)))));
     let stop = crate::engine::charging_stop(ctx, vc.size());
     let outcome = cover(
         &mut vc,
@@ -130,6 +131,8 @@ pub(crate) fn prove_in(
         &mut |_, _| Vec::new(),
     );
     out.queries = outcome.stats.queries;
-    let status = (0..groups).map(|i| wanted[i] && (outcome.status[i] == GroupStatus::Infeasible || (!has_target[i] && outcome.complete))).collect();
+    let status = (0..groups)
+        .map(|i| wanted[i] && (outcome.status[i] == GroupStatus::Infeasible || (!has_target[i] && outcome.complete)))
+        .collect();
     Ok((out, status))
 }

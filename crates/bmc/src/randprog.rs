@@ -84,8 +84,13 @@ impl Builder<'_> {
         let c = self.rng.range(-10, 10);
         let ka = self.k(a);
         let kc = self.k(c);
-        let prod = self.emit(b, InstKind::Bin { op: BinOp::Mul, ty: W, lhs: Operand::Value(self.vals[j]), rhs: ka }, loc);
-        let sum = self.emit(b, InstKind::Bin { op: BinOp::Add, ty: W, lhs: Operand::Value(prod), rhs: Operand::Value(self.vals[k]) }, loc);
+        let prod =
+            self.emit(b, InstKind::Bin { op: BinOp::Mul, ty: W, lhs: Operand::Value(self.vals[j]), rhs: ka }, loc);
+        let sum = self.emit(
+            b,
+            InstKind::Bin { op: BinOp::Add, ty: W, lhs: Operand::Value(prod), rhs: Operand::Value(self.vals[k]) },
+            loc,
+        );
         let v = self.emit(b, InstKind::Bin { op: BinOp::Add, ty: W, lhs: Operand::Value(sum), rhs: kc }, loc);
         self.vals[i] = v;
     }
@@ -103,7 +108,11 @@ impl Builder<'_> {
             kc
         } else {
             let j = self.rng.below(n) as usize;
-            Operand::Value(self.emit(b, InstKind::Bin { op: BinOp::Add, ty: W, lhs: Operand::Value(self.vals[j]), rhs: kc }, loc))
+            Operand::Value(self.emit(
+                b,
+                InstKind::Bin { op: BinOp::Add, ty: W, lhs: Operand::Value(self.vals[j]), rhs: kc },
+                loc,
+            ))
         };
         let cond = self.emit(b, InstKind::Cmp { pred, ty: W, lhs: Operand::Value(self.vals[i]), rhs }, loc);
         self.body.append(b, InstKind::Assume { cond: Operand::Value(cond) }, loc);
@@ -124,7 +133,11 @@ impl Builder<'_> {
     fn choice(&mut self, b: Block, t: Block, f: Block) {
         let loc = self.loc();
         let c = self.emit(b, InstKind::Nondet { ty: Type::I1, signed: false }, loc);
-        self.body.set_term(b, Terminator::Branch { cond: Operand::Value(c), if_true: BlockCall::new(t), if_false: BlockCall::new(f) }, loc);
+        self.body.set_term(
+            b,
+            Terminator::Branch { cond: Operand::Value(c), if_true: BlockCall::new(t), if_false: BlockCall::new(f) },
+            loc,
+        );
     }
 }
 

@@ -213,7 +213,8 @@ fn loop_facts(body: &Body, l: &Loop, order: &[usize]) -> (Vec<bool>, bool) {
     // Keyed by the loop's parameters only (defined values and parameters
     // outside the loop copy nothing): a table over every value of the body
     // would cost the body's size for each of its loops.
-    let mut origin: HashMap<Value, Origin> = header.params.iter().enumerate().map(|(j, &p)| (p, Origin::Of(j))).collect();
+    let mut origin: HashMap<Value, Origin> =
+        header.params.iter().enumerate().map(|(j, &p)| (p, Origin::Of(j))).collect();
     for (b, d) in body.blocks.iter() {
         if in_loop(b) && b != l.header {
             origin.extend(d.params.iter().map(|&p| (p, Origin::Top)));
@@ -337,10 +338,7 @@ impl Unwinder<'_> {
     fn target(&mut self, b: Block, ctx: &[u32], s: Block) -> Result<(Block, bool), BmcError> {
         let cb = &self.chain[b.index()];
         let cs = self.chain[s.index()].clone();
-        let mut nctx: Vec<u32> = cs
-            .iter()
-            .map(|l| cb.iter().position(|x| x == l).map_or(0, |i| ctx[i]))
-            .collect();
+        let mut nctx: Vec<u32> = cs.iter().map(|l| cb.iter().position(|x| x == l).map_or(0, |i| ctx[i])).collect();
         if let Some(&inner) = cs.last() {
             if self.loops[inner].header == s && self.loops[inner].blocks[b.index()] {
                 *nctx.last_mut().unwrap() += 1;

@@ -25,7 +25,10 @@ const VECTORS: usize = 10_000;
 const RANDOM_BUDGET: Duration = Duration::from_millis(1500);
 
 fn random_budget() -> Duration {
-    std::env::var("WALKDOWN_SOUNDNESS_BUDGET_S").ok().and_then(|s| s.parse().ok()).map_or(RANDOM_BUDGET, Duration::from_secs_f64)
+    std::env::var("WALKDOWN_SOUNDNESS_BUDGET_S")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .map_or(RANDOM_BUDGET, Duration::from_secs_f64)
 }
 
 /// Runs the program's seeded random vectors (within the random budget) and
@@ -62,7 +65,9 @@ fn random_runs_covering(
 
 #[test]
 fn unreachable_claims_are_never_covered_on_the_corpus() {
-    let Some(corpus) = walkdown_testsupport::corpus("unreachable_claims_are_never_covered_on_the_corpus") else { return };
+    let Some(corpus) = walkdown_testsupport::corpus("unreachable_claims_are_never_covered_on_the_corpus") else {
+        return;
+    };
     let settings = BmcSettings {
         unwind: 2,
         cover: CoverSettings {
@@ -97,7 +102,8 @@ fn unreachable_claims_are_never_covered_on_the_corpus() {
                 failures.push(format!("{}: test {} replays to other goals", prog.name, t.index));
             }
         }
-        let runs = random_runs_covering(&prog.name, &interp, &goals, &unreachable, "claimed unreachable", &mut failures);
+        let runs =
+            random_runs_covering(&prog.name, &interp, &goals, &unreachable, "claimed unreachable", &mut failures);
         eprintln!(
             "{:<50} goals {:>4} covered {:>4} unreachable {:>3} infeasible {:>4} {:>7.2?}  vectors {runs}{}",
             prog.name,
@@ -109,7 +115,9 @@ fn unreachable_claims_are_never_covered_on_the_corpus() {
             r.unsupported.as_ref().map(|e| format!("  ({e})")).unwrap_or_default()
         );
     }
-    eprintln!("total: {total_covered} covered, {total_unreachable} unreachable, {total_infeasible} infeasible within 2");
+    eprintln!(
+        "total: {total_covered} covered, {total_unreachable} unreachable, {total_infeasible} infeasible within 2"
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -121,7 +129,9 @@ fn unreachable_claims_are_never_covered_on_the_corpus() {
 #[test]
 fn induction_claims_are_never_covered_on_the_corpus() {
     use std::sync::atomic::AtomicBool;
-    use walkdown_campaign::{Campaign, CampaignSettings, Engine, EngineCtx, EngineEnd, EngineError, KeptTest, TestSink};
+    use walkdown_campaign::{
+        Campaign, CampaignSettings, Engine, EngineCtx, EngineEnd, EngineError, KeptTest, TestSink,
+    };
 
     struct Discard;
     impl TestSink for Discard {
@@ -146,22 +156,29 @@ fn induction_claims_are_never_covered_on_the_corpus() {
             // assumed too.
             if !self.invariant_candidates.is_empty() {
                 let base = self.strengthened.clone().unwrap_or_else(|| ctx.campaign().program().clone());
-                let checked = walkdown_bmc::houdini::inductive_subset(ctx, &self.settings, &base, &self.invariant_candidates)
-                    .map_err(|e| EngineError(e.to_string()))?;
+                let checked =
+                    walkdown_bmc::houdini::inductive_subset(ctx, &self.settings, &base, &self.invariant_candidates)
+                        .map_err(|e| EngineError(e.to_string()))?;
                 if !checked.kept.is_empty() {
                     self.strengthened = Some(walkdown_bmc::houdini::assume_kept(&base, &checked.kept));
                 }
                 self.kept = checked.kept;
             }
-            let o = walkdown_bmc::induction::prove_unreachable(ctx, &self.settings, &self.candidates, self.strengthened.as_ref())
-                .map_err(|e| EngineError(e.to_string()))?;
+            let o = walkdown_bmc::induction::prove_unreachable(
+                ctx,
+                &self.settings,
+                &self.candidates,
+                self.strengthened.as_ref(),
+            )
+            .map_err(|e| EngineError(e.to_string()))?;
             self.outcome = Some(o);
             Ok(EngineEnd::new("done"))
         }
     }
 
     let Some(corpus) = walkdown_testsupport::corpus("induction_claims_are_never_covered_on_the_corpus") else { return };
-    let settings = BmcSettings { cover: CoverSettings { timeout_ms: 2000, ..CoverSettings::default() }, ..BmcSettings::default() };
+    let settings =
+        BmcSettings { cover: CoverSettings { timeout_ms: 2000, ..CoverSettings::default() }, ..BmcSettings::default() };
     let mut failures = Vec::new();
     let (mut total, mut total_kept) = (0, 0);
     for prog in &corpus {
@@ -182,14 +199,28 @@ fn induction_claims_are_never_covered_on_the_corpus() {
         let relational = walkdown_absint::analyze_relational(&ir);
         let strengthened = Some(walkdown_absint::strengthen_loop_heads(&ir, Some(&intervals), Some(&relational)));
         let invariant_candidates = walkdown_absint::candidate_loop_equalities(&ir, Default::default());
-        let mut prover = Prover { settings: settings.clone(), candidates, strengthened, invariant_candidates, kept: Vec::new(), outcome: None };
+        let mut prover = Prover {
+            settings: settings.clone(),
+            candidates,
+            strengthened,
+            invariant_candidates,
+            kept: Vec::new(),
+            outcome: None,
+        };
         let portfolio = walkdown_campaign::PortfolioSettings { jobs: 1, ..Default::default() };
         walkdown_campaign::run_portfolio(&campaign, vec![Box::new(&mut prover)], &[], &portfolio, &mut |_| {});
         let outcome = prover.outcome.unwrap_or_default();
         let proved: BTreeSet<GoalId> = outcome.proved.iter().copied().collect();
         total += proved.len();
         let interp = Interpreter::new(&ir, &goals).expect("interpretable");
-        let runs = random_runs_covering(&prog.name, &interp, &goals, &proved, "proved unreachable by induction", &mut failures);
+        let runs = random_runs_covering(
+            &prog.name,
+            &interp,
+            &goals,
+            &proved,
+            "proved unreachable by induction",
+            &mut failures,
+        );
         // The candidates kept as inductive, checked as assertions.
         let kept = prover.kept.len();
         total_kept += kept;
@@ -197,16 +228,31 @@ fn induction_claims_are_never_covered_on_the_corpus() {
             let invariants: Vec<_> = prover
                 .kept
                 .iter()
-                .map(|c| walkdown_ir::formula::BlockInvariant { func: c.func, block: c.block, formula: c.formula(ir.data_model, &|v| v), loc: ir.funcs[c.func].loc })
+                .map(|c| walkdown_ir::formula::BlockInvariant {
+                    func: c.func,
+                    block: c.block,
+                    formula: c.formula(ir.data_model, &|v| v),
+                    loc: ir.funcs[c.func].loc,
+                })
                 .collect();
             let (checked, checks) = walkdown_ir::formula::instrument_checks(&ir, &invariants);
             walkdown_ir::verify::verify_program(&checked).expect("the checked program verifies");
             let check_goals = walkdown_ir::goals::Goals::compute(&checked);
-            let claimed: BTreeSet<GoalId> =
-                invariants.iter().zip(&checks).filter_map(|(inv, c)| c.and_then(|c| check_goals.error_site(inv.func, c))).collect();
+            let claimed: BTreeSet<GoalId> = invariants
+                .iter()
+                .zip(&checks)
+                .filter_map(|(inv, c)| c.and_then(|c| check_goals.error_site(inv.func, c)))
+                .collect();
             assert_eq!(claimed.len(), kept, "{}: every kept invariant is a goal", prog.name);
             let check_interp = Interpreter::new(&checked, &check_goals).expect("interpretable");
-            random_runs_covering(&prog.name, &check_interp, &check_goals, &claimed, "a kept invariant fails", &mut failures);
+            random_runs_covering(
+                &prog.name,
+                &check_interp,
+                &check_goals,
+                &claimed,
+                "a kept invariant fails",
+                &mut failures,
+            );
         }
         eprintln!(
             "{:<50} goals {:>4} proved {:>4} invariants {kept:>2} queries {:>3} vectors {runs}{}",

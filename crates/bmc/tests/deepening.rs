@@ -10,7 +10,9 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 use walkdown_bmc::{BmcEngine, DeepeningSettings};
-use walkdown_campaign::{run_portfolio, Campaign, CampaignSettings, KeptTest, PortfolioSettings, Snapshot, TestSink, Verdict};
+use walkdown_campaign::{
+    run_portfolio, Campaign, CampaignSettings, KeptTest, PortfolioSettings, Snapshot, TestSink, Verdict,
+};
 use walkdown_ir::goals::Goals;
 use walkdown_ir::DataModel;
 
@@ -73,12 +75,16 @@ fn run_strengthened(file: &str, secs: u64, strengthen: Strengthen) -> (Vec<(u32,
 }
 
 fn line_of(file: &str, mark: &str) -> u32 {
-    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/deepening").join(file)).unwrap();
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/deepening").join(file)).unwrap();
     text.lines().position(|l| l.contains(&format!("/* {mark} */"))).map(|i| i as u32 + 1).expect("mark")
 }
 
 fn verdict<'a>(goals: &[(u32, String)], snap: &'a Snapshot, line: u32, kind: &str) -> &'a Verdict {
-    let i = goals.iter().position(|(l, k)| *l == line && k == kind).unwrap_or_else(|| panic!("no goal `{kind}` at line {line}"));
+    let i = goals
+        .iter()
+        .position(|(l, k)| *l == line && k == kind)
+        .unwrap_or_else(|| panic!("no goal `{kind}` at line {line}"));
     &snap.goals[i].verdict
 }
 
@@ -123,7 +129,10 @@ fn loop_head_intervals_let_induction_prove_the_transfer() {
     let line = line_of(file, "SUM");
     for strengthen in [Strengthen::None, Strengthen::Equalities] {
         let (goals, snap) = run_strengthened(file, 3, strengthen);
-        assert!(!matches!(verdict(&goals, &snap, line, "error reach_error"), Verdict::Unreachable(_)), "proved without the intervals");
+        assert!(
+            !matches!(verdict(&goals, &snap, line, "error reach_error"), Verdict::Unreachable(_)),
+            "proved without the intervals"
+        );
     }
     let (goals, snap) = run_strengthened(file, 20, Strengthen::All);
     match verdict(&goals, &snap, line, "error reach_error") {
@@ -141,7 +150,10 @@ fn checked_candidates_prove_the_unsigned_transfer() {
     let file = "unsigned_transfer.c";
     let line = line_of(file, "SUM");
     let (goals, snap) = run_strengthened(file, 3, Strengthen::All);
-    assert!(!matches!(verdict(&goals, &snap, line, "error reach_error"), Verdict::Unreachable(_)), "proved without the candidates");
+    assert!(
+        !matches!(verdict(&goals, &snap, line, "error reach_error"), Verdict::Unreachable(_)),
+        "proved without the candidates"
+    );
     let (goals, snap) = run_strengthened(file, 20, Strengthen::AllAndCandidates);
     match verdict(&goals, &snap, line, "error reach_error") {
         Verdict::Unreachable(p) => assert!(p.method.contains("1-induction"), "{p}"),
@@ -157,10 +169,17 @@ fn checked_candidates_prove_the_unsigned_transfer() {
 #[test]
 fn a_candidate_wrapping_breaks_is_dropped() {
     let file = "char_copy.c";
-    let program = common::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/deepening").join(file), DataModel::LP64);
-    assert!(!walkdown_absint::candidate_loop_equalities(&program, Default::default()).is_empty(), "no candidate to drop");
+    let program =
+        common::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/deepening").join(file), DataModel::LP64);
+    assert!(
+        !walkdown_absint::candidate_loop_equalities(&program, Default::default()).is_empty(),
+        "no candidate to drop"
+    );
     let (goals, snap) = run_strengthened(file, 5, Strengthen::AllAndCandidates);
-    assert!(!matches!(verdict(&goals, &snap, line_of(file, "COPY"), "error reach_error"), Verdict::Unreachable(_)), "a reachable error proved unreachable");
+    assert!(
+        !matches!(verdict(&goals, &snap, line_of(file, "COPY"), "error reach_error"), Verdict::Unreachable(_)),
+        "a reachable error proved unreachable"
+    );
     let bmc = snap.engines.iter().find(|e| e.name == "bmc").unwrap();
     // The induction step ran (the check comes first), and kept nothing.
     assert!(bmc.counter("induction_queries").is_some_and(|q| q >= 1.0), "{:?}", bmc.counter("induction_queries"));

@@ -50,7 +50,11 @@ fn algorithms_agree_and_models_replay() {
             let mut bad = Vec::new();
             let mut on_model = |vc: &Vc, m: &walkdown_smt::Model| -> Vec<usize> {
                 let tv = TestVector {
-                    values: vc.inputs(m).iter().map(|(s, b)| walkdown_ir::testvec::InputValue::from_bits(s.ty, s.signed, *b, p.data_model)).collect(),
+                    values: vc
+                        .inputs(m)
+                        .iter()
+                        .map(|(s, b)| walkdown_ir::testvec::InputValue::from_bits(s.ty, s.signed, *b, p.data_model))
+                        .collect(),
                 };
                 let r = interp.run(&tv, &RunOptions::default());
                 if !matches!(r.outcome, Outcome::Exit(_)) {

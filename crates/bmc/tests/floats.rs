@@ -12,7 +12,9 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 use walkdown_bmc::{BmcEngine, DeepeningSettings};
-use walkdown_campaign::{run_portfolio, Campaign, CampaignSettings, KeptTest, PortfolioSettings, Snapshot, TestSink, Verdict};
+use walkdown_campaign::{
+    run_portfolio, Campaign, CampaignSettings, KeptTest, PortfolioSettings, Snapshot, TestSink, Verdict,
+};
 use walkdown_ir::goals::Goals;
 use walkdown_ir::DataModel;
 

@@ -28,17 +28,22 @@ fn passes_verify_and_add_no_executions() {
         let name = path.display().to_string();
         let text = std::fs::read_to_string(&path).unwrap();
         let original = walkdown_ir_reader::parse_and_verify(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let (mut p, prov) = inline_main(&original, &InlineSettings { recursion_bound: 2, ..Default::default() }).unwrap();
-        verify_program(&p).unwrap_or_else(|e| panic!("{name}: after inlining:\n{e}\n{}", walkdown_ir::write::program_to_string(&p)));
+        let (mut p, prov) =
+            inline_main(&original, &InlineSettings { recursion_bound: 2, ..Default::default() }).unwrap();
+        verify_program(&p)
+            .unwrap_or_else(|e| panic!("{name}: after inlining:\n{e}\n{}", walkdown_ir::write::program_to_string(&p)));
         let main = p.entry().unwrap();
         let inlined_blocks = p.funcs[main].body.as_ref().unwrap().blocks.len();
         let body = p.funcs[main].body.as_mut().unwrap();
         localize(body, "main").unwrap();
-        verify_program(&p).unwrap_or_else(|e| panic!("{name}: after localize:\n{e}\n{}", walkdown_ir::write::program_to_string(&p)));
+        verify_program(&p)
+            .unwrap_or_else(|e| panic!("{name}: after localize:\n{e}\n{}", walkdown_ir::write::program_to_string(&p)));
         let body = p.funcs[main].body.as_ref().unwrap();
-        let (unwound, uprov) = unwind(body, "main", main, &prov, &UnwindSettings { k: 2, ..Default::default() }).unwrap();
+        let (unwound, uprov) =
+            unwind(body, "main", main, &prov, &UnwindSettings { k: 2, ..Default::default() }).unwrap();
         p.funcs[main].body = Some(unwound);
-        verify_program(&p).unwrap_or_else(|e| panic!("{name}: after unwinding:\n{e}\n{}", walkdown_ir::write::program_to_string(&p)));
+        verify_program(&p)
+            .unwrap_or_else(|e| panic!("{name}: after unwinding:\n{e}\n{}", walkdown_ir::write::program_to_string(&p)));
         let ub = p.funcs[main].body.as_ref().unwrap();
         let (loops, reducible) = find_loops(ub);
         assert!(reducible && loops.is_empty(), "{name}: the unwound body has loops");
@@ -49,7 +54,9 @@ fn passes_verify_and_add_no_executions() {
         // Every cut block starts with `assume false`.
         for c in &uprov.cuts {
             let first = ub.blocks[c.block].insts[0];
-            assert!(matches!(ub.insts[first].kind, walkdown_ir::InstKind::Assume { cond: walkdown_ir::Operand::Const(k) } if k.bits == 0));
+            assert!(
+                matches!(ub.insts[first].kind, walkdown_ir::InstKind::Assume { cond: walkdown_ir::Operand::Const(k) } if k.bits == 0)
+            );
         }
         // No execution added or changed.
         let og = Goals::compute(&original);
@@ -70,6 +77,9 @@ fn passes_verify_and_add_no_executions() {
                 same += 1;
             }
         }
-        assert!(cut > 0 && same > 0, "{name}: random inputs should both pass and exceed the bound ({cut} cut, {same} same)");
+        assert!(
+            cut > 0 && same > 0,
+            "{name}: random inputs should both pass and exceed the bound ({cut} cut, {same} same)"
+        );
     }
 }

@@ -111,7 +111,20 @@ impl Monitor {
     /// goal, or leads where the graph ends).
     pub fn compute_distances(&mut self, direct: &[Vec<bool>]) {
         for (st, d) in self.states.iter_mut().zip(direct) {
-            st.distance = st.useful.iter().zip(d).map(|(&u, &hit)| if hit { 0 } else if u { NO_WAY - 1 } else { NO_WAY }).collect();
+            st.distance = st
+                .useful
+                .iter()
+                .zip(d)
+                .map(|(&u, &hit)| {
+                    if hit {
+                        0
+                    } else if u {
+                        NO_WAY - 1
+                    } else {
+                        NO_WAY
+                    }
+                })
+                .collect();
         }
         // Shortest ways backwards, to a fixpoint (distances only shrink).
         let mut changed = true;
@@ -119,13 +132,19 @@ impl Monitor {
         while changed && rounds < 10_000 {
             changed = false;
             rounds += 1;
-            let best: Vec<u32> = self.states.iter().map(|st| st.distance.iter().copied().min().unwrap_or(NO_WAY)).collect();
+            let best: Vec<u32> =
+                self.states.iter().map(|st| st.distance.iter().copied().min().unwrap_or(NO_WAY)).collect();
             for st in &mut self.states {
                 for k in 0..st.distance.len() {
                     if st.distance[k] == 0 || st.distance[k] == NO_WAY {
                         continue;
                     }
-                    let via = st.next[k].iter().filter(|&&t| t != MONITOR_TOP).map(|&t| best[t as usize]).min().unwrap_or(NO_WAY);
+                    let via = st.next[k]
+                        .iter()
+                        .filter(|&&t| t != MONITOR_TOP)
+                        .map(|&t| best[t as usize])
+                        .min()
+                        .unwrap_or(NO_WAY);
                     let d = via.saturating_add(1).min(NO_WAY - 1);
                     if d < st.distance[k] {
                         st.distance[k] = d;
@@ -209,8 +228,18 @@ mod tests {
     fn monitor() -> Monitor {
         Monitor {
             states: vec![
-                MonitorState { site: site(1), next: vec![vec![1], vec![]], useful: vec![true, false], distance: vec![] },
-                MonitorState { site: site(1), next: vec![vec![MONITOR_TOP], vec![0]], useful: vec![true, true], distance: vec![] },
+                MonitorState {
+                    site: site(1),
+                    next: vec![vec![1], vec![]],
+                    useful: vec![true, false],
+                    distance: vec![],
+                },
+                MonitorState {
+                    site: site(1),
+                    next: vec![vec![MONITOR_TOP], vec![0]],
+                    useful: vec![true, true],
+                    distance: vec![],
+                },
             ],
             initial: vec![0],
         }
@@ -234,8 +263,18 @@ mod tests {
         // 0 -a-> 1 -a-> 2 -a-> (open edge); 0 -b-> nothing useful; 1 -b-> 0.
         let mut m = Monitor {
             states: vec![
-                MonitorState { site: site(1), next: vec![vec![1], vec![]], useful: vec![true, false], distance: vec![] },
-                MonitorState { site: site(2), next: vec![vec![2], vec![0]], useful: vec![true, true], distance: vec![] },
+                MonitorState {
+                    site: site(1),
+                    next: vec![vec![1], vec![]],
+                    useful: vec![true, false],
+                    distance: vec![],
+                },
+                MonitorState {
+                    site: site(2),
+                    next: vec![vec![2], vec![0]],
+                    useful: vec![true, true],
+                    distance: vec![],
+                },
                 MonitorState { site: site(3), next: vec![vec![], vec![]], useful: vec![true, false], distance: vec![] },
             ],
             initial: vec![0],

@@ -41,7 +41,11 @@ pub struct CampaignSettings {
 
 impl Default for CampaignSettings {
     fn default() -> Self {
-        CampaignSettings { time: Duration::from_secs(60), property: Property::CoverBranches, replay: ExecLimits::default() }
+        CampaignSettings {
+            time: Duration::from_secs(60),
+            property: Property::CoverBranches,
+            replay: ExecLimits::default(),
+        }
     }
 }
 
@@ -424,7 +428,12 @@ impl<'p> Campaign<'p> {
     /// Replaces the hints: `useless_edges` are branch-edge goals from which
     /// `engine` found no execution reaching a goal open now; `monitor` is
     /// its graph as a monitor of runs.
-    pub fn share_guidance(&self, engine: &'static str, useless_edges: HashSet<GoalId>, monitor: Option<crate::Monitor>) {
+    pub fn share_guidance(
+        &self,
+        engine: &'static str,
+        useless_edges: HashSet<GoalId>,
+        monitor: Option<crate::Monitor>,
+    ) {
         self.guidance.set(engine, useless_edges, monitor)
     }
 
@@ -538,7 +547,8 @@ impl<'p> Campaign<'p> {
         let key: Vec<u64> = replay.inputs.iter().map(|i| i.bits).chain([replay.inputs.len() as u64]).collect();
         {
             let inner = self.lock();
-            let new_goal = replay.covered.iter().any(|g| !matches!(inner.goals[g.index()].verdict, Verdict::Covered { .. }));
+            let new_goal =
+                replay.covered.iter().any(|g| !matches!(inner.goals[g.index()].verdict, Verdict::Covered { .. }));
             if !new_goal && inner.errors_seen.contains(&(kind, loc)) {
                 // Not kept anyway.
                 return true;
@@ -555,7 +565,9 @@ impl<'p> Campaign<'p> {
         let consumed = if replay.inputs_exhausted {
             vector.clone()
         } else {
-            TestVector { values: replay.inputs.iter().map(|i| InputValue::from_bits(i.ty, i.signed, i.bits, dm)).collect() }
+            TestVector {
+                values: replay.inputs.iter().map(|i| InputValue::from_bits(i.ty, i.signed, i.bits, dm)).collect(),
+            }
         };
         let verdict = check.check(&consumed, &error);
         let mut inner = self.lock();
@@ -565,7 +577,10 @@ impl<'p> Campaign<'p> {
             return ok;
         }
         if let (false, Some(g)) = (ok, goal) {
-            let why = format!("a test reaching it calls {} (no model) and does not reach it natively", replay.unknown_externals.join(", "));
+            let why = format!(
+                "a test reaching it calls {} (no model) and does not reach it natively",
+                replay.unknown_externals.join(", ")
+            );
             drop(inner);
             self.note_open("native check", g, OpenReason::Unsupported(why));
             inner = self.lock();
@@ -631,7 +646,9 @@ impl<'p> Campaign<'p> {
         let vector = if replay.inputs_exhausted {
             vector.clone()
         } else {
-            TestVector { values: replay.inputs.iter().map(|i| InputValue::from_bits(i.ty, i.signed, i.bits, dm)).collect() }
+            TestVector {
+                values: replay.inputs.iter().map(|i| InputValue::from_bits(i.ty, i.signed, i.bits, dm)).collect(),
+            }
         };
         let kept = KeptTest {
             index,
@@ -744,7 +761,12 @@ impl<'p> Campaign<'p> {
                 slot.status = status.to_string();
                 slot.time = time;
             }
-            None => inner.engines.push(EngineFigures { name: engine, status: status.to_string(), time, counters: Vec::new() }),
+            None => inner.engines.push(EngineFigures {
+                name: engine,
+                status: status.to_string(),
+                time,
+                counters: Vec::new(),
+            }),
         }
     }
 

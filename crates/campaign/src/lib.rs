@@ -24,8 +24,8 @@ pub mod work;
 
 pub use guidance::{Guidance, Monitor, MonitorPosition, MonitorState, MONITOR_TOP, NO_WAY};
 pub use ledger::{
-    Campaign, CampaignSettings, EngineFigures, ErrorCheck, ErrorFound, GoalClosure, GoalState, KeptTest, NativeVerdict, Property,
-    RefutedTest, ReplayTime, Snapshot, StopCause, Submission, TestSink, MAX_REFUTED_LISTED,
+    Campaign, CampaignSettings, EngineFigures, ErrorCheck, ErrorFound, GoalClosure, GoalState, KeptTest, NativeVerdict,
+    Property, RefutedTest, ReplayTime, Snapshot, StopCause, Submission, TestSink, MAX_REFUTED_LISTED,
 };
 pub use portfolio::{budget_ended, run_portfolio, Engine, EngineCtx, EngineEnd, EngineError, PortfolioSettings};
 pub use verdict::{BoundedProof, Claim, OpenReason, Proof, ProofConflict, Verdict};

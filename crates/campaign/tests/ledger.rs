@@ -174,7 +174,10 @@ fn take_turns(shares: &[f64]) -> Vec<&'static str> {
     let snap = c.snapshot();
     let time = |n: &str| snap.engines.iter().find(|e| e.name == n).unwrap().time.as_secs_f64();
     let (a, b) = (time("a"), time("b"));
-    assert!(a + b < budget.as_secs_f64() + 0.3, "one worker: the times add up to the budget, not twice it: {a:.2} + {b:.2}");
+    assert!(
+        a + b < budget.as_secs_f64() + 0.3,
+        "one worker: the times add up to the budget, not twice it: {a:.2} + {b:.2}"
+    );
     let steps = steps.lock().unwrap().clone();
     steps
 }
@@ -229,7 +232,8 @@ fn a_panicking_engine_fails_alone() {
     let goals = Goals::compute(&p);
     let stop = AtomicBool::new(false);
     let c = Campaign::new(&p, &goals, CampaignSettings::default(), Box::new(Collect::default()), &stop).unwrap();
-    let ends = run_portfolio(&c, vec![Box::new(Panics), Box::new(Covers)], &[], &PortfolioSettings::default(), &mut |_| {});
+    let ends =
+        run_portfolio(&c, vec![Box::new(Panics), Box::new(Covers)], &[], &PortfolioSettings::default(), &mut |_| {});
     assert!(ends[0].as_ref().unwrap_err().0.contains("boom"));
     assert!(ends[1].is_ok());
     assert_eq!(c.snapshot().tests.len(), 1);

@@ -70,19 +70,27 @@ pub struct Certificate {
     sym_param: HashMap<SymId, (Block, usize)>,
 }
 
-
 impl Certificate {
     /// The certificate of a complete run over `model` whose node states
     /// per location are `states`, of which `value_literals` state tracked
     /// values ([`crate::Checker::location_states`]).
-    pub fn new(model: Model, states: Vec<Vec<Vec<ExprId>>>, value_literals: HashSet<ExprId>, proved: Vec<GoalId>) -> Certificate {
+    pub fn new(
+        model: Model,
+        states: Vec<Vec<Vec<ExprId>>>,
+        value_literals: HashSet<ExprId>,
+        proved: Vec<GoalId>,
+    ) -> Certificate {
         Certificate::with_source(model, Source::Graph { states, value_literals }, proved)
     }
 
     /// The certificate that the formulas `formula_of` gives per original
     /// block (`None`: no execution gets there) prove `proved` unreachable
     /// — to be confirmed by [`Certificate::check`].
-    pub fn from_formulas(model: Model, formula_of: &dyn Fn(FuncId, Block) -> Option<Formula>, proved: Vec<GoalId>) -> Certificate {
+    pub fn from_formulas(
+        model: Model,
+        formula_of: &dyn Fn(FuncId, Block) -> Option<Formula>,
+        proved: Vec<GoalId>,
+    ) -> Certificate {
         let mut by_origin = HashMap::new();
         for b in model.body.blocks.keys() {
             if let Some(o) = model.prov.blocks.get(b) {
@@ -124,7 +132,9 @@ impl Certificate {
             .body
             .blocks
             .keys()
-            .filter(|&b| matches!(self.model.prov.blocks.get(b), Some(o) if o.func == func && o.block == head && o.start))
+            .filter(
+                |&b| matches!(self.model.prov.blocks.get(b), Some(o) if o.func == func && o.block == head && o.start),
+            )
             .collect()
     }
 
@@ -173,7 +183,12 @@ impl Certificate {
     /// the literals of values the graph tracked explicitly are left out
     /// too (a loop unrolled by value gives one disjunct per iteration; the
     /// predicates alone are often enough, and readable).
-    pub fn head_invariants(&self, heads: &[(FuncId, Block)], keep: &dyn Fn(FuncId, Block, Value) -> bool, with_values: bool) -> Vec<HeadInvariant> {
+    pub fn head_invariants(
+        &self,
+        heads: &[(FuncId, Block)],
+        keep: &dyn Fn(FuncId, Block, Value) -> bool,
+        with_values: bool,
+    ) -> Vec<HeadInvariant> {
         let mut out = Vec::new();
         let (states, value_literals) = match &self.source {
             Source::Graph { states, value_literals } => (states, value_literals),
@@ -222,7 +237,12 @@ impl Certificate {
     /// invariant everywhere else, are inductive under the model's steps
     /// and exclude every check the graph proved and every check of
     /// `exclude`; at most `time` is spent.
-    pub fn check(&mut self, invariants: &[HeadInvariant], exclude: &[GoalId], time: std::time::Duration) -> CheckReport {
+    pub fn check(
+        &mut self,
+        invariants: &[HeadInvariant],
+        exclude: &[GoalId],
+        time: std::time::Duration,
+    ) -> CheckReport {
         let deadline = std::time::Instant::now() + time;
         let n = self.model.body.blocks.len();
         let mut inv: Vec<ExprId> = Vec::with_capacity(n);
@@ -230,7 +250,8 @@ impl Certificate {
             let block = Block::new(b);
             let term = match &self.source {
                 Source::Graph { states, .. } => {
-                    let parts: Vec<ExprId> = states[b].iter().map(|lits| self.model.pool.and(lits).expect("Boolean")).collect();
+                    let parts: Vec<ExprId> =
+                        states[b].iter().map(|lits| self.model.pool.and(lits).expect("Boolean")).collect();
                     self.model.pool.or(&parts).expect("Boolean")
                 }
                 Source::Formulas(by_origin) => match self.model.prov.blocks.get(block) {
@@ -314,7 +335,11 @@ impl Certificate {
                     (s.to, s.guard, s.post_params.clone(), s.post_mem)
                 };
                 let map = self.model.state_map(to, &post_params, Some(post_mem));
-                let post = self.model.pool.substitute(inv[to.index()], &map, &mut HashMap::new()).expect("substitution keeps sorts");
+                let post = self
+                    .model
+                    .pool
+                    .substitute(inv[to.index()], &map, &mut HashMap::new())
+                    .expect("substitution keeps sorts");
                 let not_post = self.model.pool.not(post).expect("Boolean");
                 let q = self.model.pool.and(&[inv[b], guard, not_post]).expect("Boolean");
                 report.queries += 1;
@@ -331,7 +356,11 @@ impl Certificate {
                             "the step from {} to {} {}",
                             self.describe(Block::new(b)),
                             self.describe(to),
-                            if matches!(answer, Ok(Some(true))) { "leaves the invariant" } else { "could not be decided" }
+                            if matches!(answer, Ok(Some(true))) {
+                                "leaves the invariant"
+                            } else {
+                                "could not be decided"
+                            }
                         );
                         return report;
                     }
@@ -348,7 +377,10 @@ impl Certificate {
                     Ok(Some(false)) => {}
                     _ => {
                         report.valid = false;
-                        report.failure = format!("the proved check {goal} may fail at {} under the invariant", self.describe(Block::new(b)));
+                        report.failure = format!(
+                            "the proved check {goal} may fail at {} under the invariant",
+                            self.describe(Block::new(b))
+                        );
                         return report;
                     }
                 }
@@ -358,13 +390,23 @@ impl Certificate {
     }
 
     fn describe(&self, b: Block) -> String {
-        let loc = self.model.body.blocks[b].insts.first().map(|&i| self.model.body.insts[i].loc).unwrap_or(self.model.body.blocks[b].term_loc);
+        let loc = self.model.body.blocks[b]
+            .insts
+            .first()
+            .map(|&i| self.model.body.insts[i].loc)
+            .unwrap_or(self.model.body.blocks[b].term_loc);
         format!("block {} (line {})", b.as_u32(), loc.line)
     }
 
     /// `formula` over the state symbols of copy `b`; a value that is not
     /// a parameter there becomes a fresh symbol (nothing known of it).
-    fn encode_formula(&mut self, formula: &Formula, b: Block, func: FuncId, fresh: &mut HashMap<Value, ExprId>) -> ExprId {
+    fn encode_formula(
+        &mut self,
+        formula: &Formula,
+        b: Block,
+        func: FuncId,
+        fresh: &mut HashMap<Value, ExprId>,
+    ) -> ExprId {
         let pool_err = "formula terms have matching sorts";
         match formula {
             Formula::Bool(v) => self.model.pool.bool_const(*v),
@@ -404,7 +446,14 @@ impl Certificate {
         }
     }
 
-    fn encode_term(&mut self, term: &Term, ty: Type, b: Block, func: FuncId, fresh: &mut HashMap<Value, ExprId>) -> ExprId {
+    fn encode_term(
+        &mut self,
+        term: &Term,
+        ty: Type,
+        b: Block,
+        func: FuncId,
+        fresh: &mut HashMap<Value, ExprId>,
+    ) -> ExprId {
         let pool_err = "formula terms have matching sorts";
         // Formulas are over integers (pointers are never translated).
         let bits = |ty: Type| ty.bits(walkdown_ir::DataModel::LP64);
@@ -473,7 +522,10 @@ impl Translate<'_> {
             Node::Eq(a, b) => {
                 // Two Booleans: both or neither.
                 let (x, y) = (self.formula(*a)?, self.formula(*b)?);
-                Some(Formula::or(vec![Formula::and(vec![x.clone(), y.clone()]), Formula::and(vec![x.negate(), y.negate()])]))
+                Some(Formula::or(vec![
+                    Formula::and(vec![x.clone(), y.clone()]),
+                    Formula::and(vec![x.negate(), y.negate()]),
+                ]))
             }
             Node::Ite { cond, then, els } if pool.sort(e) == Sort::Bool => {
                 let c = self.formula(*cond)?;
@@ -508,7 +560,13 @@ impl Translate<'_> {
         }
         let w = pool.width(a)?;
         if let (Node::Bv { value: x, .. }, Node::Bv { value: y, .. }) = (pool.get(a), pool.get(b)) {
-            let signed = |v: u128| -> i128 { if w < 128 && (v >> (w - 1)) & 1 == 1 { v as i128 - (1i128 << w) } else { v as i128 } };
+            let signed = |v: u128| -> i128 {
+                if w < 128 && (v >> (w - 1)) & 1 == 1 {
+                    v as i128 - (1i128 << w)
+                } else {
+                    v as i128
+                }
+            };
             let holds = match pred {
                 CmpPred::Eq => x == y,
                 CmpPred::Ult => x < y,

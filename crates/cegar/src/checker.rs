@@ -26,11 +26,11 @@ mod refine;
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use crate::model::{Model, Step};
+use walkdown_campaign::{Monitor, MonitorState, MONITOR_TOP};
 use walkdown_encode::vc::InputSite;
 use walkdown_ir::entity::EntityRef;
 use walkdown_ir::goals::GoalId;
 use walkdown_ir::{Block, Body};
-use walkdown_campaign::{Monitor, MonitorState, MONITOR_TOP};
 use walkdown_smt::{ExprId, Leaf, Node as Term, Solver, SymId};
 
 /// Settings of the checker.
@@ -291,7 +291,9 @@ impl<'m, S: Solver> Checker<'m, S> {
             .standing
             .iter()
             .filter_map(|(g, s)| match s {
-                Standing::GivenUp => Some((*g, "refinement found no new predicate for a spurious path, or the solver gave no answer")),
+                Standing::GivenUp => {
+                    Some((*g, "refinement found no new predicate for a spurious path, or the solver gave no answer"))
+                }
                 _ => None,
             })
             .collect();
@@ -542,7 +544,9 @@ impl<'m, S: Solver> Checker<'m, S> {
                 ModelAnswer::Sat(m) => Some(m),
             };
             if self.is_target(goal, driver) {
-                if let PathResult::Refined(locs) = self.check_path(id, Final::Edge(si as u32), goal.expect("a target has a goal"), driver) {
+                if let PathResult::Refined(locs) =
+                    self.check_path(id, Final::Edge(si as u32), goal.expect("a target has a goal"), driver)
+                {
                     return Some(self.undo_expansion(id, locs));
                 }
             }
@@ -620,8 +624,9 @@ impl<'m, S: Solver> Checker<'m, S> {
     /// it stays) is expanded again. `keep` is the node being expanded
     /// (already queued again).
     fn prune(&mut self, locs: &HashSet<Block>, keep: usize) {
-        let stale: Vec<usize> =
-            (0..self.nodes.len()).filter(|&i| !self.nodes[i].removed && i != keep && locs.contains(&self.nodes[i].loc)).collect();
+        let stale: Vec<usize> = (0..self.nodes.len())
+            .filter(|&i| !self.nodes[i].removed && i != keep && locs.contains(&self.nodes[i].loc))
+            .collect();
         let mut doomed = Vec::new();
         for &s in &stale {
             self.collect_subtree(s, &mut doomed);
@@ -685,7 +690,8 @@ impl<'m, S: Solver> Checker<'m, S> {
     /// the step computes them from the node's known values alone.
     fn post_values(&mut self, loc: Block, si: usize, values: &[(u32, u128)]) -> Vec<(u32, u128)> {
         let to = self.m.steps[loc.index()][si].to;
-        let tracked: Vec<usize> = (0..self.tracked[to.index()].len()).filter(|&j| self.tracked[to.index()][j]).collect();
+        let tracked: Vec<usize> =
+            (0..self.tracked[to.index()].len()).filter(|&j| self.tracked[to.index()][j]).collect();
         if tracked.is_empty() || self.settings.max_tracked_values == 0 {
             return Vec::new();
         }
@@ -745,7 +751,8 @@ impl<'m, S: Solver> Checker<'m, S> {
         }
         // A predicate the step does not change is, after substitution, a
         // predicate of the source whose fact the node may already know.
-        let known: HashMap<ExprId, bool> = pre_facts.iter().map(|&(k, b)| (self.preds[loc.index()][k as usize], b)).collect();
+        let known: HashMap<ExprId, bool> =
+            pre_facts.iter().map(|&(k, b)| (self.preds[loc.index()][k as usize], b)).collect();
         for (k, &q) in self.preds[to.index()].clone().iter().enumerate() {
             let qp = match self.post_cache.get(&(loc, si as u32, q)) {
                 Some(&x) => x,
@@ -792,7 +799,6 @@ impl<'m, S: Solver> Checker<'m, S> {
         }
         out
     }
-
 }
 
 enum PathResult {

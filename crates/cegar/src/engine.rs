@@ -31,7 +31,11 @@ pub struct CegarSettings {
 
 impl Default for CegarSettings {
     fn default() -> Self {
-        CegarSettings { model: ModelSettings::default(), checker: CheckerSettings::default(), solver: SolverSettings::default() }
+        CegarSettings {
+            model: ModelSettings::default(),
+            checker: CheckerSettings::default(),
+            solver: SolverSettings::default(),
+        }
     }
 }
 
@@ -211,7 +215,8 @@ impl Engine for CegarEngine {
                 "budget".to_string()
             }
             Outcome::TooLarge => {
-                let why = format!("the abstract reachability graph grew past {} nodes", self.settings.checker.max_nodes);
+                let why =
+                    format!("the abstract reachability graph grew past {} nodes", self.settings.checker.max_nodes);
                 for &g in &aimed_goals {
                     if driver.is_open(g) {
                         ctx.note_open(g, OpenReason::Unsupported(why.clone()));
@@ -244,7 +249,8 @@ pub fn run_cegar(
         }
     }
     let campaign_settings = CampaignSettings { time, ..CampaignSettings::default() };
-    let campaign = Campaign::new(program, goals, campaign_settings, Box::new(Discard), stop).map_err(|e| EngineError(e.to_string()))?;
+    let campaign = Campaign::new(program, goals, campaign_settings, Box::new(Discard), stop)
+        .map_err(|e| EngineError(e.to_string()))?;
     let mut engine = CegarEngine::new(settings);
     {
         let engines: Vec<Box<dyn Engine + '_>> = vec![Box::new(&mut engine)];
@@ -301,7 +307,9 @@ pub fn certify(
         (outcome, states)
     };
     match (outcome, states) {
-        (Outcome::Complete { unreachable }, Some((states, values))) if !driver.reached && targets.iter().all(|t| unreachable.contains(t)) => {
+        (Outcome::Complete { unreachable }, Some((states, values)))
+            if !driver.reached && targets.iter().all(|t| unreachable.contains(t)) =>
+        {
             Ok(Some(Certificate::new(model, states, values, unreachable)))
         }
         _ => Ok(None),

@@ -135,7 +135,8 @@ impl Model {
         func_addr: &dyn Fn(FuncId) -> u64,
         settings: &ModelSettings,
     ) -> Result<Model, CegarError> {
-        let inline = InlineSettings { recursion_bound: settings.recursion_bound.max(1), max_blocks: settings.max_blocks };
+        let inline =
+            InlineSettings { recursion_bound: settings.recursion_bound.max(1), max_blocks: settings.max_blocks };
         let (inlined, prov) = inline_main(program, &inline)?;
         let main = inlined.entry().ok_or(CegarError::NoEntry)?;
         let mut body = inlined.funcs[main].body.clone().ok_or(CegarError::NoEntry)?;
@@ -167,7 +168,12 @@ impl Model {
         let site_goals: Vec<Vec<GoalId>> = body
             .blocks
             .iter()
-            .map(|(_, d)| d.insts.iter().filter_map(|&i| (*prov.insts.get(i)).and_then(|(f, oi)| goals.error_site(f, oi))).collect())
+            .map(|(_, d)| {
+                d.insts
+                    .iter()
+                    .filter_map(|&i| (*prov.insts.get(i)).and_then(|(f, oi)| goals.error_site(f, oi)))
+                    .collect()
+            })
             .collect();
         let vc_settings = VcSettings { termination: Termination::Prefix, block_memory: true, ..VcSettings::default() };
         let mut model = Model {
@@ -242,7 +248,12 @@ impl Model {
         map
     }
 
-    fn encode_block(&mut self, env: &Env<'_>, b: Block, succ: Option<u32>) -> Result<walkdown_encode::vc::Vc, CegarError> {
+    fn encode_block(
+        &mut self,
+        env: &Env<'_>,
+        b: Block,
+        succ: Option<u32>,
+    ) -> Result<walkdown_encode::vc::Vc, CegarError> {
         let (tiny, tprov) = single_block(&self.body, &self.prov, b, succ);
         let st = &self.states[b.index()];
         let entry = EntryState {
@@ -252,7 +263,18 @@ impl Model {
             repeats: self.on_cycle[b.index()],
         };
         let pool = std::mem::take(&mut self.pool);
-        let vc = encode_in(pool, env.program, &tiny, &tprov, env.goals, env.global_addr, env.func_addr, &env.settings, &Summaries::default(), &entry)?;
+        let vc = encode_in(
+            pool,
+            env.program,
+            &tiny,
+            &tprov,
+            env.goals,
+            env.global_addr,
+            env.func_addr,
+            &env.settings,
+            &Summaries::default(),
+            &entry,
+        )?;
         self.alloc_next = self.alloc_next.max(vc.next_addr);
         Ok(vc)
     }
@@ -311,7 +333,11 @@ impl Model {
 
     fn locals_of(&self, b: Block, terms: &[ExprId]) -> Vec<Leaf> {
         let state = self.state_leaves(b);
-        let mut out: Vec<Leaf> = terms.iter().flat_map(|&t| self.pool.symbols_of(t).iter().copied()).filter(|l| !state.contains(l)).collect();
+        let mut out: Vec<Leaf> = terms
+            .iter()
+            .flat_map(|&t| self.pool.symbols_of(t).iter().copied())
+            .filter(|l| !state.contains(l))
+            .collect();
         out.sort();
         out.dedup();
         out
@@ -322,7 +348,8 @@ impl Model {
 /// component with an edge inside), by Tarjan's algorithm without recursion.
 fn on_cycle(body: &Body) -> Vec<bool> {
     let n = body.blocks.len();
-    let succs: Vec<Vec<usize>> = body.blocks.iter().map(|(_, d)| d.term.successors().map(|c| c.block.index()).collect()).collect();
+    let succs: Vec<Vec<usize>> =
+        body.blocks.iter().map(|(_, d)| d.term.successors().map(|c| c.block.index()).collect()).collect();
     let mut index = vec![usize::MAX; n];
     let mut low = vec![0usize; n];
     let mut on_stack = vec![false; n];
@@ -399,7 +426,9 @@ fn single_block(body: &Body, prov: &Provenance, b: Block, succ: Option<u32>) -> 
     }
     let map_op = |vmap: &HashMap<Value, Value>, o: &Operand| -> Operand {
         match o {
-            Operand::Value(v) => Operand::Value(*vmap.get(v).expect("a reachable self-contained block defines what it uses")),
+            Operand::Value(v) => {
+                Operand::Value(*vmap.get(v).expect("a reachable self-contained block defines what it uses"))
+            }
             other => other.clone(),
         }
     };

@@ -20,7 +20,10 @@ use walkdown_ir::goals::{GoalId, Goals};
 const VECTORS: usize = 10_000;
 
 fn random_budget() -> Duration {
-    std::env::var("WALKDOWN_SOUNDNESS_BUDGET_S").ok().and_then(|s| s.parse().ok()).map_or(Duration::from_millis(1500), Duration::from_secs_f64)
+    std::env::var("WALKDOWN_SOUNDNESS_BUDGET_S")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .map_or(Duration::from_millis(1500), Duration::from_secs_f64)
 }
 
 fn check_program(prog: &walkdown_testsupport::CorpusProgram, failures: &Mutex<Vec<String>>) -> String {
@@ -30,10 +33,11 @@ fn check_program(prog: &walkdown_testsupport::CorpusProgram, failures: &Mutex<Ve
     };
     let goals = Goals::compute(&ir);
     let t0 = Instant::now();
-    let (snap, engine) = match run_cegar(&ir, &goals, CegarSettings::default(), Duration::from_secs(2), &AtomicBool::new(false)) {
-        Ok(r) => r,
-        Err(e) => return format!("{:<50} skipped: {e}", prog.name),
-    };
+    let (snap, engine) =
+        match run_cegar(&ir, &goals, CegarSettings::default(), Duration::from_secs(2), &AtomicBool::new(false)) {
+            Ok(r) => r,
+            Err(e) => return format!("{:<50} skipped: {e}", prog.name),
+        };
     let took = t0.elapsed();
     let claimed: BTreeSet<GoalId> = goals
         .goals
@@ -49,7 +53,8 @@ fn check_program(prog: &walkdown_testsupport::CorpusProgram, failures: &Mutex<Ve
     }
     let mut runs = 0;
     if !claimed.is_empty() {
-        let opts = RunOptions { limits: ExecLimits { max_steps: 1_000_000, ..Default::default() }, ..Default::default() };
+        let opts =
+            RunOptions { limits: ExecLimits { max_steps: 1_000_000, ..Default::default() }, ..Default::default() };
         let start = Instant::now();
         let mut seen = BTreeSet::new();
         for tv in walkdown_testsupport::input_vectors(&prog.name, VECTORS) {
@@ -59,7 +64,11 @@ fn check_program(prog: &walkdown_testsupport::CorpusProgram, failures: &Mutex<Ve
             runs += 1;
             for g in interp.run(&tv, &opts).covered {
                 if claimed.contains(&g) && seen.insert(g) {
-                    found.push(format!("{}: goal {g} ({}) claimed unreachable by cegar but covered by a run", prog.name, goals.describe(g)));
+                    found.push(format!(
+                        "{}: goal {g} ({}) claimed unreachable by cegar but covered by a run",
+                        prog.name,
+                        goals.describe(g)
+                    ));
                 }
             }
         }
@@ -80,13 +89,19 @@ use walkdown_ir::entity::EntityRef;
 
 #[test]
 fn cegar_unreachable_claims_are_never_covered_on_the_corpus() {
-    let Some(corpus) = walkdown_testsupport::corpus("cegar_unreachable_claims_are_never_covered_on_the_corpus") else { return };
+    let Some(corpus) = walkdown_testsupport::corpus("cegar_unreachable_claims_are_never_covered_on_the_corpus") else {
+        return;
+    };
     let failures = Mutex::new(Vec::new());
     let lines = walkdown_testsupport::map_corpus(&corpus, |prog| check_program(prog, &failures));
     for l in &lines {
         eprintln!("{l}");
     }
-    let claims: usize = lines.iter().filter_map(|l| l.split("unreachable").nth(1)).filter_map(|r| r.split_whitespace().next()?.parse::<usize>().ok()).sum();
+    let claims: usize = lines
+        .iter()
+        .filter_map(|l| l.split("unreachable").nth(1))
+        .filter_map(|r| r.split_whitespace().next()?.parse::<usize>().ok())
+        .sum();
     eprintln!("total: {claims} goals claimed unreachable by cegar");
     let failures = failures.into_inner().unwrap();
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -7,8 +7,8 @@
 //! functions it calls. Returning to callers is not followed: a goal after
 //! the call is reached through the caller's own successors.
 
-use walkdown_ir::entity::EntityRef;
 use std::collections::HashMap;
+use walkdown_ir::entity::EntityRef;
 use walkdown_ir::goals::{GoalId, GoalKind, Goals};
 use walkdown_ir::{Block, Body, Callee, FuncId, InstKind, Program};
 

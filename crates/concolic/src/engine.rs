@@ -22,22 +22,22 @@
 //! here too, so their paths become candidates. [`generate`] runs the engine
 //! alone.
 
-use walkdown_ir::entity::EntityRef;
 use crate::distance::Distances;
 use crate::schedule::{Asked, ScheduleFigures, ScheduleSettings};
 use crate::search::{Candidate, QueryLimit, Rng, SearchContext, SearchKind, Searcher};
-use crate::symex::{AltKind, Trace, TraceLimits, Tracer, TripLoop};
 use crate::sym::vector_from_model;
+use crate::symex::{AltKind, Trace, TraceLimits, Tracer, TripLoop};
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 use walkdown_campaign::work;
 use walkdown_campaign::{
-    Campaign, CampaignSettings, Claim, EngineCtx, EngineEnd, EngineError, ErrorFound, GoalClosure, KeptTest, PortfolioSettings,
-    Property, StopCause, TestSink,
+    Campaign, CampaignSettings, Claim, EngineCtx, EngineEnd, EngineError, ErrorFound, GoalClosure, KeptTest,
+    PortfolioSettings, Property, StopCause, TestSink,
 };
 use walkdown_interp::ExecLimits;
+use walkdown_ir::entity::EntityRef;
 use walkdown_ir::goals::{GoalId, Goals};
 use walkdown_ir::testvec::{InputValue, TestVector};
 use walkdown_ir::Program;
@@ -352,7 +352,9 @@ impl walkdown_campaign::Engine for ConcolicEngine {
         let start = Instant::now();
         if !settings.runtime_checks {
             for (id, g) in goals.goals.iter() {
-                if let walkdown_ir::goals::GoalKind::Error { site: walkdown_ir::goals::ErrorSite::Check(k), .. } = g.kind {
+                if let walkdown_ir::goals::GoalKind::Error { site: walkdown_ir::goals::ErrorSite::Check(k), .. } =
+                    g.kind
+                {
                     if !k.is_user_property() {
                         ctx.note_open(id, walkdown_campaign::OpenReason::NotAttempted("runtime checks are off".into()));
                     }
@@ -418,7 +420,8 @@ impl walkdown_campaign::Engine for ConcolicEngine {
         self.stats = e.stats.clone();
         self.stop_reason = reason;
         if settings.log_queries {
-            self.query_log = Some(QueryLog { pool: std::mem::take(&mut e.pool), queries: std::mem::take(&mut e.logged) });
+            self.query_log =
+                Some(QueryLog { pool: std::mem::take(&mut e.pool), queries: std::mem::take(&mut e.logged) });
         }
         Ok(EngineEnd::new(reason.words()))
     }
@@ -488,7 +491,12 @@ struct Search<'a, 's, 'k, 'p> {
 
 /// Generates tests for `program` with the concolic engine alone, until the
 /// budget ends, `stop` is set, or nothing is left to do.
-pub fn generate(program: &Program, goals: &Goals, settings: &GenSettings, stop: &AtomicBool) -> Result<GenResult, GenError> {
+pub fn generate(
+    program: &Program,
+    goals: &Goals,
+    settings: &GenSettings,
+    stop: &AtomicBool,
+) -> Result<GenResult, GenError> {
     struct Discard;
     impl TestSink for Discard {
         fn test(&mut self, _: &KeptTest) -> Result<(), String> {
@@ -1033,4 +1041,3 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
         s.layers = self.solver.report();
     }
 }
-

@@ -20,6 +20,6 @@ pub mod sym;
 pub mod symex;
 
 pub use engine::{generate, ConcolicEngine, GenError, GenResult, GenSettings, QueryLog, Stats, StopReason};
-pub use walkdown_campaign::{ErrorFound, KeptTest, Property};
 pub use search::SearchKind;
 pub use symex::TraceLimits;
+pub use walkdown_campaign::{ErrorFound, KeptTest, Property};

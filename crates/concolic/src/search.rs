@@ -12,13 +12,13 @@
 use crate::distance::Distances;
 use crate::schedule::{Asked, ScheduleFigures};
 use crate::symex::{Alternative, TracedInput};
-use walkdown_smt::ExprId;
 use std::cmp::Reverse;
 use std::collections::{HashSet, VecDeque};
 use std::rc::Rc;
 use walkdown_campaign::GoalClosure;
 use walkdown_ir::goals::GoalId;
 use walkdown_ir::{Block, FuncId};
+use walkdown_smt::ExprId;
 
 /// One alternative to try. It keeps only what solving needs of its run
 /// (the path condition and the inputs, shared with the run's other

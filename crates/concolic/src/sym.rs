@@ -27,7 +27,11 @@ pub fn vector_from_model(inputs: &[TracedInput], parent: &TestVector, model: &Mo
             // engine's replay runs what the file says.
             Some(b) if input.ty.is_float() && is_nan(input.ty, b) => InputValue::Float(f64::NAN),
             Some(b) => InputValue::from_bits(input.ty, input.signed, b, dm),
-            None => parent.values.get(i).copied().unwrap_or_else(|| InputValue::from_bits(input.ty, input.signed, input.bits, dm)),
+            None => parent
+                .values
+                .get(i)
+                .copied()
+                .unwrap_or_else(|| InputValue::from_bits(input.ty, input.signed, input.bits, dm)),
         };
         values.push(v);
     }

@@ -19,22 +19,22 @@ mod control;
 mod memory;
 mod trip;
 
-pub use trip::TripLoop;
-use walkdown_ir::entity::EntityRef;
-use walkdown_semantics::Sym;
-use walkdown_campaign::{Monitor, MonitorPosition};
-use std::rc::Rc;
 use std::collections::HashMap;
+use std::rc::Rc;
+pub use trip::TripLoop;
+use walkdown_campaign::{Monitor, MonitorPosition};
 use walkdown_interp::code::{FuncKind, Model, Prepared};
 use walkdown_interp::eval::{eval_bin, eval_cast, eval_cmp, eval_fabs, eval_select, eval_sqrt, eval_un};
 use walkdown_interp::memory::{Memory, ObjectKind};
 use walkdown_interp::{input_bits, ExecLimits};
+use walkdown_ir::entity::EntityRef;
 use walkdown_ir::goals::{GoalId, Goals};
 use walkdown_ir::testvec::InputValue;
 use walkdown_ir::{
     Block, BlockCall, Body, Builtin, Callee, CheckKind, DataModel, FuncId, Inst, InstKind, Operand, Program,
     Terminator, Type, Value,
 };
+use walkdown_semantics::Sym;
 use walkdown_smt::{CmpOp, ExprId, Node, SymId};
 
 /// The tracer's view of the interpreter's fast-forward table: the loop
@@ -557,8 +557,7 @@ impl<'p, 'a> Run<'p, 'a> {
             return;
         }
         let prefix = self.trace.path.len();
-        let alternatives: Vec<Alternative> =
-            alternatives.into_iter().filter(|a| !self.sym.is_false(a.cond)).collect();
+        let alternatives: Vec<Alternative> = alternatives.into_iter().filter(|a| !self.sym.is_false(a.cond)).collect();
         if !alternatives.is_empty() {
             self.trace.points.push(BranchPoint { prefix, alternatives, site });
         }
@@ -600,7 +599,8 @@ impl<'p, 'a> Run<'p, 'a> {
             return Vec::new();
         }
         let signed = matches!(op, CmpOp::Slt | CmpOp::Sle);
-        let current: i128 = if signed && w < 128 && (c >> (w - 1)) & 1 == 1 { c as i128 - (1i128 << w) } else { c as i128 };
+        let current: i128 =
+            if signed && w < 128 && (c >> (w - 1)) & 1 == 1 { c as i128 - (1i128 << w) } else { c as i128 };
         let max: i128 = if signed { (1i128 << (w - 1)) - 1 } else { (1i128 << w.min(126)) - 1 };
         let mut alts = Vec::new();
         for m in ACCELERATION_TARGETS {
@@ -612,7 +612,14 @@ impl<'p, 'a> Run<'p, 'a> {
             let pool = self.sym.pool();
             let Ok(moved) = pool.cmp(op, x, y) else { continue };
             let cond = if negated { self.sym.not(moved) } else { moved };
-            alts.push(Alternative { cond, goal: None, kind: AltKind::Branch, target: Some(target), useless: false, distance: None });
+            alts.push(Alternative {
+                cond,
+                goal: None,
+                kind: AltKind::Branch,
+                target: Some(target),
+                useless: false,
+                distance: None,
+            });
         }
         alts
     }
@@ -646,7 +653,14 @@ impl<'p, 'a> Run<'p, 'a> {
             if k != bits {
                 let kc = self.sym.bv(k, w);
                 let cond = self.sym.eq(e, kc);
-                alts.push(Alternative { cond, goal: None, kind: AltKind::Branch, target: None, useless: false, distance: None });
+                alts.push(Alternative {
+                    cond,
+                    goal: None,
+                    kind: AltKind::Branch,
+                    target: None,
+                    useless: false,
+                    distance: None,
+                });
             }
         }
         let c = self.sym.bv(bits, w);
@@ -942,7 +956,14 @@ impl<'p, 'a> Run<'p, 'a> {
             (Builtin::Prune, false) => {
                 // The one way from this prefix to an unverified execution:
                 // tried first, as a must-unverified condition is.
-                let a = Alternative { cond: holds, goal: None, kind: AltKind::TryFirst, target: None, useless: false, distance: None };
+                let a = Alternative {
+                    cond: holds,
+                    goal: None,
+                    kind: AltKind::TryFirst,
+                    target: None,
+                    useless: false,
+                    distance: None,
+                };
                 self.branch_point(site, vec![a], fails);
                 return Err(Stop::End(TraceEnd::Pruned));
             }

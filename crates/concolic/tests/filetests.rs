@@ -44,6 +44,9 @@ fn trip_count_symbols_reach_loop_dependent_targets() {
         assert!(with, "{name}: not reached with trip counts ({execs} executions, {queries} queries)");
         assert!(execs <= 20, "{name}: {execs} executions with trip counts");
         let (without, execs, _) = reached(false);
-        assert!(!without, "{name}: reached without trip counts in {execs} executions (the fixture no longer tests them)");
+        assert!(
+            !without,
+            "{name}: reached without trip counts in {execs} executions (the fixture no longer tests them)"
+        );
     }
 }

@@ -45,7 +45,8 @@ fn run_with(name: &str, symbolic_floats: bool, mutation_share: f64) -> Outcome {
     let interp = Interpreter::new(&program, &goals).expect("prepares");
     let mut covered = vec![false; goals.len()];
     for t in &result.tests {
-        let spelled: Vec<String> = t.vector.values.iter().map(|&v| walkdown_formats::literal::format_value(v)).collect();
+        let spelled: Vec<String> =
+            t.vector.values.iter().map(|&v| walkdown_formats::literal::format_value(v)).collect();
         let read = TestVector {
             values: spelled.iter().map(|s| walkdown_formats::literal::parse_value(s).expect("reads back")).collect(),
         };
@@ -58,7 +59,9 @@ fn run_with(name: &str, symbolic_floats: bool, mutation_share: f64) -> Outcome {
     let open_edges = goals
         .goals
         .iter()
-        .filter(|(id, g)| matches!(g.kind, GoalKind::Edge { .. }) && !covered[walkdown_ir::entity::EntityRef::index(*id)])
+        .filter(|(id, g)| {
+            matches!(g.kind, GoalKind::Edge { .. }) && !covered[walkdown_ir::entity::EntityRef::index(*id)]
+        })
         .map(|(_, g)| format!("{:?}", g.loc))
         .collect();
     Outcome { error: !result.errors.is_empty(), open_edges, fp_queries: result.stats.fp_queries }

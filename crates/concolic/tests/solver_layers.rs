@@ -27,11 +27,7 @@ fn replay(log: &walkdown_concolic::QueryLog, settings: SolverSettings) -> (Vec<K
             Answer::Sat(m) => {
                 // Slicing answers for the query's slice only; the model must
                 // satisfy the constraints that mention what it assigns.
-                let relevant: Vec<_> = q
-                    .iter()
-                    .copied()
-                    .filter(|&c| m.assigns_all(log.pool.symbols_of(c)))
-                    .collect();
+                let relevant: Vec<_> = q.iter().copied().filter(|&c| m.assigns_all(log.pool.symbols_of(c))).collect();
                 assert!(log.pool.satisfies(&relevant, &m), "a model does not satisfy its query");
                 Kind::Sat
             }
@@ -54,7 +50,11 @@ fn layers_change_solver_calls_not_answers() {
     // on top of both caches.
     let variants = [
         ("cache", SolverSettings { slicing: true, ..none }, SolverSettings { slicing: true, cache: true, ..none }),
-        ("cex-cache", SolverSettings { slicing: true, ..none }, SolverSettings { slicing: true, cex_cache: true, ..none }),
+        (
+            "cex-cache",
+            SolverSettings { slicing: true, ..none },
+            SolverSettings { slicing: true, cex_cache: true, ..none },
+        ),
         ("slicing", SolverSettings { slicing: false, ..all_on }, all_on),
     ];
     let mut reduced = std::collections::BTreeMap::new();
@@ -76,7 +76,10 @@ fn layers_change_solver_calls_not_answers() {
         for (layer, without, with) in variants {
             let (answers_without, z3_without) = replay(&log, without);
             let (answers_with, z3_with) = replay(&log, with);
-            eprintln!("{name}: {} queries; z3 calls without {layer} {z3_without}, with it {z3_with}", log.queries.len());
+            eprintln!(
+                "{name}: {} queries; z3 calls without {layer} {z3_without}, with it {z3_with}",
+                log.queries.len()
+            );
             assert_eq!(answers_with, answers_without, "{name}: {layer} changed an answer");
             let base = base_answers.get_or_insert_with(|| answers_without.clone());
             assert_eq!(&answers_with, base, "{name}: stacks disagree");

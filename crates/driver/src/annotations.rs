@@ -77,24 +77,12 @@ pub fn read(
                         a.verify(g, Premise::True, Source::SelfProof);
                     }
                 }
-                read_self_no_overflow(
-                    &mut a,
-                    program,
-                    goals,
-                    proved,
-                    self_limit.min(SELF_NO_OVERFLOW_LIMIT),
-                    eva,
-                );
+                read_self_no_overflow(&mut a, program, goals, proved, self_limit.min(SELF_NO_OVERFLOW_LIMIT), eva);
             }
-            AnnotationSource::Eva => {
-                warning = read_eva(&mut a, program, file, goals, eva_settings, eva)?
-            }
+            AnnotationSource::Eva => warning = read_eva(&mut a, program, file, goals, eva_settings, eva)?,
         }
     }
-    Ok(Read {
-        annotations: a,
-        warning,
-    })
+    Ok(Read { annotations: a, warning })
 }
 
 /// The most time the no-overflow interval pass may take.
@@ -125,24 +113,14 @@ fn read_self_no_overflow(
     if !analysis.complete {
         figures.insert(
             "self_no_overflow_reason".into(),
-            format!(
-                "the no-overflow interval pass did not end within {:.1} s: not used",
-                limit.as_secs_f64()
-            ),
+            format!("the no-overflow interval pass did not end within {:.1} s: not used", limit.as_secs_f64()),
         );
         return;
     }
     let sites = analysis.no_overflow_sites();
-    let new: Vec<GoalId> = analysis
-        .safe_error_sites(goals)
-        .into_iter()
-        .map(|(g, _)| g)
-        .filter(|g| !proved.contains(g))
-        .collect();
-    figures.insert(
-        "self_no_overflow_time_s".into(),
-        format!("{:.3}", start.elapsed().as_secs_f64()),
-    );
+    let new: Vec<GoalId> =
+        analysis.safe_error_sites(goals).into_iter().map(|(g, _)| g).filter(|g| !proved.contains(g)).collect();
+    figures.insert("self_no_overflow_time_s".into(), format!("{:.3}", start.elapsed().as_secs_f64()));
     figures.insert("self_no_overflow_sites".into(), sites.len().to_string());
     figures.insert("self_no_overflow_checks".into(), new.len().to_string());
     if new.is_empty() {
@@ -161,25 +139,12 @@ fn read_self_no_overflow(
 /// Alarm kinds whose violation ends an execution in walkdown's semantics
 /// (an error goal of its own), so that EVA assuming them away afterwards
 /// changes no execution that goes on.
-const ENDING_ALARMS: &[&str] = &[
-    "mem_access",
-    "division_by_zero",
-    "dangling_pointer",
-    "freeable",
-    "function_pointer",
-];
+const ENDING_ALARMS: &[&str] = &["mem_access", "division_by_zero", "dangling_pointer", "freeable", "function_pointer"];
 
 /// Functions whose default specification (assigns nothing, may return)
 /// only adds behaviours: they never return, or they are the error itself.
-const EVA_SAFE_DEFAULT_SPECS: &[&str] = &[
-    "abort",
-    "exit",
-    "_exit",
-    "__assert_fail",
-    "reach_error",
-    "__VERIFIER_error",
-    "__VERIFIER_assume",
-];
+const EVA_SAFE_DEFAULT_SPECS: &[&str] =
+    &["abort", "exit", "_exit", "__assert_fail", "reach_error", "__VERIFIER_error", "__VERIFIER_assume"];
 
 /// Properties of the report that are no alarms (specifications of
 /// functions without body, the assertions at error calls).
@@ -209,12 +174,7 @@ fn read_eva(
 ) -> Result<Option<String>> {
     use walkdown_ir::goals::ErrorSite;
     use walkdown_ir::CheckKind;
-    let undefined: Vec<String> = program
-        .funcs
-        .values()
-        .filter(|f| f.body.is_none())
-        .map(|f| f.name.clone())
-        .collect();
+    let undefined: Vec<String> = program.funcs.values().filter(|f| f.body.is_none()).map(|f| f.name.clone()).collect();
     let run = match walkdown_native::eva::run_eva(file, program.data_model, &undefined, settings) {
         Ok(run) => run,
         Err(e @ walkdown_native::eva::EvaError::Missing(_)) => bail!("--annotations eva: {e}"),
@@ -223,19 +183,11 @@ fn read_eva(
             // time leaves the other sources and the search as they are.
             let why = e.to_string();
             let first = why.lines().next().unwrap_or("").to_string();
-            figures.insert(
-                "eva_reason".into(),
-                format!("{first}: its results are not used"),
-            );
-            return Ok(Some(format!(
-                "walkdown: warning: --annotations eva: {first}; EVA's results are not used"
-            )));
+            figures.insert("eva_reason".into(), format!("{first}: its results are not used"));
+            return Ok(Some(format!("walkdown: warning: --annotations eva: {first}; EVA's results are not used")));
         }
     };
-    figures.insert(
-        "eva_time_s".into(),
-        format!("{:.2}", run.elapsed.as_secs_f64()),
-    );
+    figures.insert("eva_time_s".into(), format!("{:.2}", run.elapsed.as_secs_f64()));
     let props: Vec<_> = walkdown_formats::eva::read_eva_report(&run.csv)
         .map_err(|e| anyhow::anyhow!("--annotations eva: the report: {e}"))?
         .into_iter()
@@ -259,9 +211,7 @@ fn read_eva(
     let mut unmodelled: Vec<String> = run
         .generated_specs
         .iter()
-        .filter(|n| {
-            !n.starts_with("__VERIFIER_nondet_") && !EVA_SAFE_DEFAULT_SPECS.contains(&n.as_str())
-        })
+        .filter(|n| !n.starts_with("__VERIFIER_nondet_") && !EVA_SAFE_DEFAULT_SPECS.contains(&n.as_str()))
         .filter(|n| !walkdown_native::eva::EVA_AUTO_BUILTINS.contains(&n.as_str()))
         .chain(run.builtins_not_used.iter())
         .cloned()
@@ -278,17 +228,18 @@ fn read_eva(
             None => {
                 figures.insert(
                     "eva_reason".into(),
-                    format!("EVA has no model of {}{}, whose address is taken: its results are not used", unmodelled[..unmodelled.len().min(4)].join(", "), if unmodelled.len() > 4 { ", …" } else { "" }),
+                    format!(
+                        "EVA has no model of {}{}, whose address is taken: its results are not used",
+                        unmodelled[..unmodelled.len().min(4)].join(", "),
+                        if unmodelled.len() > 4 { ", …" } else { "" }
+                    ),
                 );
                 return Ok(None);
             }
         }
         figures.insert("eva_unmodelled".into(), unmodelled.join(", "));
     }
-    let alarms: Vec<_> = props
-        .iter()
-        .filter(|p| !p.proved() && !NOT_ALARMS.contains(&p.kind.as_str()))
-        .collect();
+    let alarms: Vec<_> = props.iter().filter(|p| !p.proved() && !NOT_ALARMS.contains(&p.kind.as_str())).collect();
     figures.insert("eva_alarms".into(), alarms.len().to_string());
     // Signed overflows EVA assumed away are tracked as the assumption `eva`
     // at each add, sub and mul of their line. Alarms whose violation ends
@@ -340,35 +291,23 @@ fn read_eva(
     } else {
         let id = assume_no_overflow_at(a, "eva", program, &tracked);
         for &(func, inst) in &unstated {
-            let loc = program.funcs[func]
-                .body
-                .as_ref()
-                .expect("sites are in defined functions")
-                .insts[inst]
-                .loc;
-            a.assumptions[id.0 as usize]
-                .sites
-                .push(walkdown_annot::AssumedSite {
-                    func,
-                    inst,
-                    cond: walkdown_annot::AssumedCond::Unstated,
-                    loc,
-                });
+            let loc = program.funcs[func].body.as_ref().expect("sites are in defined functions").insts[inst].loc;
+            a.assumptions[id.0 as usize].sites.push(walkdown_annot::AssumedSite {
+                func,
+                inst,
+                cond: walkdown_annot::AssumedCond::Unstated,
+                loc,
+            });
         }
         Premise::Id(id)
     };
     figures.insert("eva_tracked_overflows".into(), tracked.len().to_string());
     figures.insert("eva_unstated_sites".into(), unstated.len().to_string());
     let unproved_at = |line: u32, kinds: &[&str]| {
-        props
-            .iter()
-            .any(|p| p.line == line && kinds.contains(&p.kind.as_str()) && !p.proved())
+        props.iter().any(|p| p.line == line && kinds.contains(&p.kind.as_str()) && !p.proved())
     };
     let asserts_proved = |line: u32| {
-        let at: Vec<_> = props
-            .iter()
-            .filter(|p| p.line == line && p.kind == "user assertion")
-            .collect();
+        let at: Vec<_> = props.iter().filter(|p| p.line == line && p.kind == "user assertion").collect();
         !at.is_empty() && at.iter().all(|p| p.proved())
     };
     let mut verified = 0;
@@ -380,23 +319,16 @@ fn read_eva(
         let ok = match site {
             ErrorSite::Check(CheckKind::ReachError | CheckKind::Assertion) => {
                 if walkdown_annot::collect::is_error_function(&program.funcs[func].name) {
-                    !run.error_calls.is_empty()
-                        && run.error_calls.iter().all(|&l| asserts_proved(l))
+                    !run.error_calls.is_empty() && run.error_calls.iter().all(|&l| asserts_proved(l))
                 } else {
                     run.error_calls.contains(&line) && asserts_proved(line)
                 }
             }
             ErrorSite::Check(CheckKind::DivByZero) => !unproved_at(line, &["division_by_zero"]),
             ErrorSite::Check(CheckKind::Overflow) => !unproved_at(line, &["signed_overflow"]),
-            ErrorSite::Memory => !unproved_at(
-                line,
-                &[
-                    "mem_access",
-                    "index_bound",
-                    "pointer_value",
-                    "dangling_pointer",
-                ],
-            ),
+            ErrorSite::Memory => {
+                !unproved_at(line, &["mem_access", "index_bound", "pointer_value", "dangling_pointer"])
+            }
             ErrorSite::Free => !unproved_at(line, &["freeable", "dangling_pointer"]),
             _ => false,
         };
@@ -410,11 +342,7 @@ fn read_eva(
 }
 
 /// The integer `add`, `sub` and `mul` instructions of `function` at `line`.
-fn arithmetic_at(
-    program: &Program,
-    function: &str,
-    line: u32,
-) -> Vec<(walkdown_ir::FuncId, walkdown_ir::Inst)> {
+fn arithmetic_at(program: &Program, function: &str, line: u32) -> Vec<(walkdown_ir::FuncId, walkdown_ir::Inst)> {
     let Some(fid) = program.func_by_name(function) else {
         return Vec::new();
     };
@@ -424,9 +352,7 @@ fn arithmetic_at(
     body.blocks
         .values()
         .flat_map(|b| b.insts.iter().copied())
-        .filter(|&i| {
-            body.insts[i].loc.line == line && no_overflow_cond(&body.insts[i].kind).is_some()
-        })
+        .filter(|&i| body.insts[i].loc.line == line && no_overflow_cond(&body.insts[i].kind).is_some())
         .map(|i| (fid, i))
         .collect()
 }
@@ -437,22 +363,13 @@ fn arithmetic_at(
 /// lowering folded away), the function's first instruction; for a
 /// function without any, each call of it (`None` when its address is
 /// taken, or no site is found).
-fn alarm_sites(
-    program: &Program,
-    function: &str,
-    line: u32,
-) -> Option<Vec<(walkdown_ir::FuncId, walkdown_ir::Inst)>> {
+fn alarm_sites(program: &Program, function: &str, line: u32) -> Option<Vec<(walkdown_ir::FuncId, walkdown_ir::Inst)>> {
     let fid = program.func_by_name(function)?;
     let body = program.funcs[fid].body.as_ref()?;
     let at_line: Vec<_> = body
         .blocks
         .values()
-        .filter_map(|b| {
-            b.insts
-                .iter()
-                .copied()
-                .find(|&i| line > 0 && body.insts[i].loc.line == line)
-        })
+        .filter_map(|b| b.insts.iter().copied().find(|&i| line > 0 && body.insts[i].loc.line == line))
         .map(|i| (fid, i))
         .collect();
     if !at_line.is_empty() {
@@ -467,15 +384,9 @@ fn alarm_sites(
 /// Every call of the functions named `names`; `None` when one of them is
 /// also used as a value (its address taken), so calls through pointers may
 /// reach it.
-fn calls_of(
-    program: &Program,
-    names: &[String],
-) -> Option<Vec<(walkdown_ir::FuncId, walkdown_ir::Inst)>> {
+fn calls_of(program: &Program, names: &[String]) -> Option<Vec<(walkdown_ir::FuncId, walkdown_ir::Inst)>> {
     use walkdown_ir::{Callee, InstKind, Operand, Terminator};
-    let targets: Vec<walkdown_ir::FuncId> = names
-        .iter()
-        .filter_map(|n| program.func_by_name(n))
-        .collect();
+    let targets: Vec<walkdown_ir::FuncId> = names.iter().filter_map(|n| program.func_by_name(n)).collect();
     if targets.is_empty() {
         return Some(Vec::new());
     }
@@ -485,11 +396,7 @@ fn calls_of(
         let Some(body) = &f.body else { continue };
         let mut address_taken = false;
         for (i, d) in body.insts.iter() {
-            if let InstKind::Call {
-                callee: Callee::Direct(t),
-                ..
-            } = &d.kind
-            {
+            if let InstKind::Call { callee: Callee::Direct(t), .. } = &d.kind {
                 if targets.contains(t) {
                     calls.push((fid, i));
                 }
@@ -511,11 +418,11 @@ fn calls_of(
             return None;
         }
     }
-    if program.globals.values().any(|g| {
-        g.relocs
-            .iter()
-            .any(|r| matches!(r.target, walkdown_ir::RelocTarget::Func(f) if targets.contains(&f)))
-    }) {
+    if program
+        .globals
+        .values()
+        .any(|g| g.relocs.iter().any(|r| matches!(r.target, walkdown_ir::RelocTarget::Func(f) if targets.contains(&f))))
+    {
         return None;
     }
     Some(calls)
@@ -525,12 +432,9 @@ fn calls_of(
 fn no_overflow_cond(kind: &walkdown_ir::InstKind) -> Option<walkdown_annot::AssumedCond> {
     use walkdown_ir::{BinOp, InstKind};
     match *kind {
-        InstKind::Bin {
-            op: op @ (BinOp::Add | BinOp::Sub | BinOp::Mul),
-            ty,
-            lhs,
-            rhs,
-        } if ty.is_int() && ty != walkdown_ir::Type::I1 => {
+        InstKind::Bin { op: op @ (BinOp::Add | BinOp::Sub | BinOp::Mul), ty, lhs, rhs }
+            if ty.is_int() && ty != walkdown_ir::Type::I1 =>
+        {
             Some(walkdown_annot::AssumedCond::NoSignedOverflow { op, ty, lhs, rhs })
         }
         _ => None,
@@ -547,20 +451,9 @@ fn assume_no_overflow_at(
 ) -> walkdown_annot::AssumptionId {
     let id = a.intern(name);
     for &(func, inst) in sites {
-        let data = &program.funcs[func]
-            .body
-            .as_ref()
-            .expect("sites are in defined functions")
-            .insts[inst];
+        let data = &program.funcs[func].body.as_ref().expect("sites are in defined functions").insts[inst];
         if let Some(cond) = no_overflow_cond(&data.kind) {
-            a.assumptions[id.0 as usize]
-                .sites
-                .push(walkdown_annot::AssumedSite {
-                    func,
-                    inst,
-                    cond,
-                    loc: data.loc,
-                });
+            a.assumptions[id.0 as usize].sites.push(walkdown_annot::AssumedSite { func, inst, cond, loc: data.loc });
         }
     }
     id
@@ -576,16 +469,9 @@ fn overflow_check_at(program: &Program, function: &str, line: u32) -> bool {
     let Some(body) = &program.funcs[fid].body else {
         return false;
     };
-    body.insts.values().any(|d| {
-        d.loc.line == line
-            && matches!(
-                d.kind,
-                InstKind::Check {
-                    kind: CheckKind::Overflow,
-                    ..
-                }
-            )
-    })
+    body.insts
+        .values()
+        .any(|d| d.loc.line == line && matches!(d.kind, InstKind::Check { kind: CheckKind::Overflow, .. }))
 }
 
 /// A goal's status in words.

@@ -42,36 +42,22 @@ pub struct Certify<'a, 'p> {
 impl Certify<'_, '_> {
     /// Writes the witness of `snap` if it can be made and checked; what
     /// happened, for the report (`None`: nothing to witness).
-    pub fn witness(
-        &self,
-        snap: &Snapshot,
-        cegar: Option<&mut CegarEngine>,
-    ) -> Option<WitnessEntry> {
+    pub fn witness(&self, snap: &Snapshot, cegar: Option<&mut CegarEngine>) -> Option<WitnessEntry> {
         let interp = self.campaign.interpreter();
         let gaddr = |g| interp.global_address(g).unwrap_or(0);
         let faddr = |f| interp.func_address(f).unwrap_or(0);
         let deadline = self.deadline(snap);
-        let mut from_analysis =
-            |targets: &[GoalId]| self.analysis_certificate(targets, deadline, &gaddr, &faddr);
+        let mut from_analysis = |targets: &[GoalId]| self.analysis_certificate(targets, deadline, &gaddr, &faddr);
         let mut model_check = |targets: &[GoalId]| {
             // A model-checking run of its own in half the witness's time
             // left (the other half checks what it finds), at most a minute.
-            let left = (deadline.saturating_duration_since(Instant::now()) / 2)
-                .min(Duration::from_secs(60));
+            let left = (deadline.saturating_duration_since(Instant::now()) / 2).min(Duration::from_secs(60));
             if left < Duration::from_millis(500) || self.interrupt.load(Ordering::Relaxed) {
                 return None;
             }
-            walkdown_cegar::certify(
-                self.program,
-                self.goals,
-                &gaddr,
-                &faddr,
-                targets,
-                self.cegar_settings,
-                left,
-            )
-            .ok()
-            .flatten()
+            walkdown_cegar::certify(self.program, self.goals, &gaddr, &faddr, targets, self.cegar_settings, left)
+                .ok()
+                .flatten()
         };
         let provers = crate::witness::Provers {
             campaign_graph: cegar.and_then(|e| e.certificate.as_mut()),
@@ -111,10 +97,7 @@ impl Certify<'_, '_> {
         gaddr: &dyn Fn(walkdown_ir::GlobalId) -> u64,
         faddr: &dyn Fn(walkdown_ir::FuncId) -> u64,
     ) -> Option<Certificate> {
-        let opts = walkdown_absint::FixpointOptions {
-            deadline: Some(deadline),
-            ..Default::default()
-        };
+        let opts = walkdown_absint::FixpointOptions { deadline: Some(deadline), ..Default::default() };
         let intervals = walkdown_absint::analyze_with(self.program, opts);
         if !intervals.complete {
             return None;

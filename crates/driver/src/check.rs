@@ -31,12 +31,7 @@ struct NativeEnd {
 
 impl NativeEnd {
     fn new(signal: Option<i32>, code: Option<i32>, said: String) -> NativeEnd {
-        NativeEnd {
-            signal,
-            code,
-            words: describe_end(signal, code, &said),
-            said,
-        }
+        NativeEnd { signal, code, words: describe_end(signal, code, &said), said }
     }
 }
 
@@ -46,10 +41,7 @@ fn shows(kind: &str, end: &NativeEnd) -> bool {
     let sig = end.signal;
     match kind {
         // A program's own reach_error usually fails an assertion naming it.
-        "reach_error" => {
-            end.code == Some(walkdown_unit::tests_c::REACH_ERROR_EXIT)
-                || said.contains("reach_error")
-        }
+        "reach_error" => end.code == Some(walkdown_unit::tests_c::REACH_ERROR_EXIT) || said.contains("reach_error"),
         "assertion" => sig == Some(libc::SIGABRT) || said.contains("Assertion"),
         "div_by_zero" => sig == Some(libc::SIGFPE) || said.contains("division by zero"),
         "overflow" => {
@@ -70,14 +62,8 @@ fn shows(kind: &str, end: &NativeEnd) -> bool {
                 || said.contains("SEGV")
         }
         "use_after_free" => said.contains("use-after-free"),
-        "double_free" => {
-            sig == Some(libc::SIGABRT)
-                || said.contains("double-free")
-                || said.contains("double free")
-        }
-        "invalid_free" => {
-            sig == Some(libc::SIGABRT) || said.contains("bad-free") || said.contains("invalid")
-        }
+        "double_free" => sig == Some(libc::SIGABRT) || said.contains("double-free") || said.contains("double free"),
+        "invalid_free" => sig == Some(libc::SIGABRT) || said.contains("bad-free") || said.contains("invalid"),
         _ => false,
     }
 }
@@ -85,11 +71,7 @@ fn shows(kind: &str, end: &NativeEnd) -> bool {
 fn describe_end(signal: Option<i32>, code: Option<i32>, said: &str) -> String {
     let line = said
         .lines()
-        .find(|l| {
-            l.contains("runtime error:")
-                || l.starts_with("SUMMARY:")
-                || l.contains("ERROR: AddressSanitizer")
-        })
+        .find(|l| l.contains("runtime error:") || l.starts_with("SUMMARY:") || l.contains("ERROR: AddressSanitizer"))
         .map(|l| format!(": {}", l.trim()))
         .unwrap_or_default();
     match (signal, code) {
@@ -113,12 +95,7 @@ impl UnitRunner {
     fn end(build: &UnitBuild, test: &str) -> NativeEnd {
         match build.run(test) {
             Ok(UnitRun { signal, code, said }) => NativeEnd::new(signal, code, said),
-            Err(e) => NativeEnd {
-                signal: None,
-                code: None,
-                said: String::new(),
-                words: format!("not run: {e}"),
-            },
+            Err(e) => NativeEnd { signal: None, code: None, said: String::new(), words: format!("not run: {e}") },
         }
     }
 
@@ -126,9 +103,7 @@ impl UnitRunner {
     /// show `kind`.
     fn confirm(&mut self, test: &str, kind: &str) -> (bool, String) {
         let (source, dm) = (&self.source, self.data_model);
-        let plain = self
-            .plain
-            .get_or_insert_with(|| UnitBuild::compile(source, dm, false).ok());
+        let plain = self.plain.get_or_insert_with(|| UnitBuild::compile(source, dm, false).ok());
         let Some(plain) = plain else {
             return (false, "unit_tests.c does not compile with gcc".into());
         };
@@ -136,21 +111,12 @@ impl UnitRunner {
         if shows(kind, &end) {
             return (true, format!("native run: {}", end.words));
         }
-        match self
-            .sanitized
-            .get_or_insert_with(|| UnitBuild::compile(source, dm, true).ok())
-        {
+        match self.sanitized.get_or_insert_with(|| UnitBuild::compile(source, dm, true).ok()) {
             Some(exe) => {
                 let s = Self::end(exe, test);
-                (
-                    shows(kind, &s),
-                    format!("native run: {}; with ASan+UBSan: {}", end.words, s.words),
-                )
+                (shows(kind, &s), format!("native run: {}; with ASan+UBSan: {}", end.words, s.words))
             }
-            None => (
-                false,
-                format!("native run: {} (no sanitizer build)", end.words),
-            ),
+            None => (false, format!("native run: {} (no sanitizer build)", end.words)),
         }
     }
 }
@@ -174,30 +140,15 @@ pub fn settle(outcome: &Outcome) -> Vec<CheckEntry> {
         sanitized: None,
     });
     let program = PathBuf::from(&report.program);
-    let mut whole = WholeRunner {
-        program: &program,
-        data_model,
-        builds: [None, None],
-    };
+    let mut whole = WholeRunner { program: &program, data_model, builds: [None, None] };
     let mut entries = Vec::new();
     for g in report.goals.iter().filter(|g| g.kind.starts_with("error")) {
         // The harness's own code is not the program's, and functions the
         // entry does not call are not the unit's.
-        if report
-            .unit
-            .as_ref()
-            .is_some_and(|u| !u.functions.contains(&g.function))
-        {
+        if report.unit.as_ref().is_some_and(|u| !u.functions.contains(&g.function)) {
             continue;
         }
-        settle_goal(
-            report,
-            g,
-            &outcome.suite_dir,
-            &mut unit,
-            &mut whole,
-            &mut entries,
-        );
+        settle_goal(report, g, &outcome.suite_dir, &mut unit, &mut whole, &mut entries);
     }
     entries
 }
@@ -219,14 +170,7 @@ fn settle_goal(
     };
     let mut settle = |verdict: &str, evidence: String, kind: String| {
         let (goal, function, location) = (g.id.clone(), g.function.clone(), location.clone());
-        entries.push(CheckEntry {
-            goal,
-            kind,
-            location,
-            function,
-            verdict: verdict.into(),
-            evidence,
-        });
+        entries.push(CheckEntry { goal, kind, location, function, verdict: verdict.into(), evidence });
     };
     let proof = || g.proved_by.clone().unwrap_or_default();
     match g.status.as_str() {
@@ -240,24 +184,16 @@ fn settle_goal(
                     true => settle("confirmed", how, format!("error {kind}")),
                     false => settle(
                         "unknown",
-                        format!(
-                            "reached in the interpreter, but the native run did not show it: {how}"
-                        ),
+                        format!("reached in the interpreter, but the native run did not show it: {how}"),
                         format!("error {kind}"),
                     ),
                 }
             }
         }
-        "unreachable" => settle(
-            "refuted",
-            format!("proved unreachable by {}", proof()),
-            g.kind.clone(),
-        ),
-        "infeasible" => settle(
-            "unknown",
-            format!("no execution within the bound reaches it ({})", proof()),
-            g.kind.clone(),
-        ),
+        "unreachable" => settle("refuted", format!("proved unreachable by {}", proof()), g.kind.clone()),
+        "infeasible" => {
+            settle("unknown", format!("no execution within the bound reaches it ({})", proof()), g.kind.clone())
+        }
         _ => settle("unknown", open_words(g), g.kind.clone()),
     }
 }
@@ -265,17 +201,10 @@ fn settle_goal(
 /// One site may fail in several ways (a null and an out-of-bounds
 /// access): each error the run found there, with its test.
 fn errors_at(report: &Report, g: &GoalEntry) -> Vec<(String, String)> {
-    let mut found: Vec<(String, String)> = report
-        .errors
-        .iter()
-        .filter(|e| e.location == g.location)
-        .map(|e| (e.kind.clone(), e.test.clone()))
-        .collect();
+    let mut found: Vec<(String, String)> =
+        report.errors.iter().filter(|e| e.location == g.location).map(|e| (e.kind.clone(), e.test.clone())).collect();
     if found.is_empty() {
-        found.push((
-            g.kind.trim_start_matches("error ").to_string(),
-            g.test.clone().unwrap_or_default(),
-        ));
+        found.push((g.kind.trim_start_matches("error ").to_string(), g.test.clone().unwrap_or_default()));
     }
     found
 }
@@ -291,12 +220,7 @@ fn open_words(g: &GoalEntry) -> String {
 
 /// Confirms a unit's error by its test function's native run.
 fn confirm_unit(r: &mut UnitRunner, u: &UnitEntry, test: &str, kind: &str) -> (bool, String) {
-    let function = u
-        .tests
-        .iter()
-        .find(|t| t.file == test)
-        .map(|t| t.function.clone())
-        .unwrap_or_default();
+    let function = u.tests.iter().find(|t| t.file == test).map(|t| t.function.clone()).unwrap_or_default();
     let (ok, how) = r.confirm(&function, kind);
     (ok, format!("{function} in unit_tests.c ({test}): {how}"))
 }
@@ -312,11 +236,7 @@ impl WholeRunner<'_> {
         for (i, sanitize) in [false, true].into_iter().enumerate() {
             let (program, data_model) = (self.program, self.data_model);
             let build = self.builds[i].get_or_insert_with(|| {
-                let settings = BuildSettings {
-                    debug: true,
-                    sanitize,
-                    ..BuildSettings::default()
-                };
+                let settings = BuildSettings { debug: true, sanitize, ..BuildSettings::default() };
                 NativeBuild::compile(program, data_model, &settings).map_err(|e| e.to_string())
             });
             let end = match build {
@@ -330,20 +250,12 @@ impl WholeRunner<'_> {
                     continue;
                 }
             };
-            let label = if sanitize {
-                "with ASan+UBSan"
-            } else {
-                "native run"
-            };
+            let label = if sanitize { "with ASan+UBSan" } else { "native run" };
             said_all.push(format!("{label}: {}", end.words));
             if shows(kind, &end) {
                 return (
                     true,
-                    format!(
-                        "{}: {}",
-                        test.file_name().unwrap_or_default().to_string_lossy(),
-                        said_all.join("; ")
-                    ),
+                    format!("{}: {}", test.file_name().unwrap_or_default().to_string_lossy(), said_all.join("; ")),
                 );
             }
         }
@@ -360,16 +272,10 @@ fn native_end(
     let limits = RunLimits {
         timeout: Duration::from_secs(5),
         capture_stderr: true,
-        memory_limit_mb: if sanitize {
-            None
-        } else {
-            RunLimits::default().memory_limit_mb
-        },
+        memory_limit_mb: if sanitize { None } else { RunLimits::default().memory_limit_mb },
         ..RunLimits::default()
     };
-    let run = build
-        .run(vector, &limits)
-        .map_err(|e| format!("not run: {e}"))?;
+    let run = build.run(vector, &limits).map_err(|e| format!("not run: {e}"))?;
     let (signal, code) = match run.outcome {
         NativeOutcome::Signal(s) => (Some(s), None),
         NativeOutcome::Abort | NativeOutcome::AssertionFailure => (Some(libc::SIGABRT), None),
@@ -393,13 +299,8 @@ pub fn record(outcome: &mut Outcome, entries: Vec<CheckEntry>) -> Result<(), Dri
         .append(true)
         .open(out.join(crate::outdir::MANIFEST_FILE))
         .and_then(|mut f| std::io::Write::write_all(&mut f, format!("{CHECK_SARIF}\n").as_bytes()));
-    listed.map_err(|e| {
-        fail(
-            anyhow::Error::new(e)
-                .context(format!("cannot list {CHECK_SARIF} in {}", out.display())),
-        )
-    })?;
-    walkdown_formats::sarif::write_check_sarif(&out.join(CHECK_SARIF), &outcome.report)
-        .map_err(|e| fail(e.into()))?;
+    listed
+        .map_err(|e| fail(anyhow::Error::new(e).context(format!("cannot list {CHECK_SARIF} in {}", out.display()))))?;
+    walkdown_formats::sarif::write_check_sarif(&out.join(CHECK_SARIF), &outcome.report).map_err(|e| fail(e.into()))?;
     Ok(())
 }

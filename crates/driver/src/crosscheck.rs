@@ -39,13 +39,7 @@ impl NativeCheck {
     /// Checks of `file` in `data_model`; runs get at most the time left
     /// until `deadline` (but at least [`MIN_RUN`]).
     pub fn new(file: PathBuf, data_model: DataModel, deadline: Instant) -> NativeCheck {
-        NativeCheck {
-            file,
-            data_model,
-            deadline,
-            plain: Mutex::new(None),
-            sanitized: Mutex::new(None),
-        }
+        NativeCheck { file, data_model, deadline, plain: Mutex::new(None), sanitized: Mutex::new(None) }
     }
 }
 
@@ -58,18 +52,11 @@ fn needs_sanitizer(kind: CheckKind) -> bool {
 impl ErrorCheck for NativeCheck {
     fn check(&self, vector: &TestVector, error: &ErrorFound) -> NativeVerdict {
         let sanitize = needs_sanitizer(error.kind);
-        let slot = if sanitize {
-            &self.sanitized
-        } else {
-            &self.plain
-        };
+        let slot = if sanitize { &self.sanitized } else { &self.plain };
         // One build at a time; runs of concurrent engines wait for it.
         let mut guard = slot.lock().unwrap_or_else(|e| e.into_inner());
         let build = guard.get_or_insert_with(|| {
-            let settings = BuildSettings {
-                sanitize,
-                ..BuildSettings::default()
-            };
+            let settings = BuildSettings { sanitize, ..BuildSettings::default() };
             NativeBuild::compile(&self.file, self.data_model, &settings).map_err(|e| {
                 let text = e.to_string();
                 text.lines().take(3).collect::<Vec<_>>().join(" / ")
@@ -78,33 +65,20 @@ impl ErrorCheck for NativeCheck {
         let build = match build {
             Ok(b) => b,
             Err(e) => {
-                return NativeVerdict::Refuted(format!(
-                    "not confirmed: the program does not build natively ({e})"
-                ))
+                return NativeVerdict::Refuted(format!("not confirmed: the program does not build natively ({e})"))
             }
         };
-        let timeout = self
-            .deadline
-            .saturating_duration_since(Instant::now())
-            .clamp(MIN_RUN, MAX_RUN);
+        let timeout = self.deadline.saturating_duration_since(Instant::now()).clamp(MIN_RUN, MAX_RUN);
         let limits = RunLimits {
             timeout,
             kill_grace: Duration::from_millis(100),
             // AddressSanitizer reserves terabytes of address space.
-            memory_limit_mb: if sanitize {
-                None
-            } else {
-                RunLimits::default().memory_limit_mb
-            },
+            memory_limit_mb: if sanitize { None } else { RunLimits::default().memory_limit_mb },
             ..RunLimits::default()
         };
         let run = match build.run(vector, &limits) {
             Ok(r) => r,
-            Err(e) => {
-                return NativeVerdict::Refuted(format!(
-                    "not confirmed: the native run failed ({e})"
-                ))
-            }
+            Err(e) => return NativeVerdict::Refuted(format!("not confirmed: the native run failed ({e})")),
         };
         let confirmed = match error.kind {
             CheckKind::ReachError => run.outcome == NativeOutcome::ReachError,
@@ -116,11 +90,7 @@ impl ErrorCheck for NativeCheck {
         if confirmed {
             NativeVerdict::Confirmed
         } else {
-            let how = if sanitize {
-                "gcc with ASan+UBSan"
-            } else {
-                "gcc"
-            };
+            let how = if sanitize { "gcc with ASan+UBSan" } else { "gcc" };
             NativeVerdict::Refuted(format!("{} natively ({how})", run.outcome.describe()))
         }
     }

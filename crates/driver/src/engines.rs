@@ -40,21 +40,12 @@ pub fn build<'e>(
     instrumented: Option<Arc<Program>>,
     mut cegar: Option<&'e mut CegarEngine>,
 ) -> Members<'e> {
-    let mut members = Members {
-        engines: Vec::new(),
-        described: Vec::new(),
-    };
+    let mut members = Members { engines: Vec::new(), described: Vec::new() };
     for e in &plan.engines {
         match e {
             EngineKind::Concolic => {
-                members
-                    .described
-                    .push(format!("concolic ({})", plan.search.name()));
-                members.engines.push(Box::new(ConcolicEngine::new(concolic(
-                    plan,
-                    statics,
-                    instrumented.clone(),
-                ))));
+                members.described.push(format!("concolic ({})", plan.search.name()));
+                members.engines.push(Box::new(ConcolicEngine::new(concolic(plan, statics, instrumented.clone()))));
             }
             EngineKind::Bmc => {
                 let (described, settings) = bmc(plan, program, statics);
@@ -63,10 +54,9 @@ pub fn build<'e>(
             }
             EngineKind::Cegar => {
                 if let Some(engine) = cegar.take() {
-                    members.described.push(format!(
-                        "cegar (recursion inlined {} deep)",
-                        engine.settings.model.recursion_bound
-                    ));
+                    members
+                        .described
+                        .push(format!("cegar (recursion inlined {} deep)", engine.settings.model.recursion_bound));
                     members.engines.push(Box::new(engine));
                 }
             }
@@ -76,11 +66,7 @@ pub fn build<'e>(
 }
 
 /// The concolic engine's settings.
-fn concolic(
-    plan: &Plan,
-    statics: &StaticPass<'_>,
-    instrumented: Option<Arc<Program>>,
-) -> GenSettings {
+fn concolic(plan: &Plan, statics: &StaticPass<'_>, instrumented: Option<Arc<Program>>) -> GenSettings {
     let o = &plan.options;
     let loop_forms = match (o.no_invariants, &statics.relational) {
         (false, Some(rel)) => walkdown_absint::trip_count_forms(rel),
@@ -116,10 +102,7 @@ fn concolic(
 fn bmc(plan: &Plan, program: &Program, statics: &StaticPass<'_>) -> (String, DeepeningSettings) {
     let o = &plan.options;
     let (first, last) = (plan.unwinding.first, plan.unwinding.last);
-    let mut bmc = BmcSettings {
-        summaries: o.summaries,
-        ..BmcSettings::default()
-    };
+    let mut bmc = BmcSettings { summaries: o.summaries, ..BmcSettings::default() };
     bmc.cover.algorithm = o.cover;
     bmc.cover.timeout_ms = o.solver_timeout_ms;
     bmc.replay.max_call_depth = o.max_call_depth;
@@ -127,11 +110,7 @@ fn bmc(plan: &Plan, program: &Program, statics: &StaticPass<'_>) -> (String, Dee
     let described = if first == last {
         format!("bmc ({} cover, unwinding {first})", o.cover.name())
     } else {
-        format!(
-            "bmc ({} cover, unwinding {first}, {}, … up to {last})",
-            o.cover.name(),
-            first * 2
-        )
+        format!("bmc ({} cover, unwinding {first}, {}, … up to {last})", o.cover.name(), first * 2)
     };
     let (intervals, relational) = (statics.intervals.as_ref(), statics.relational.as_ref());
     // The induction step's arbitrary loop states, restricted by what the
@@ -145,14 +124,5 @@ fn bmc(plan: &Plan, program: &Program, statics: &StaticPass<'_>) -> (String, Dee
         Some(_) => walkdown_absint::candidate_loop_equalities(program, statics.opts),
         None => Vec::new(),
     };
-    (
-        described,
-        DeepeningSettings {
-            bmc,
-            first,
-            last,
-            strengthened,
-            candidates,
-        },
-    )
+    (described, DeepeningSettings { bmc, first, last, strengthened, candidates })
 }

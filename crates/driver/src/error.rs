@@ -61,10 +61,7 @@ pub enum DriverError {
 impl DriverError {
     /// A failure of `step` with the words of `e` and its causes.
     pub fn step(step: Step, e: impl Into<anyhow::Error>) -> DriverError {
-        DriverError::Step {
-            step,
-            message: format!("{:#}", e.into()),
-        }
+        DriverError::Step { step, message: format!("{:#}", e.into()) }
     }
 }
 
@@ -73,11 +70,7 @@ impl fmt::Display for DriverError {
         match self {
             DriverError::Plan(e) => write!(f, "{e}"),
             DriverError::Interrupted { out } => {
-                write!(
-                    f,
-                    "interrupted before the search began; {} was not touched",
-                    out.display()
-                )
+                write!(f, "interrupted before the search began; {} was not touched", out.display())
             }
             DriverError::BrokenInstrumentation(e) => {
                 write!(f, "internal error: the annotation pass broke the IR: {e}")

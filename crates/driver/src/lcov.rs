@@ -18,11 +18,7 @@ pub fn lcov_record(program: &Path, coverage: &GcovCoverage) -> LcovRecord {
         functions: coverage
             .functions
             .iter()
-            .map(|f| LcovFunction {
-                name: f.name.clone(),
-                line: f.start_line,
-                count: f.execution_count,
-            })
+            .map(|f| LcovFunction { name: f.name.clone(), line: f.start_line, count: f.execution_count })
             .collect(),
         lines: coverage.lines.clone(),
         branches: coverage.branch_counts.clone(),
@@ -31,23 +27,14 @@ pub fn lcov_record(program: &Path, coverage: &GcovCoverage) -> LcovRecord {
 
 /// Writes the tracefile of `coverage` to `path`.
 pub fn write_coverage_info(path: &Path, program: &Path, coverage: &GcovCoverage) -> Result<()> {
-    write_lcov(path, &lcov_record(program, coverage))
-        .with_context(|| format!("cannot write {}", path.display()))
+    write_lcov(path, &lcov_record(program, coverage)).with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// Replays the suite in `suite_dir` natively (2 s a test, as `validate`)
 /// and writes its coverage to `path`; returns the branch coverage in percent.
-pub fn replay_and_write(
-    path: &Path,
-    program: &Path,
-    suite_dir: &Path,
-    data_model: DataModel,
-) -> Result<f64> {
+pub fn replay_and_write(path: &Path, program: &Path, suite_dir: &Path, data_model: DataModel) -> Result<f64> {
     let suite = walkdown_formats::read_suite(suite_dir)?;
-    let limits = RunLimits {
-        timeout: Duration::from_secs(2),
-        ..RunLimits::default()
-    };
+    let limits = RunLimits { timeout: Duration::from_secs(2), ..RunLimits::default() };
     let result = validate_suite(program, &suite.vectors(), data_model, &limits)
         .with_context(|| format!("cannot replay {} natively", suite_dir.display()))?;
     write_coverage_info(path, program, &result.coverage)?;

@@ -10,18 +10,12 @@ use walkdown_ir::{DataModel, Program};
 
 /// [`load_program`], with what the debug information says about the
 /// source's loops and variables (nothing for `.wir` files).
-pub fn load_program_with_sources(
-    file: &Path,
-    dm: DataModel,
-) -> Result<(Program, walkdown_ir::source::SourceInfo)> {
+pub fn load_program_with_sources(file: &Path, dm: DataModel) -> Result<(Program, walkdown_ir::source::SourceInfo)> {
     check_input_file(file, &["c", "i", "wir"])?;
     if file.extension().is_some_and(|e| e == "wir") {
         return Ok((load_program(file, dm)?, Default::default()));
     }
-    let settings = FrontendSettings {
-        data_model: dm,
-        ..Default::default()
-    };
+    let settings = FrontendSettings { data_model: dm, ..Default::default() };
     let (mut program, sources) = walkdown_frontend::compile_c_with_sources(file, &settings)
         .with_context(|| format!("cannot lower {}", file.display()))?;
     walkdown_unit::lazy::instrument_unit_program(&mut program)?;
@@ -33,17 +27,12 @@ pub fn load_program_with_sources(
 pub fn load_program(file: &Path, dm: DataModel) -> Result<Program> {
     check_input_file(file, &["c", "i", "wir"])?;
     if file.extension().is_some_and(|e| e == "wir") {
-        let text = std::fs::read_to_string(file)
-            .with_context(|| format!("cannot read {}", file.display()))?;
-        return walkdown_ir_reader::parse_and_verify(&text)
-            .map_err(|e| anyhow::anyhow!("{}:{e}", file.display()));
+        let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+        return walkdown_ir_reader::parse_and_verify(&text).map_err(|e| anyhow::anyhow!("{}:{e}", file.display()));
     }
-    let settings = FrontendSettings {
-        data_model: dm,
-        ..Default::default()
-    };
-    let mut program = walkdown_frontend::compile_c(file, &settings)
-        .with_context(|| format!("cannot lower {}", file.display()))?;
+    let settings = FrontendSettings { data_model: dm, ..Default::default() };
+    let mut program =
+        walkdown_frontend::compile_c(file, &settings).with_context(|| format!("cannot lower {}", file.display()))?;
     // A unit program (gen --entry's NAME-unit.c) runs with its lazy slots.
     walkdown_unit::lazy::instrument_unit_program(&mut program)?;
     Ok(program)
@@ -81,10 +70,7 @@ pub fn check_input_file(file: &Path, extensions: &[&str]) -> Result<()> {
         .and_then(|f| f.take(1 << 16).read_to_end(&mut head))
         .with_context(|| format!("cannot read {}", file.display()))?;
     if let Some(offset) = head.iter().position(|&b| b == 0) {
-        anyhow::bail!(
-            "{}: a binary file (NUL byte at offset {offset}), not a program text",
-            file.display()
-        );
+        anyhow::bail!("{}: a binary file (NUL byte at offset {offset}), not a program text", file.display());
     }
     Ok(())
 }

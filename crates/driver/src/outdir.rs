@@ -62,22 +62,11 @@ pub fn lock_out_dir(out: &Path, program: &Path) -> Result<OutLock> {
         bail!(
             "{} is in use by another walkdown gen ({}); wait for it to end or choose another --out",
             out.display(),
-            if owner.is_empty() {
-                "its details are not written yet".to_string()
-            } else {
-                owner
-            }
+            if owner.is_empty() { "its details are not written yet".to_string() } else { owner }
         );
     }
-    let started = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let text = format!(
-        "pid {} started {} (Unix time) on {}\n",
-        std::process::id(),
-        started,
-        program.display()
-    );
+    let started = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let text = format!("pid {} started {} (Unix time) on {}\n", std::process::id(), started, program.display());
     file.set_len(0)
         .and_then(|()| file.rewind())
         .and_then(|()| file.write_all(text.as_bytes()))
@@ -95,10 +84,7 @@ pub struct Manifest {
 impl Manifest {
     /// A manifest for `out`; nothing is read or written until [`Manifest::begin`].
     pub fn new(out: &Path) -> Manifest {
-        Manifest {
-            out: out.to_path_buf(),
-            file: Mutex::new(None),
-        }
+        Manifest { out: out.to_path_buf(), file: Mutex::new(None) }
     }
 
     /// Clears what the previous run into OUT wrote (the files its manifest
@@ -108,12 +94,7 @@ impl Manifest {
     /// does not list was put there by someone else, and is an error before
     /// anything is removed. Returns the unlisted files of `suite_dir`
     /// (relative to OUT) that are left alone, for a warning.
-    pub fn begin(
-        &self,
-        planned: &[&str],
-        is_ours: impl Fn(&str) -> bool,
-        suite_dir: &str,
-    ) -> Result<Vec<String>> {
+    pub fn begin(&self, planned: &[&str], is_ours: impl Fn(&str) -> bool, suite_dir: &str) -> Result<Vec<String>> {
         let manifest_path = self.out.join(MANIFEST_FILE);
         let old = read_manifest(&manifest_path)?;
         let mut present = Vec::new();
@@ -126,9 +107,7 @@ impl Manifest {
         if let Ok(entries) = std::fs::read_dir(self.out.join(suite_dir)) {
             for e in entries.filter_map(|e| e.ok()) {
                 let name = format!("{suite_dir}/{}", e.file_name().to_string_lossy());
-                if planned.contains(&name.as_str())
-                    || e.file_name().to_string_lossy().starts_with('.')
-                {
+                if planned.contains(&name.as_str()) || e.file_name().to_string_lossy().starts_with('.') {
                     continue;
                 }
                 if is_ours(&name) {
@@ -151,17 +130,12 @@ impl Manifest {
             match std::fs::remove_file(self.out.join(name)) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => {
-                    return Err(e).with_context(|| {
-                        format!("cannot remove {}", self.out.join(name).display())
-                    })
-                }
+                Err(e) => return Err(e).with_context(|| format!("cannot remove {}", self.out.join(name).display())),
             }
         }
-        let mut file = File::create(&manifest_path)
-            .with_context(|| format!("cannot write {}", manifest_path.display()))?;
-        writeln!(file, "{MANIFEST_HEADER}")
-            .with_context(|| format!("cannot write {}", manifest_path.display()))?;
+        let mut file =
+            File::create(&manifest_path).with_context(|| format!("cannot write {}", manifest_path.display()))?;
+        writeln!(file, "{MANIFEST_HEADER}").with_context(|| format!("cannot write {}", manifest_path.display()))?;
         *self.file.lock().unwrap_or_else(|e| e.into_inner()) = Some(file);
         Ok(others)
     }
@@ -170,10 +144,7 @@ impl Manifest {
     pub fn record(&self, name: &str) -> Result<(), String> {
         let mut guard = self.file.lock().unwrap_or_else(|e| e.into_inner());
         let Some(file) = guard.as_mut() else {
-            return Err(format!(
-                "{}: the manifest is not started",
-                self.out.display()
-            ));
+            return Err(format!("{}: the manifest is not started", self.out.display()));
         };
         // One write per line: the line is whole or absent after a crash.
         file.write_all(format!("{name}\n").as_bytes())
@@ -193,11 +164,7 @@ fn read_manifest(path: &Path) -> Result<BTreeSet<String>> {
         .lines()
         .map(str::trim_end)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .filter(|l| {
-            Path::new(l)
-                .components()
-                .all(|c| matches!(c, Component::Normal(_)))
-        })
+        .filter(|l| Path::new(l).components().all(|c| matches!(c, Component::Normal(_))))
         .map(str::to_string)
         .collect())
 }
@@ -210,36 +177,18 @@ mod tests {
     fn manifest_paths_outside_the_directory_are_ignored() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(MANIFEST_FILE);
-        std::fs::write(
-            &path,
-            "# header\nreport.json\n../escape\n/etc/passwd\ntest-suite/test-00000.xml\n\n",
-        )
-        .unwrap();
+        std::fs::write(&path, "# header\nreport.json\n../escape\n/etc/passwd\ntest-suite/test-00000.xml\n\n").unwrap();
         let listed: Vec<String> = read_manifest(&path).unwrap().into_iter().collect();
-        assert_eq!(
-            listed,
-            vec![
-                "report.json".to_string(),
-                "test-suite/test-00000.xml".to_string()
-            ]
-        );
+        assert_eq!(listed, vec!["report.json".to_string(), "test-suite/test-00000.xml".to_string()]);
     }
 
     #[test]
     fn a_second_lock_on_one_directory_fails_and_names_the_first() {
         let dir = tempfile::tempdir().unwrap();
         let first = lock_out_dir(dir.path(), Path::new("a.c")).unwrap();
-        let second = lock_out_dir(dir.path(), Path::new("b.c"))
-            .unwrap_err()
-            .to_string();
-        assert!(
-            second.contains("in use by another walkdown gen"),
-            "{second}"
-        );
-        assert!(
-            second.contains(&format!("pid {}", std::process::id())) && second.contains("a.c"),
-            "{second}"
-        );
+        let second = lock_out_dir(dir.path(), Path::new("b.c")).unwrap_err().to_string();
+        assert!(second.contains("in use by another walkdown gen"), "{second}");
+        assert!(second.contains(&format!("pid {}", std::process::id())) && second.contains("a.c"), "{second}");
         drop(first);
         lock_out_dir(dir.path(), Path::new("b.c")).unwrap();
     }

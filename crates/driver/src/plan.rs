@@ -233,32 +233,19 @@ impl Plan {
         if let Some(task) = task {
             options.file = task.program;
             options.data_model = options.data_model.or(Some(task.data_model));
-            let property = if task.cover_error {
-                Property::CoverError
-            } else {
-                Property::CoverBranches
-            };
+            let property = if task.cover_error { Property::CoverError } else { Property::CoverBranches };
             options.property = options.property.or(Some(property));
         }
         check_numbers(&options)?;
         let engines = engines(&options)?;
-        let search = SearchKind::parse(&options.search)
-            .ok_or_else(|| PlanError::Search(options.search.clone()))?;
+        let search = SearchKind::parse(&options.search).ok_or_else(|| PlanError::Search(options.search.clone()))?;
         let unwinding = match (options.unwind, engines.len()) {
             (Some(k), _) => Unwinding { first: k, last: k },
             (None, 1) => Unwinding { first: 2, last: 2 },
-            (None, _) => Unwinding {
-                first: 1,
-                last: options.max_unwind,
-            },
+            (None, _) => Unwinding { first: 1, last: options.max_unwind },
         };
-        let annotations =
-            (!options.annotations.is_empty() || options.verification.is_some()).then(|| {
-                (
-                    options.annotations.clone(),
-                    options.verification.unwrap_or(Config::MayMust),
-                )
-            });
+        let annotations = (!options.annotations.is_empty() || options.verification.is_some())
+            .then(|| (options.annotations.clone(), options.verification.unwrap_or(Config::MayMust)));
         Ok(Plan {
             program: options.file.clone(),
             data_model: options.data_model.unwrap_or(DataModel::LP64),
@@ -317,9 +304,7 @@ fn engines(o: &Options) -> Result<Vec<EngineKind>, PlanError> {
     }
     let bad_share = o.shares.iter().any(|s| !(*s > 0.0 && s.is_finite()));
     if bad_share || (!o.shares.is_empty() && o.shares.len() != engines.len()) {
-        return Err(PlanError::Shares {
-            engines: engines.len(),
-        });
+        return Err(PlanError::Shares { engines: engines.len() });
     }
     Ok(engines)
 }
@@ -335,17 +320,8 @@ mod tests {
     #[test]
     fn the_defaults_plan_every_engine_deepening_the_unwinding() {
         let plan = Plan::new(defaults(), None).unwrap();
-        assert_eq!(
-            plan.engines,
-            [EngineKind::Concolic, EngineKind::Bmc, EngineKind::Cegar]
-        );
-        assert_eq!(
-            plan.unwinding,
-            Unwinding {
-                first: 1,
-                last: 1024
-            }
-        );
+        assert_eq!(plan.engines, [EngineKind::Concolic, EngineKind::Bmc, EngineKind::Cegar]);
+        assert_eq!(plan.unwinding, Unwinding { first: 1, last: 1024 });
         assert_eq!(plan.property, Property::CoverBranches);
         assert_eq!(plan.data_model, DataModel::LP64);
         assert!(plan.annotations.is_none());
@@ -353,150 +329,44 @@ mod tests {
 
     #[test]
     fn one_engine_alone_unwinds_twice_and_wins_over_the_list() {
-        let plan = Plan::new(
-            Options {
-                engine: Some(EngineKind::Bmc),
-                ..defaults()
-            },
-            None,
-        )
-        .unwrap();
+        let plan = Plan::new(Options { engine: Some(EngineKind::Bmc), ..defaults() }, None).unwrap();
         assert_eq!(plan.engines, [EngineKind::Bmc]);
         assert_eq!(plan.unwinding, Unwinding { first: 2, last: 2 });
-        let fixed = Plan::new(
-            Options {
-                unwind: Some(5),
-                ..defaults()
-            },
-            None,
-        )
-        .unwrap();
+        let fixed = Plan::new(Options { unwind: Some(5), ..defaults() }, None).unwrap();
         assert_eq!(fixed.unwinding, Unwinding { first: 5, last: 5 });
     }
 
     #[test]
     fn wrong_numbers_are_refused_in_order() {
         let refused = |o: Options| Plan::new(o, None).unwrap_err();
-        assert_eq!(
-            refused(Options {
-                time: 0.0,
-                jobs: Some(0),
-                ..defaults()
-            }),
-            PlanError::Time
-        );
-        assert_eq!(
-            refused(Options {
-                time: f64::INFINITY,
-                ..defaults()
-            }),
-            PlanError::Time
-        );
-        assert_eq!(
-            refused(Options {
-                mutation_share: 0.95,
-                ..defaults()
-            }),
-            PlanError::MutationShare
-        );
-        assert_eq!(
-            refused(Options {
-                max_unwind: 0,
-                ..defaults()
-            }),
-            PlanError::Unwind
-        );
-        assert_eq!(
-            refused(Options {
-                max_call_depth: 0,
-                ..defaults()
-            }),
-            PlanError::CallDepth
-        );
-        assert_eq!(
-            refused(Options {
-                jobs: Some(0),
-                ..defaults()
-            }),
-            PlanError::Jobs
-        );
-        assert_eq!(
-            refused(Options {
-                engines: Vec::new(),
-                ..defaults()
-            }),
-            PlanError::NoEngine
-        );
-        assert_eq!(
-            refused(Options {
-                shares: vec![1.0, 2.0],
-                ..defaults()
-            }),
-            PlanError::Shares { engines: 3 }
-        );
-        assert_eq!(
-            refused(Options {
-                shares: vec![1.0, 0.0, 1.0],
-                ..defaults()
-            }),
-            PlanError::Shares { engines: 3 }
-        );
-        assert_eq!(
-            refused(Options {
-                search: "sideways".into(),
-                ..defaults()
-            }),
-            PlanError::Search("sideways".into())
-        );
+        assert_eq!(refused(Options { time: 0.0, jobs: Some(0), ..defaults() }), PlanError::Time);
+        assert_eq!(refused(Options { time: f64::INFINITY, ..defaults() }), PlanError::Time);
+        assert_eq!(refused(Options { mutation_share: 0.95, ..defaults() }), PlanError::MutationShare);
+        assert_eq!(refused(Options { max_unwind: 0, ..defaults() }), PlanError::Unwind);
+        assert_eq!(refused(Options { max_call_depth: 0, ..defaults() }), PlanError::CallDepth);
+        assert_eq!(refused(Options { jobs: Some(0), ..defaults() }), PlanError::Jobs);
+        assert_eq!(refused(Options { engines: Vec::new(), ..defaults() }), PlanError::NoEngine);
+        assert_eq!(refused(Options { shares: vec![1.0, 2.0], ..defaults() }), PlanError::Shares { engines: 3 });
+        assert_eq!(refused(Options { shares: vec![1.0, 0.0, 1.0], ..defaults() }), PlanError::Shares { engines: 3 });
+        assert_eq!(refused(Options { search: "sideways".into(), ..defaults() }), PlanError::Search("sideways".into()));
     }
 
     #[test]
     fn a_task_gives_program_data_model_and_property_unless_the_arguments_do() {
-        let task = || TaskSettings {
-            program: "t.c".into(),
-            data_model: DataModel::ILP32,
-            cover_error: true,
-        };
+        let task = || TaskSettings { program: "t.c".into(), data_model: DataModel::ILP32, cover_error: true };
         let plan = Plan::new(defaults(), Some(task())).unwrap();
         assert_eq!(plan.program, PathBuf::from("t.c"));
-        assert_eq!(
-            (plan.data_model, plan.property),
-            (DataModel::ILP32, Property::CoverError)
-        );
-        let given = Options {
-            data_model: Some(DataModel::LP64),
-            property: Some(Property::AllErrors),
-            ..defaults()
-        };
+        assert_eq!((plan.data_model, plan.property), (DataModel::ILP32, Property::CoverError));
+        let given = Options { data_model: Some(DataModel::LP64), property: Some(Property::AllErrors), ..defaults() };
         let plan = Plan::new(given, Some(task())).unwrap();
-        assert_eq!(
-            (plan.data_model, plan.property),
-            (DataModel::LP64, Property::AllErrors)
-        );
+        assert_eq!((plan.data_model, plan.property), (DataModel::LP64, Property::AllErrors));
     }
 
     #[test]
     fn a_verification_configuration_alone_asks_for_annotations() {
-        let plan = Plan::new(
-            Options {
-                verification: Some(Config::Must),
-                ..defaults()
-            },
-            None,
-        )
-        .unwrap();
+        let plan = Plan::new(Options { verification: Some(Config::Must), ..defaults() }, None).unwrap();
         assert_eq!(plan.annotations, Some((Vec::new(), Config::Must)));
-        let plan = Plan::new(
-            Options {
-                annotations: vec![AnnotationSource::Source],
-                ..defaults()
-            },
-            None,
-        )
-        .unwrap();
-        assert_eq!(
-            plan.annotations,
-            Some((vec![AnnotationSource::Source], Config::MayMust))
-        );
+        let plan = Plan::new(Options { annotations: vec![AnnotationSource::Source], ..defaults() }, None).unwrap();
+        assert_eq!(plan.annotations, Some((vec![AnnotationSource::Source], Config::MayMust)));
     }
 }

@@ -4,9 +4,7 @@
 
 use std::path::Path;
 use walkdown_campaign::{Property, Snapshot, StopCause, Verdict};
-use walkdown_formats::report::{
-    ConflictEntry, EngineFigures, ErrorEntry, GoalEntry, JumpEntry, Report, TestEntry,
-};
+use walkdown_formats::report::{ConflictEntry, EngineFigures, ErrorEntry, GoalEntry, JumpEntry, Report, TestEntry};
 use walkdown_interp::Outcome;
 use walkdown_ir::goals::{GoalKind, Goals};
 use walkdown_ir::Program;
@@ -21,24 +19,11 @@ pub fn test_file_name(index: usize) -> String {
 pub fn describe_outcome(program: &Program, outcome: &Outcome) -> String {
     match outcome {
         Outcome::Exit(code) => format!("exit {code}"),
-        Outcome::AssumeFailed => {
-            "assumption failed (the test is outside the program's admitted inputs)".into()
-        }
+        Outcome::AssumeFailed => "assumption failed (the test is outside the program's admitted inputs)".into(),
         Outcome::Abort => "abort".into(),
-        Outcome::Error {
-            kind,
-            func,
-            loc,
-            goal,
-            ..
-        } => {
+        Outcome::Error { kind, func, loc, goal, .. } => {
             let goal = goal.map(|g| format!(" (goal {g})")).unwrap_or_default();
-            format!(
-                "error {} at {} in `{}`{goal}",
-                kind.name(),
-                program.describe_loc(*loc),
-                program.funcs[*func].name
-            )
+            format!("error {} at {} in `{}`{goal}", kind.name(), program.describe_loc(*loc), program.funcs[*func].name)
         }
         Outcome::StepLimit => "stopped at the step limit (--max-steps)".into(),
         Outcome::TimeLimit => "stopped at its deadline".into(),
@@ -73,13 +58,7 @@ pub fn stop_words(cause: Option<StopCause>) -> &'static str {
 /// Builds the report of `snap` with `status` (`running`, `finished`,
 /// `interrupted`); what the campaign does not know (program, producer,
 /// property, data model, engines, seed) comes from `header`.
-pub fn make_report(
-    header: &Report,
-    program: &Program,
-    goals: &Goals,
-    snap: &Snapshot,
-    status: &str,
-) -> Report {
+pub fn make_report(header: &Report, program: &Program, goals: &Goals, snap: &Snapshot, status: &str) -> Report {
     let budget_over = walkdown_campaign::budget_ended(snap.stop);
     let goal_entries: Vec<GoalEntry> = goals
         .goals
@@ -97,17 +76,9 @@ pub fn make_report(
             };
             let mut open_reasons = Vec::new();
             if !state.verdict.is_closed() {
-                open_reasons = state
-                    .open_reasons
-                    .iter()
-                    .map(|(e, r)| format!("{e}: {r}"))
-                    .collect();
+                open_reasons = state.open_reasons.iter().map(|(e, r)| format!("{e}: {r}")).collect();
                 if open_reasons.is_empty() {
-                    open_reasons.push(if budget_over {
-                        "budget".into()
-                    } else {
-                        "not attempted".into()
-                    });
+                    open_reasons.push(if budget_over { "budget".into() } else { "not attempted".into() });
                 }
             }
             GoalEntry {
@@ -124,11 +95,7 @@ pub fn make_report(
         .collect();
     Report {
         status: status.into(),
-        stop_reason: if status == "running" {
-            String::new()
-        } else {
-            stop_words(snap.stop).into()
-        },
+        stop_reason: if status == "running" { String::new() } else { stop_words(snap.stop).into() },
         elapsed_s: snap.elapsed.as_secs_f64(),
         goals_covered: snap.count("covered"),
         goals_unreachable: snap.count("unreachable"),
@@ -185,11 +152,7 @@ pub fn make_report(
                 name: e.name.into(),
                 status: e.status.clone(),
                 time_s: e.time.as_secs_f64(),
-                figures: e
-                    .counters
-                    .iter()
-                    .map(|(n, v)| (n.to_string(), *v))
-                    .collect(),
+                figures: e.counters.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
             })
             .collect(),
         unmodelled_functions: snap.unmodelled.clone(),
@@ -199,12 +162,7 @@ pub fn make_report(
             .refuted
             .iter()
             .map(|r| walkdown_formats::report::RefutedEntry {
-                inputs: r
-                    .vector
-                    .values
-                    .iter()
-                    .map(|v| walkdown_formats::format_value(*v))
-                    .collect(),
+                inputs: r.vector.values.iter().map(|v| walkdown_formats::format_value(*v)).collect(),
                 kind: r.error.kind.name().into(),
                 location: program.describe_loc(r.error.loc),
                 native: r.native.clone(),
@@ -221,11 +179,7 @@ pub fn make_report(
 pub fn write_errors_sarif(path: &Path, report: &Report, suite: &Path) -> anyhow::Result<()> {
     let program = report.program.clone();
     let reproduce = |test: &Path| {
-        format!(
-            "walkdown run {} --test {}",
-            shell_word(&program),
-            shell_word(&test.display().to_string())
-        )
+        format!("walkdown run {} --test {}", shell_word(&program), shell_word(&test.display().to_string()))
     };
     walkdown_formats::sarif::write_errors_sarif(path, report, suite, &reproduce)?;
     Ok(())
@@ -246,9 +200,7 @@ pub fn write_html_report(
     warn: &mut dyn FnMut(String),
 ) -> anyhow::Result<()> {
     use walkdown_formats::html::{write_html, HtmlInput, TestDetails};
-    let source_path = source
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| report.program.clone().into());
+    let source_path = source.map(Path::to_path_buf).unwrap_or_else(|| report.program.clone().into());
     let text = match std::fs::read(&source_path) {
         Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
         Err(e) => {
@@ -259,23 +211,15 @@ pub fn write_html_report(
             None
         }
     };
-    let dm = if report.data_model == "ILP32" {
-        " --data-model ILP32"
-    } else {
-        ""
-    };
+    let dm = if report.data_model == "ILP32" { " --data-model ILP32" } else { "" };
     let tests = report
         .tests
         .iter()
         .map(|t| {
             let file = suite.join(&t.file);
-            let inputs = walkdown_formats::read_testcase(&file).ok().map(|c| {
-                c.vector
-                    .values
-                    .iter()
-                    .map(|v| walkdown_formats::format_value(*v))
-                    .collect()
-            });
+            let inputs = walkdown_formats::read_testcase(&file)
+                .ok()
+                .map(|c| c.vector.values.iter().map(|v| walkdown_formats::format_value(*v)).collect());
             let reproduce = format!(
                 "walkdown run {}{dm} --test {}",
                 shell_word(&report.program),
@@ -284,24 +228,13 @@ pub fn write_html_report(
             (t.file.clone(), TestDetails { inputs, reproduce })
         })
         .collect();
-    write_html(
-        path,
-        &HtmlInput {
-            report,
-            source: text.as_deref(),
-            tests: &tests,
-        },
-    )?;
+    write_html(path, &HtmlInput { report, source: text.as_deref(), tests: &tests })?;
     Ok(())
 }
 
 /// `word` quoted for a POSIX shell where it needs it.
 fn shell_word(word: &str) -> String {
-    if !word.is_empty()
-        && word
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b))
-    {
+    if !word.is_empty() && word.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b)) {
         word.to_string()
     } else {
         format!("'{}'", word.replace('\'', "'\\''"))
@@ -317,10 +250,7 @@ pub fn write_report(
     snap: &Snapshot,
     status: &str,
 ) -> anyhow::Result<()> {
-    walkdown_formats::report::write_report(
-        path,
-        &make_report(header, program, goals, snap, status),
-    )?;
+    walkdown_formats::report::write_report(path, &make_report(header, program, goals, snap, status))?;
     Ok(())
 }
 
@@ -339,11 +269,7 @@ pub(crate) fn native_replay(steps: u64, skipped: u128) -> Option<String> {
     let days = total / NATIVE_STEPS_PER_DAY;
     // The count of jumped-over steps saturates (nested loops of 2^32
     // iterations each go past 2^128).
-    let at_least = if skipped == u128::MAX {
-        "at least "
-    } else {
-        ""
-    };
+    let at_least = if skipped == u128::MAX { "at least " } else { "" };
     Some(format!(
         "not replayable natively: its run is {at_least}{total:.3e} interpreter steps ({skipped:.3e} of them in loop iterations that \
          fast-forwarding jumped over), about {days:.1e} days natively at 10^9 steps a second; the interpreter's replay \

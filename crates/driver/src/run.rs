@@ -26,8 +26,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use walkdown_campaign::{
-    Campaign, CampaignSettings, KeptTest, PortfolioSettings, Property, ReplayTime, Snapshot,
-    TestSink, Verdict,
+    Campaign, CampaignSettings, KeptTest, PortfolioSettings, Property, ReplayTime, Snapshot, TestSink, Verdict,
 };
 use walkdown_cegar::CegarEngine;
 use walkdown_formats::report::{AnnotationsEntry, Report};
@@ -43,8 +42,7 @@ use crate::outcome::{Handler, Notice, Outcome};
 use crate::outdir::{self, Manifest, OutLock};
 use crate::plan::{EngineKind, Plan};
 use crate::report::{
-    make_report, spec_name, test_file_name, write_errors_sarif, write_html_report, write_report,
-    HTML_FILE,
+    make_report, spec_name, test_file_name, write_errors_sarif, write_html_report, write_report, HTML_FILE,
 };
 use crate::static_pass::{static_share, StaticPass};
 use crate::unit::{self, Prepared};
@@ -74,11 +72,7 @@ struct Loaded {
 
 /// Runs `plan`; `interrupt` (set by Ctrl-C) stops it at the engines' next
 /// checkpoints with every file whole.
-pub fn run(
-    plan: &Plan,
-    handler: &mut dyn Handler,
-    interrupt: &AtomicBool,
-) -> Result<Outcome, DriverError> {
+pub fn run(plan: &Plan, handler: &mut dyn Handler, interrupt: &AtomicBool) -> Result<Outcome, DriverError> {
     let loaded = load(plan)?;
     let suite_dir = plan.out.join(SUITE_DIR);
     let (snapshot, report, engine_failures) = campaign(plan, &loaded, handler, interrupt)?;
@@ -97,25 +91,17 @@ pub fn run(
 fn load(plan: &Plan) -> Result<Loaded, DriverError> {
     let unit = match &plan.options.unit {
         Some(u) => Some(
-            unit::prepare(
-                &plan.program,
-                u,
-                plan.data_model == walkdown_ir::DataModel::ILP32,
-            )
-            .map_err(|e| DriverError::step(Step::Unit, e))?,
+            unit::prepare(&plan.program, u, plan.data_model == walkdown_ir::DataModel::ILP32)
+                .map_err(|e| DriverError::step(Step::Unit, e))?,
         ),
         None => None,
     };
     let (file, load_from) = match &unit {
-        Some(u) => (
-            plan.out.join(unit::harness_file_name(&plan.program)),
-            u.scratch_file.clone(),
-        ),
+        Some(u) => (plan.out.join(unit::harness_file_name(&plan.program)), u.scratch_file.clone()),
         None => (plan.program.clone(), plan.program.clone()),
     };
-    let (mut program, sources) =
-        crate::load::load_program_with_sources(&load_from, plan.data_model)
-            .map_err(|e| DriverError::step(Step::Load, e))?;
+    let (mut program, sources) = crate::load::load_program_with_sources(&load_from, plan.data_model)
+        .map_err(|e| DriverError::step(Step::Load, e))?;
     if unit.is_some() {
         // (Loading instrumented the unit program's lazy slots.)
         if let Some((_, name)) = program.files.iter_mut().next() {
@@ -125,14 +111,7 @@ fn load(plan: &Plan) -> Result<Loaded, DriverError> {
     // In unit mode the harness's branches (its choices) are explored but
     // are not goals: coverage is the code under test's.
     let goals = walkdown_unit::lazy::goals(&program);
-    Ok(Loaded {
-        file,
-        load_from,
-        unit,
-        program,
-        sources,
-        goals,
-    })
+    Ok(Loaded { file, load_from, unit, program, sources, goals })
 }
 
 /// Writes each kept test as Test-Comp XML at once, listing it in the
@@ -145,25 +124,19 @@ struct SuiteWriter {
 impl TestSink for SuiteWriter {
     fn test(&mut self, test: &KeptTest) -> Result<(), String> {
         let mut case = TestCase::new(test.vector.clone()).with_types(&test.types);
-        case.covers_error = test
-            .error
-            .is_some_and(|e| e.kind == walkdown_ir::CheckKind::ReachError);
+        case.covers_error = test.error.is_some_and(|e| e.kind == walkdown_ir::CheckKind::ReachError);
         if case.annotations.len() != case.vector.values.len() {
             case.annotations.clear();
         }
         let name = test_file_name(test.index);
         self.manifest.record(&format!("{SUITE_DIR}/{name}"))?;
-        walkdown_formats::write_testcase(&self.suite_dir.join(name), &case)
-            .map_err(|e| e.to_string())
+        walkdown_formats::write_testcase(&self.suite_dir.join(name), &case).map_err(|e| e.to_string())
     }
 }
 
 /// Whether `name` (relative to OUT) is a name `gen` gives a test.
 fn is_test_file_name(name: &str) -> bool {
-    let Some(base) = name
-        .strip_prefix(SUITE_DIR)
-        .and_then(|n| n.strip_prefix('/'))
-    else {
+    let Some(base) = name.strip_prefix(SUITE_DIR).and_then(|n| n.strip_prefix('/')) else {
         return false;
     };
     base.strip_prefix("test-")
@@ -186,17 +159,13 @@ fn campaign(
     let manifest = Arc::new(Manifest::new(&plan.out));
     let campaign = open_campaign(plan, l, &manifest, interrupt)?;
     if interrupt.load(Ordering::Relaxed) {
-        return Err(DriverError::Interrupted {
-            out: plan.out.clone(),
-        });
+        return Err(DriverError::Interrupted { out: plan.out.clone() });
     }
     let _lock = prepare_out_dir(plan, l, &metadata, &manifest, handler)?;
     let statics = StaticPass::run(plan, &campaign, &l.program, &l.goals, handler);
     let (instrumented, annotations) = annotate(plan, &campaign, l, handler)?;
     let cegar_settings = crate::engines::cegar_settings(plan);
-    let mut cegar = plan
-        .has(EngineKind::Cegar)
-        .then(|| CegarEngine::new(cegar_settings.clone()));
+    let mut cegar = plan.has(EngineKind::Cegar).then(|| CegarEngine::new(cegar_settings.clone()));
     let Members { engines, described } =
         crate::engines::build(plan, &l.program, &statics, instrumented, cegar.as_mut());
     let portfolio = PortfolioSettings {
@@ -207,15 +176,8 @@ fn campaign(
     let mut watch = Watch { warned: 0 };
     let ends = {
         let report_path = plan.out.join(REPORT_FILE);
-        let mut observe =
-            |c: &Campaign<'_>| watch.observe(c, l, &header, &report_path, handler, interrupt);
-        walkdown_campaign::run_portfolio(
-            &campaign,
-            engines,
-            &plan.options.shares,
-            &portfolio,
-            &mut observe,
-        )
+        let mut observe = |c: &Campaign<'_>| watch.observe(c, l, &header, &report_path, handler, interrupt);
+        walkdown_campaign::run_portfolio(&campaign, engines, &plan.options.shares, &portfolio, &mut observe)
     };
     let snap = campaign.snapshot();
     watch.unmodelled(&snap, handler);
@@ -225,11 +187,7 @@ fn campaign(
             snap.refuted_count
         )));
     }
-    let status = if interrupt.load(Ordering::Relaxed) {
-        "interrupted"
-    } else {
-        "finished"
-    };
+    let status = if interrupt.load(Ordering::Relaxed) { "interrupted" } else { "finished" };
     let mut report = make_report(&header, &l.program, &l.goals, &snap, status);
     if snap.conflicts.is_empty() {
         let certify = Certify {
@@ -244,25 +202,13 @@ fn campaign(
             interrupt,
         };
         report.witness = certify.witness(&snap, cegar.as_mut());
-        if report
-            .witness
-            .as_ref()
-            .is_some_and(|w| w.status == "written")
-        {
-            manifest
-                .record(WITNESS_FILE)
-                .map_err(|e| DriverError::Step {
-                    step: Step::Write,
-                    message: e,
-                })?;
+        if report.witness.as_ref().is_some_and(|w| w.status == "written") {
+            manifest.record(WITNESS_FILE).map_err(|e| DriverError::Step { step: Step::Write, message: e })?;
         }
     }
     write_results(plan, l, &snap, &mut report, handler)?;
-    let failures = plan
-        .engines
-        .iter()
-        .zip(&ends)
-        .filter_map(|(e, end)| end.as_ref().err().map(|error| (*e, error.to_string())));
+    let failures =
+        plan.engines.iter().zip(&ends).filter_map(|(e, end)| end.as_ref().err().map(|error| (*e, error.to_string())));
     let failures = failures.collect();
     Ok((snap, report, failures))
 }
@@ -277,34 +223,20 @@ fn open_campaign<'p>(
     manifest: &Arc<Manifest>,
     interrupt: &'p AtomicBool,
 ) -> Result<Campaign<'p>, DriverError> {
-    let mut settings = CampaignSettings {
-        time: plan.budget,
-        property: plan.property,
-        ..CampaignSettings::default()
-    };
+    let mut settings = CampaignSettings { time: plan.budget, property: plan.property, ..CampaignSettings::default() };
     settings.replay.max_call_depth = plan.options.max_call_depth;
     if let Some(n) = plan.options.max_steps {
         settings.replay.max_steps = n;
     }
-    let writer = SuiteWriter {
-        suite_dir: plan.out.join(SUITE_DIR),
-        manifest: manifest.clone(),
-    };
-    let campaign = Campaign::new(&l.program, &l.goals, settings, Box::new(writer), interrupt)
-        .map_err(|e| {
-            DriverError::step(
-                Step::Campaign,
-                anyhow::Error::new(e).context(format!("cannot run {}", l.file.display())),
-            )
-        })?;
+    let writer = SuiteWriter { suite_dir: plan.out.join(SUITE_DIR), manifest: manifest.clone() };
+    let campaign = Campaign::new(&l.program, &l.goals, settings, Box::new(writer), interrupt).map_err(|e| {
+        DriverError::step(Step::Campaign, anyhow::Error::new(e).context(format!("cannot run {}", l.file.display())))
+    })?;
     // Without a step limit of the user's, a replay the default one cuts is
     // run again for a share of the budget: a goal behind a long loop is not
     // left open while time remains.
-    let campaign = if plan.options.max_steps.is_none() {
-        campaign.with_replay_time(ReplayTime::default())
-    } else {
-        campaign
-    };
+    let campaign =
+        if plan.options.max_steps.is_none() { campaign.with_replay_time(ReplayTime::default()) } else { campaign };
     let campaign = campaign.with_fast_forward(!plan.options.no_fast_forward);
     // Error tests through functions without a model run natively before
     // they are kept (see `crosscheck`). Not in unit mode: the unit program
@@ -314,13 +246,11 @@ fn open_campaign<'p>(
         return Ok(campaign);
     }
     let deadline = Instant::now() + plan.budget;
-    Ok(
-        campaign.with_error_check(Box::new(crate::crosscheck::NativeCheck::new(
-            l.file.clone(),
-            l.program.data_model,
-            deadline,
-        ))),
-    )
+    Ok(campaign.with_error_check(Box::new(crate::crosscheck::NativeCheck::new(
+        l.file.clone(),
+        l.program.data_model,
+        deadline,
+    ))))
 }
 
 /// Locks OUT, removes the previous run's files and lists this run's fixed
@@ -334,34 +264,16 @@ fn prepare_out_dir(
     handler: &mut dyn Handler,
 ) -> Result<OutLock, DriverError> {
     let fail = |e: anyhow::Error| DriverError::step(Step::OutDir, e);
-    let record = |name: &str| {
-        manifest.record(name).map_err(|e| DriverError::Step {
-            step: Step::OutDir,
-            message: e,
-        })
-    };
+    let record = |name: &str| manifest.record(name).map_err(|e| DriverError::Step { step: Step::OutDir, message: e });
     let lock = outdir::lock_out_dir(&plan.out, &l.file).map_err(fail)?;
     let suite_dir = plan.out.join(SUITE_DIR);
     let metadata_name = format!("{SUITE_DIR}/metadata.xml");
-    let harness_name = l
-        .file
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let mut ours = vec![
-        REPORT_FILE,
-        SARIF_FILE,
-        HTML_FILE,
-        LCOV_FILE,
-        WITNESS_FILE,
-        metadata_name.as_str(),
-    ];
+    let harness_name = l.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut ours = vec![REPORT_FILE, SARIF_FILE, HTML_FILE, LCOV_FILE, WITNESS_FILE, metadata_name.as_str()];
     if l.unit.is_some() {
         ours.extend([unit::UNIT_TESTS_FILE, harness_name.as_str()]);
     }
-    let others = manifest
-        .begin(&ours, is_test_file_name, SUITE_DIR)
-        .map_err(fail)?;
+    let others = manifest.begin(&ours, is_test_file_name, SUITE_DIR).map_err(fail)?;
     if !others.is_empty() {
         handler.notice(Notice::Warning(format!(
             "walkdown: warning: {} holds {} files walkdown did not write (left as they are, and read as tests by validators): {}",
@@ -370,18 +282,15 @@ fn prepare_out_dir(
             others.iter().map(|n| n.trim_start_matches(SUITE_DIR).trim_start_matches('/')).collect::<Vec<_>>().join(", ")
         )));
     }
-    std::fs::create_dir_all(&suite_dir).map_err(|e| {
-        fail(anyhow::Error::new(e).context(format!("cannot create {}", suite_dir.display())))
-    })?;
+    std::fs::create_dir_all(&suite_dir)
+        .map_err(|e| fail(anyhow::Error::new(e).context(format!("cannot create {}", suite_dir.display()))))?;
     record(&metadata_name)?;
-    walkdown_formats::write_metadata(&suite_dir.join("metadata.xml"), metadata)
-        .map_err(|e| fail(e.into()))?;
+    walkdown_formats::write_metadata(&suite_dir.join("metadata.xml"), metadata).map_err(|e| fail(e.into()))?;
     if let Some(u) = &l.unit {
         record(&harness_name)?;
         record(unit::UNIT_TESTS_FILE)?;
-        std::fs::write(&l.file, &u.text).map_err(|e| {
-            fail(anyhow::Error::new(e).context(format!("cannot write {}", l.file.display())))
-        })?;
+        std::fs::write(&l.file, &u.text)
+            .map_err(|e| fail(anyhow::Error::new(e).context(format!("cannot write {}", l.file.display()))))?;
     }
     for name in [REPORT_FILE, SARIF_FILE, HTML_FILE] {
         record(name)?;
@@ -420,11 +329,7 @@ fn header(
         producer: PRODUCER.into(),
         property: spec_name(plan.property).into(),
         data_model: l.program.data_model.to_string(),
-        search: format!(
-            "{} on {} worker{workers}",
-            described.join(" + "),
-            portfolio.jobs
-        ),
+        search: format!("{} on {} worker{workers}", described.join(" + "), portfolio.jobs),
         seed: plan.options.seed,
         annotations,
         ..Default::default()
@@ -465,16 +370,9 @@ impl Watch {
         // take a while to reach a checkpoint (a long solver query), and a
         // supervisor that kills the process after its grace period must not
         // leave a report that claims the run is still going.
-        let status = if interrupt.load(Ordering::Relaxed) {
-            "interrupted"
-        } else {
-            "running"
-        };
+        let status = if interrupt.load(Ordering::Relaxed) { "interrupted" } else { "running" };
         if let Err(e) = write_report(report_path, header, &l.program, &l.goals, &snap, status) {
-            handler.notice(Notice::Warning(format!(
-                "walkdown: warning: cannot write {}: {e}",
-                report_path.display()
-            )));
+            handler.notice(Notice::Warning(format!("walkdown: warning: cannot write {}: {e}", report_path.display())));
         }
     }
 }
@@ -503,23 +401,17 @@ fn annotate(
     // The no-overflow pass gets the static analyses' share of the budget.
     let self_limit = static_share(plan.budget);
     let eva = &plan.options.eva;
-    let read = crate::annotations::read(
-        program,
-        &l.file,
-        goals,
-        sources,
-        &proved,
-        self_limit,
-        eva,
-        &mut figures,
-    )
-    .map_err(|e| DriverError::step(Step::Annotations, e))?;
+    let read = crate::annotations::read(program, &l.file, goals, sources, &proved, self_limit, eva, &mut figures)
+        .map_err(|e| DriverError::step(Step::Annotations, e))?;
     if let Some(w) = read.warning {
         handler.notice(Notice::Warning(w));
     }
     let a = read.annotations;
     let instrumented = if plan.property == Property::CoverBranches {
-        figures.insert("reason".into(), "not used: the search covers branches (annotations guide --property coverage-error and errors only)".into());
+        figures.insert(
+            "reason".into(),
+            "not used: the search covers branches (annotations guide --property coverage-error and errors only)".into(),
+        );
         None
     } else {
         instrument(plan, l, &a, *config, &mut figures, handler)?
@@ -562,18 +454,14 @@ fn instrument(
             if config == walkdown_annot::Config::Uv {
                 return Ok(None);
             }
-            walkdown_ir::verify::verify_program(&p)
-                .map_err(|e| DriverError::BrokenInstrumentation(e.to_string()))?;
+            walkdown_ir::verify::verify_program(&p).map_err(|e| DriverError::BrokenInstrumentation(e.to_string()))?;
             Ok(Some(Arc::new(p)))
         }
         Err(walkdown_annot::NoInference::TooManyIds(n)) => {
             handler.notice(Notice::Warning(format!(
                 "walkdown: warning: {n} assumption ids, too many of them negated in premises to merge; the annotation pass handles at most {max}: the search is not guided"
             )));
-            figures.insert(
-                "reason".into(),
-                format!("{n} assumption ids (at most {max})"),
-            );
+            figures.insert("reason".into(), format!("{n} assumption ids (at most {max})"));
             Ok(None)
         }
         Err(walkdown_annot::NoInference::NoMain) => {
@@ -598,28 +486,16 @@ fn write_results(
     if let Some(u) = &l.unit {
         unit::finish(u, &plan.out, snap, &l.program, &l.goals, report).map_err(fail)?;
     }
-    walkdown_formats::report::write_report(&plan.out.join(REPORT_FILE), report)
-        .map_err(|e| fail(e.into()))?;
+    walkdown_formats::report::write_report(&plan.out.join(REPORT_FILE), report).map_err(|e| fail(e.into()))?;
     write_errors_sarif(&plan.out.join(SARIF_FILE), report, &suite_dir).map_err(fail)?;
     let mut warn = |w: String| handler.notice(Notice::Warning(w));
-    if let Err(e) = write_html_report(
-        &plan.out.join(HTML_FILE),
-        report,
-        &suite_dir,
-        None,
-        &mut warn,
-    ) {
-        handler.notice(Notice::Warning(format!(
-            "walkdown: warning: cannot write the HTML report: {e:#}"
-        )));
+    if let Err(e) = write_html_report(&plan.out.join(HTML_FILE), report, &suite_dir, None, &mut warn) {
+        handler.notice(Notice::Warning(format!("walkdown: warning: cannot write the HTML report: {e:#}")));
     }
     if plan.options.lcov && !snap.tests.is_empty() {
         let path = plan.out.join(LCOV_FILE);
         if let Err(e) = write_lcov(plan, l, &path, &suite_dir) {
-            handler.notice(Notice::Warning(format!(
-                "walkdown: warning: cannot write {}: {e:#}",
-                path.display()
-            )));
+            handler.notice(Notice::Warning(format!("walkdown: warning: cannot write {}: {e:#}", path.display())));
         }
     }
     Ok(())
@@ -632,14 +508,9 @@ fn write_lcov(plan: &Plan, l: &Loaded, path: &Path, suite_dir: &Path) -> anyhow:
     match &l.unit {
         Some(u) => {
             let tests = plan.out.join(unit::UNIT_TESTS_FILE);
-            let v = walkdown_native::unit::validate_unit_tests(
-                &u.original,
-                &tests,
-                l.program.data_model,
-            )?;
+            let v = walkdown_native::unit::validate_unit_tests(&u.original, &tests, l.program.data_model)?;
             crate::lcov::write_coverage_info(path, &u.original, &v.coverage)
         }
-        None => crate::lcov::replay_and_write(path, &l.file, suite_dir, l.program.data_model)
-            .map(|_| ()),
+        None => crate::lcov::replay_and_write(path, &l.file, suite_dir, l.program.data_model).map(|_| ()),
     }
 }

@@ -28,8 +28,7 @@ const PROOF_INTERVALS: &str = "interval invariant contradicts the branch guard";
 
 /// How the report names proofs that need the relational product
 /// (intervals, affine equalities, octagonal inequalities).
-const PROOF_RELATIONAL: &str =
-    "relational invariant (intervals, equalities, octagon) contradicts the branch guard";
+const PROOF_RELATIONAL: &str = "relational invariant (intervals, equalities, octagon) contradicts the branch guard";
 
 /// The time the static analyses may take: a quarter of the budget, but
 /// at least a second (or half the budget, if less), so the small programs
@@ -79,11 +78,7 @@ impl<'p> StaticPass<'p> {
             true => None,
             false => claim_proofs(campaign, program, goals, relational.as_ref(), opts, handler),
         };
-        StaticPass {
-            relational,
-            intervals,
-            opts,
-        }
+        StaticPass { relational, intervals, opts }
     }
 }
 
@@ -110,13 +105,7 @@ fn claim_proofs<'p>(
     let claims = proofs(&analysis, relational, goals);
     let proved = claims.len();
     for (g, method) in claims {
-        campaign.claim(
-            "absint",
-            g,
-            Claim::Unreachable {
-                method: method.into(),
-            },
-        );
+        campaign.claim("absint", g, Claim::Unreachable { method: method.into() });
     }
     let elapsed = start.elapsed() + relational.map_or(Duration::ZERO, |r| r.elapsed);
     campaign.publish(figures("finished", elapsed, proved));
@@ -141,15 +130,9 @@ fn proofs<'a>(
         claims.entry(g).or_insert(PROOF_INTERVALS);
     }
     for (g, why) in analysis.safe_error_sites(goals) {
-        claims
-            .entry(g)
-            .or_insert(why.trim_start_matches("interval analysis: "));
+        claims.entry(g).or_insert(why.trim_start_matches("interval analysis: "));
     }
-    for g in relational
-        .into_iter()
-        .flat_map(|rel| rel.dead_edges())
-        .filter_map(|(f, b, s)| goals.edge(f, b, s))
-    {
+    for g in relational.into_iter().flat_map(|rel| rel.dead_edges()).filter_map(|(f, b, s)| goals.edge(f, b, s)) {
         claims.entry(g).or_insert(PROOF_RELATIONAL);
     }
     claims
@@ -157,10 +140,5 @@ fn proofs<'a>(
 
 /// The static pass's figures in the campaign.
 fn figures(status: &str, time: Duration, proved: usize) -> EngineFigures {
-    EngineFigures {
-        name: "absint",
-        status: status.into(),
-        time,
-        counters: vec![("proved_unreachable", proved as f64)],
-    }
+    EngineFigures { name: "absint", status: status.into(), time, counters: vec![("proved_unreachable", proved as f64)] }
 }

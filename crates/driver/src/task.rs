@@ -33,10 +33,7 @@ pub fn task_settings(file: &Path, property_given: bool) -> Result<TaskSettings> 
     let task = read_task(file)?;
     if let Some(lang) = &task.language {
         if lang != "C" {
-            bail!(
-                "{}: options.language is {lang}; walkdown reads C",
-                file.display()
-            );
+            bail!("{}: options.language is {lang}; walkdown reads C", file.display());
         }
     }
     let program = match task.input_files.as_slice() {
@@ -45,10 +42,7 @@ pub fn task_settings(file: &Path, property_given: bool) -> Result<TaskSettings> 
             "{}: the task has {} input files ({}); walkdown gen takes a task with one",
             file.display(),
             many.len(),
-            many.iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
+            many.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
         ),
     };
     let cover_error = if task.has(&TaskProperty::CoverageBranches) {
@@ -58,11 +52,7 @@ pub fn task_settings(file: &Path, property_given: bool) -> Result<TaskSettings> 
     } else if property_given {
         false
     } else {
-        let listed: Vec<&str> = task
-            .properties
-            .iter()
-            .map(|p| p.property_file.as_str())
-            .collect();
+        let listed: Vec<&str> = task.properties.iter().map(|p| p.property_file.as_str()).collect();
         bail!(
             "{}: none of the task's properties ({}) is one walkdown generates tests for (coverage-branches.prp, coverage-error-call.prp, unreach-call.prp); name one with --property",
             file.display(),
@@ -73,9 +63,5 @@ pub fn task_settings(file: &Path, property_given: bool) -> Result<TaskSettings> 
         Some("ILP32") => DataModel::ILP32,
         _ => DataModel::LP64,
     };
-    Ok(TaskSettings {
-        program,
-        data_model,
-        cover_error,
-    })
+    Ok(TaskSettings { program, data_model, cover_error })
 }

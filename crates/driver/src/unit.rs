@@ -26,9 +26,7 @@ pub struct UnitOptions {
 
 /// The unit's file name in OUT (the program with the harness).
 pub fn harness_file_name(program: &Path) -> String {
-    let stem = program
-        .file_stem()
-        .map_or_else(|| "program".into(), |s| s.to_string_lossy().into_owned());
+    let stem = program.file_stem().map_or_else(|| "program".into(), |s| s.to_string_lossy().into_owned());
     format!("{stem}-unit.c")
 }
 
@@ -38,10 +36,7 @@ pub fn harness_file_name(program: &Path) -> String {
 /// `unit_tests.c`.
 pub fn refuse_native_unit_program(file: &Path) -> Result<()> {
     let text = std::fs::read(file).unwrap_or_default();
-    let marker = format!(
-        "void *{}(void *v, void **at)",
-        walkdown_unit::harness::RESOLVE
-    );
+    let marker = format!("void *{}(void *v, void **at)", walkdown_unit::harness::RESOLVE);
     if text.windows(marker.len()).any(|w| w == marker.as_bytes()) {
         anyhow::bail!(
             "{} is a unit program (gen --entry): its pointers are decided on first read, which only walkdown's own runs do; run its tests natively with {} in the same directory (`gcc -g {} -o unit_tests && ./unit_tests [TEST]`, or `walkdown validate PROGRAM DIR/{}`)",
@@ -79,43 +74,21 @@ pub fn prepare(program: &Path, args: &UnitOptions, m32: bool) -> Result<Prepared
         anyhow::bail!("--max-objects, --max-depth and --max-array must be at least 1");
     }
     let decls = Decls::read(program, Path::new("clang-14"), m32)?;
-    let settings = Settings {
-        max_objects: args.max_objects,
-        max_depth: args.max_depth,
-        max_array: args.max_array,
-    };
+    let settings = Settings { max_objects: args.max_objects, max_depth: args.max_depth, max_array: args.max_array };
     let unit = Unit::new(decls, entry, settings)?;
-    let original = std::fs::read_to_string(program)
-        .with_context(|| format!("cannot read {}", program.display()))?;
+    let original = std::fs::read_to_string(program).with_context(|| format!("cannot read {}", program.display()))?;
     let text = unit.program_text(&original);
     let scratch = tempfile::tempdir().context("cannot make a scratch directory")?;
     let scratch_file = scratch.path().join(harness_file_name(program));
-    std::fs::write(&scratch_file, &text)
-        .with_context(|| format!("cannot write {}", scratch_file.display()))?;
-    Ok(Prepared {
-        unit,
-        original: program.to_path_buf(),
-        text,
-        scratch_file,
-        _scratch: scratch,
-    })
+    std::fs::write(&scratch_file, &text).with_context(|| format!("cannot write {}", scratch_file.display()))?;
+    Ok(Prepared { unit, original: program.to_path_buf(), text, scratch_file, _scratch: scratch })
 }
 
 /// How a test's interpreter run ends, for the test file and the report
 /// (locations name the original file: the harness program keeps its lines).
-pub fn expected_outcome(
-    program: &Program,
-    prepared: &Prepared,
-    test: &walkdown_campaign::KeptTest,
-) -> String {
+pub fn expected_outcome(program: &Program, prepared: &Prepared, test: &walkdown_campaign::KeptTest) -> String {
     match &test.error {
-        Some(e) => format!(
-            "{} at {}:{}:{}",
-            e.kind,
-            prepared.original.display(),
-            e.loc.line,
-            e.loc.col
-        ),
+        Some(e) => format!("{} at {}:{}:{}", e.kind, prepared.original.display(), e.loc.line, e.loc.col),
         None => match test.outcome {
             walkdown_interp::Outcome::Exit(0) => "returns".into(),
             _ => crate::report::describe_outcome(program, &test.outcome),
@@ -126,13 +99,8 @@ pub fn expected_outcome(
 /// The lazy slots a test's run decides, in order: the interpreter replays
 /// it on the instrumented unit program and the harness prints each
 /// decision (see `walkdown_unit::harness`).
-pub fn decided_slots(
-    interp: &walkdown_interp::Interpreter,
-    values: &[walkdown_ir::testvec::InputValue],
-) -> Vec<usize> {
-    let vector = walkdown_ir::testvec::TestVector {
-        values: values.to_vec(),
-    };
+pub fn decided_slots(interp: &walkdown_interp::Interpreter, values: &[walkdown_ir::testvec::InputValue]) -> Vec<usize> {
+    let vector = walkdown_ir::testvec::TestVector { values: values.to_vec() };
     let (_, output) = interp.run_with_output(&vector, &walkdown_interp::RunOptions::default());
     walkdown_unit::shape::decisions(&output)
 }
@@ -146,23 +114,20 @@ pub fn finish(
     goals: &walkdown_ir::goals::Goals,
     report: &mut Report,
 ) -> Result<()> {
-    let include =
-        std::fs::canonicalize(&prepared.original).unwrap_or_else(|_| prepared.original.clone());
-    let interp = walkdown_interp::Interpreter::new(program, goals)
-        .context("cannot prepare the unit program for its replays")?;
+    let include = std::fs::canonicalize(&prepared.original).unwrap_or_else(|_| prepared.original.clone());
+    let interp =
+        walkdown_interp::Interpreter::new(program, goals).context("cannot prepare the unit program for its replays")?;
     let mut tests = Vec::new();
     let mut entries = Vec::new();
     // Tests kept for a goal of the harness alone (an out-of-range choice
     // read as null) may build a shape an earlier test built, with the same
     // outcome: the test file has each (shape, outcome) once.
-    let mut seen: std::collections::HashMap<(String, String), String> =
-        std::collections::HashMap::new();
+    let mut seen: std::collections::HashMap<(String, String), String> = std::collections::HashMap::new();
     for t in &snap.tests {
         let name = format!("test_{:05}", t.index);
         let expected = expected_outcome(program, prepared, t);
         let decided = decided_slots(&interp, &t.vector.values);
-        let shape = walkdown_unit::Shape::decode(&prepared.unit, &t.vector.values, &decided)
-            .describe(&prepared.unit);
+        let shape = walkdown_unit::Shape::decode(&prepared.unit, &t.vector.values, &decided).describe(&prepared.unit);
         let function = match seen.get(&(shape.clone(), expected.clone())) {
             Some(first) => first.clone(),
             None => {
@@ -190,10 +155,7 @@ pub fn finish(
     report.unit = Some(UnitEntry {
         entry: prepared.unit.entry.name.clone(),
         program: prepared.original.display().to_string(),
-        harness_program: out
-            .join(harness_file_name(&prepared.original))
-            .display()
-            .to_string(),
+        harness_program: out.join(harness_file_name(&prepared.original)).display().to_string(),
         unit_tests: path.display().to_string(),
         max_objects: s.max_objects,
         max_depth: s.max_depth,
@@ -227,20 +189,13 @@ pub fn reached_functions(program: &Program, entry: &str) -> Vec<String> {
             match &inst.kind {
                 // The harness's functions (the lazy slots' calls) and
                 // walkdown's runtime are not the unit's.
-                InstKind::Call {
-                    callee: Callee::Direct(g),
-                    ..
-                } if program.funcs[*g].body.is_some()
-                    && !seen.contains(g)
-                    && !not_the_units(&program.funcs[*g]) =>
+                InstKind::Call { callee: Callee::Direct(g), .. }
+                    if program.funcs[*g].body.is_some() && !seen.contains(g) && !not_the_units(&program.funcs[*g]) =>
                 {
                     seen.push(*g);
                     work.push(*g);
                 }
-                InstKind::Call {
-                    callee: Callee::Indirect(_),
-                    ..
-                } => {
+                InstKind::Call { callee: Callee::Indirect(_), .. } => {
                     for (g, data) in program.funcs.iter() {
                         let ours = !not_the_units(data);
                         if data.body.is_some() && ours && !seen.contains(&g) {
@@ -253,7 +208,5 @@ pub fn reached_functions(program: &Program, entry: &str) -> Vec<String> {
             }
         }
     }
-    seen.into_iter()
-        .map(|f| program.funcs[f].name.clone())
-        .collect()
+    seen.into_iter().map(|f| program.funcs[f].name.clone()).collect()
 }

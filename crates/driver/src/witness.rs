@@ -15,9 +15,7 @@ use std::time::Instant;
 use walkdown_campaign::{Snapshot, Verdict};
 use walkdown_cegar::Certificate;
 use walkdown_formats::report::WitnessEntry;
-use walkdown_formats::witness::{
-    c_expression, write_correctness_witness, LoopInvariantEntry, WitnessTask,
-};
+use walkdown_formats::witness::{c_expression, write_correctness_witness, LoopInvariantEntry, WitnessTask};
 use walkdown_interp::{Interpreter, Outcome, RunOptions};
 use walkdown_ir::entity::EntityRef;
 use walkdown_ir::formula::{instrument_checks, BlockInvariant};
@@ -65,32 +63,16 @@ pub fn write_witness(
     let reach: Vec<_> = goals
         .goals
         .iter()
-        .filter(|(_, g)| {
-            matches!(
-                g.kind,
-                GoalKind::Error {
-                    site: ErrorSite::Check(CheckKind::ReachError),
-                    ..
-                }
-            )
-        })
+        .filter(|(_, g)| matches!(g.kind, GoalKind::Error { site: ErrorSite::Check(CheckKind::ReachError), .. }))
         .map(|(id, _)| id)
         .collect();
     if reach.is_empty() {
         return None;
     }
     let not_written = |reason: String| {
-        Some(WitnessEntry {
-            file: String::new(),
-            status: "not written".into(),
-            reason,
-            ..Default::default()
-        })
+        Some(WitnessEntry { file: String::new(), status: "not written".into(), reason, ..Default::default() })
     };
-    if let Some(g) = reach
-        .iter()
-        .find(|g| !matches!(snap.goals[g.index()].verdict, Verdict::Unreachable(_)))
-    {
+    if let Some(g) = reach.iter().find(|g| !matches!(snap.goals[g.index()].verdict, Verdict::Unreachable(_))) {
         return not_written(format!(
             "reach_error goal {g} is {}, not proved unreachable",
             snap.goals[g.index()].verdict.word()
@@ -102,10 +84,7 @@ pub fn write_witness(
     }
     let mut failures = Vec::new();
     let mut checked = None;
-    if let Some(c) = provers
-        .campaign_graph
-        .filter(|c| reach.iter().all(|g| c.proved().contains(g)))
-    {
+    if let Some(c) = provers.campaign_graph.filter(|c| reach.iter().all(|g| c.proved().contains(g))) {
         match state_invariants(c, program, sources, &heads, &reach, deadline) {
             Ok(k) => checked = Some(k),
             Err(why) => failures.push(format!("the model checker's graph: {why}")),
@@ -122,15 +101,11 @@ pub fn write_witness(
     }
     if checked.is_none() {
         match (provers.model_check)(&reach) {
-            Some(mut c) => {
-                match state_invariants(&mut c, program, sources, &heads, &reach, deadline) {
-                    Ok(k) => checked = Some(k),
-                    Err(why) => failures.push(format!("a model-checking run: {why}")),
-                }
-            }
-            None => {
-                failures.push("a model-checking run: no complete proof in the time left".into())
-            }
+            Some(mut c) => match state_invariants(&mut c, program, sources, &heads, &reach, deadline) {
+                Ok(k) => checked = Some(k),
+                Err(why) => failures.push(format!("a model-checking run: {why}")),
+            },
+            None => failures.push("a model-checking run: no complete proof in the time left".into()),
         }
     }
     let Some(checked) = checked else {
@@ -196,41 +171,24 @@ fn state_invariants(
 ) -> Result<Checked, String> {
     let name_of = |f: walkdown_ir::FuncId, head: walkdown_ir::Block, v: Value| -> Option<String> {
         let l = sources.loop_at(f, head)?;
-        l.vars
-            .iter()
-            .find(|sv| sv.value == Operand::Value(v))
-            .map(|sv| sv.name.clone())
+        l.vars.iter().find(|sv| sv.value == Operand::Value(v)).map(|sv| sv.name.clone())
     };
     let keep = |f: walkdown_ir::FuncId, head: walkdown_ir::Block, v: Value| -> bool {
         let Some(body) = program.funcs[f].body.as_ref() else {
             return false;
         };
-        let int = body
-            .values
-            .get(v)
-            .is_some_and(|d| matches!(d.ty, Type::I8 | Type::I16 | Type::I32 | Type::I64));
+        let int = body.values.get(v).is_some_and(|d| matches!(d.ty, Type::I8 | Type::I16 | Type::I32 | Type::I64));
         int && name_of(f, head, v).is_some()
     };
     let mut last_failure = String::new();
     let mut queries = 0;
-    let variants: &[bool] = if certificate.from_graph() {
-        &[false, true]
-    } else {
-        &[false]
-    };
+    let variants: &[bool] = if certificate.from_graph() { &[false, true] } else { &[false] };
     for &with_values in variants {
         let invariants = certificate.head_invariants(heads, &keep, with_values);
-        let report = certificate.check(
-            &invariants,
-            reach,
-            deadline.saturating_duration_since(Instant::now()),
-        );
+        let report = certificate.check(&invariants, reach, deadline.saturating_duration_since(Instant::now()));
         queries += report.queries;
         if !report.valid {
-            last_failure = format!(
-                "the invariants as C can state them are not inductive: {}",
-                report.failure
-            );
+            last_failure = format!("the invariants as C can state them are not inductive: {}", report.failure);
             continue;
         }
         let mut entries = Vec::new();
@@ -239,12 +197,8 @@ fn state_invariants(
             let Some(l) = sources.loop_at(inv.func, inv.head) else {
                 continue;
             };
-            let Some(value) = c_expression(&inv.formula, &|v| name_of(inv.func, inv.head, v))
-            else {
-                return Err(format!(
-                    "the invariant at line {} reads a value C cannot name (a bug)",
-                    l.keyword.line
-                ));
+            let Some(value) = c_expression(&inv.formula, &|v| name_of(inv.func, inv.head, v)) else {
+                return Err(format!("the invariant at line {} reads a value C cannot name (a bug)", l.keyword.line));
             };
             if std::env::var_os("WALKDOWN_WITNESS_DEBUG").is_some() {
                 eprintln!("witness: line {}: {value}", l.keyword.line);
@@ -267,12 +221,7 @@ fn state_invariants(
         } else {
             "abstract interpretation (intervals, equalities)"
         };
-        return Ok(Checked {
-            entries,
-            checks,
-            queries,
-            method,
-        });
+        return Ok(Checked { entries, checks, queries, method });
     }
     Err(last_failure)
 }
@@ -288,13 +237,10 @@ fn check_on_tests(
 ) -> Result<usize, String> {
     let (instrumented, check_insts) = instrument_checks(program, invariants);
     if let Err(e) = walkdown_ir::verify::verify_program(&instrumented) {
-        return Err(format!(
-            "the invariants do not make a well-formed check (a bug): {e}"
-        ));
+        return Err(format!("the invariants do not make a well-formed check (a bug): {e}"));
     }
     let goals = Goals::compute(&instrumented);
-    let interp = Interpreter::new(&instrumented, &goals)
-        .map_err(|e| format!("cannot replay the tests: {e}"))?;
+    let interp = Interpreter::new(&instrumented, &goals).map_err(|e| format!("cannot replay the tests: {e}"))?;
     let mut replayed = 0;
     let mut options = RunOptions::default();
     options.limits.deadline = Some(deadline);
@@ -303,12 +249,7 @@ fn check_on_tests(
             break;
         }
         let r = interp.run(&t.vector, &options);
-        if let Outcome::Error {
-            kind: CheckKind::Assertion,
-            inst,
-            ..
-        } = r.outcome
-        {
+        if let Outcome::Error { kind: CheckKind::Assertion, inst, .. } = r.outcome {
             if let Some(k) = check_insts.iter().position(|c| *c == Some(inst)) {
                 return Err(format!(
                     "test {} breaks the invariant at line {} (a bug in the model checker's proof; please report it)",

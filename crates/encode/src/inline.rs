@@ -20,9 +20,7 @@ use crate::origin::{BlockOrigin, Cut, CutReason, Provenance};
 use crate::EncodeError;
 use walkdown_ir::entity::EntityRef;
 use walkdown_ir::verify::reverse_postorder;
-use walkdown_ir::{
-    Block, BlockCall, Body, Callee, Const, FuncId, InstKind, Operand, Program, Terminator, Value,
-};
+use walkdown_ir::{Block, BlockCall, Body, Callee, Const, FuncId, InstKind, Operand, Program, Terminator, Value};
 
 /// Settings of [`inline_main`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -238,7 +236,8 @@ impl Inliner<'_> {
             for &inst in &data.insts {
                 let idata = &body.insts[inst];
                 if let InstKind::Call { callee, args, ret } = &idata.kind {
-                    let defined = |g: FuncId| program.funcs[g].body.is_some() && !is_reach_error(&program.funcs[g].name);
+                    let defined =
+                        |g: FuncId| program.funcs[g].body.is_some() && !is_reach_error(&program.funcs[g].name);
                     let inlined = match callee {
                         Callee::Direct(g) => defined(*g) && !self.keep.contains(g),
                         Callee::Indirect(_) => true,
@@ -247,7 +246,9 @@ impl Inliner<'_> {
                         // The second half of the block, reached when the
                         // callee returns; its parameter is the result.
                         let cont = self.new_block()?;
-                        self.prov.blocks.set(cont, Some(BlockOrigin { func: f, block: b, terminator: false, start: false }));
+                        self.prov
+                            .blocks
+                            .set(cont, Some(BlockOrigin { func: f, block: b, terminator: false, start: false }));
                         if let (Some(r), Some(ty)) = (idata.result, *ret) {
                             let np = self.out.add_param(cont, ty);
                             vmap[r.index()] = Some(np);
@@ -262,7 +263,8 @@ impl Inliner<'_> {
                                 // signature fits; none matching stops the run
                                 // (the interpreter cannot call it either).
                                 let pm = map_op(&vmap, ptr);
-                                let types: Vec<walkdown_ir::Type> = margs.iter().map(|a| self.out.operand_type(a)).collect();
+                                let types: Vec<walkdown_ir::Type> =
+                                    margs.iter().map(|a| self.out.operand_type(a)).collect();
                                 let mut at = cur;
                                 for t in self.address_taken() {
                                     let td = &program.funcs[t];
@@ -271,17 +273,29 @@ impl Inliner<'_> {
                                     }
                                     let (ci, cv) = self.out.append(
                                         at,
-                                        InstKind::Cmp { pred: walkdown_ir::CmpPred::Eq, ty: walkdown_ir::Type::Ptr, lhs: pm, rhs: Operand::Func(t) },
+                                        InstKind::Cmp {
+                                            pred: walkdown_ir::CmpPred::Eq,
+                                            ty: walkdown_ir::Type::Ptr,
+                                            lhs: pm,
+                                            rhs: Operand::Func(t),
+                                        },
                                         idata.loc,
                                     );
                                     self.prov.insts.set(ci, None);
                                     let (call_b, next) = (self.new_block()?, self.new_block()?);
                                     for nb in [call_b, next] {
-                                        self.prov.blocks.set(nb, Some(BlockOrigin { func: f, block: b, terminator: false, start: false }));
+                                        self.prov.blocks.set(
+                                            nb,
+                                            Some(BlockOrigin { func: f, block: b, terminator: false, start: false }),
+                                        );
                                     }
                                     self.out.set_term(
                                         at,
-                                        Terminator::Branch { cond: Operand::Value(cv.unwrap()), if_true: BlockCall::new(call_b), if_false: BlockCall::new(next) },
+                                        Terminator::Branch {
+                                            cond: Operand::Value(cv.unwrap()),
+                                            if_true: BlockCall::new(call_b),
+                                            if_false: BlockCall::new(next),
+                                        },
                                         idata.loc,
                                     );
                                     if defined(t) {
@@ -289,16 +303,28 @@ impl Inliner<'_> {
                                     } else {
                                         let (ni, r) = self.out.append(
                                             call_b,
-                                            InstKind::Call { callee: Callee::Direct(t), args: margs.clone(), ret: *ret },
+                                            InstKind::Call {
+                                                callee: Callee::Direct(t),
+                                                args: margs.clone(),
+                                                ret: *ret,
+                                            },
                                             idata.loc,
                                         );
                                         self.prov.insts.set(ni, Some((f, inst)));
                                         let args = r.map(Operand::Value).into_iter().collect();
-                                        self.out.set_term(call_b, Terminator::Jump(BlockCall { block: cont, args }), idata.loc);
+                                        self.out.set_term(
+                                            call_b,
+                                            Terminator::Jump(BlockCall { block: cont, args }),
+                                            idata.loc,
+                                        );
                                     }
                                     at = next;
                                 }
-                                let (ai, _) = self.out.append(at, InstKind::Assume { cond: Operand::Const(Const::bool(false)) }, idata.loc);
+                                let (ai, _) = self.out.append(
+                                    at,
+                                    InstKind::Assume { cond: Operand::Const(Const::bool(false)) },
+                                    idata.loc,
+                                );
                                 self.prov.insts.set(ai, None);
                                 let args = ret.map(|ty| Operand::Const(Const { ty, bits: 0 })).into_iter().collect();
                                 self.out.set_term(at, Terminator::Jump(BlockCall { block: cont, args }), idata.loc);

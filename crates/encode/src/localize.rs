@@ -77,7 +77,11 @@ pub fn localize(body: &mut Body, func_name: &str) -> Result<Vec<(Value, Value)>,
         }
     }
     if !live[Body::ENTRY.index()].is_empty() {
-        return Err(EncodeError::unsupported("a value used before its definition", func_name, body.blocks[Body::ENTRY].term_loc));
+        return Err(EncodeError::unsupported(
+            "a value used before its definition",
+            func_name,
+            body.blocks[Body::ENTRY].term_loc,
+        ));
     }
     // New parameters, then each block's uses renamed to them.
     let mut maps: Vec<Vec<(Value, Value)>> = vec![Vec::new(); n];

@@ -43,18 +43,17 @@
 
 mod enc;
 
-use enc::{Enc, MemNode};
 use crate::inline::is_reach_error;
 use crate::origin::{BlockOrigin, Provenance};
 use crate::EncodeError;
+use enc::{Enc, MemNode};
 use std::collections::VecDeque;
-use walkdown_semantics::Sym;
 use walkdown_ir::entity::EntityRef;
 use walkdown_ir::goals::{GoalId, Goals};
 use walkdown_ir::{
-    Block, Body, Builtin, Callee, CastOp, FuncId, GlobalId, InstKind, Loc, Operand, Program, Terminator, Type,
-    UnOp,
+    Block, Body, Builtin, Callee, CastOp, FuncId, GlobalId, InstKind, Loc, Operand, Program, Terminator, Type, UnOp,
 };
+use walkdown_semantics::Sym;
 use walkdown_smt::{ExprId, ExprPool, Model, SymId};
 
 /// Which executions count as terminating.
@@ -293,7 +292,8 @@ impl Vc {
     /// each block's successors (as block indices).
     pub fn path_graph(&self) -> (Vec<(SymId, ExprId)>, Vec<Vec<usize>>) {
         let vars = self.blocks.iter().map(|b| (b.reach_sym, b.reach)).collect();
-        let succs = self.blocks.iter().map(|b| b.out_edges.iter().map(|&e| self.edges[e].to.index()).collect()).collect();
+        let succs =
+            self.blocks.iter().map(|b| b.out_edges.iter().map(|&e| self.edges[e].to.index()).collect()).collect();
         (vars, succs)
     }
 
@@ -351,7 +351,18 @@ pub fn encode_with(
     settings: &VcSettings,
     summaries: &Summaries,
 ) -> Result<Vc, EncodeError> {
-    encode_in(ExprPool::new(), program, body, prov, goals, global_addr, func_addr, settings, summaries, &EntryState::default())
+    encode_in(
+        ExprPool::new(),
+        program,
+        body,
+        prov,
+        goals,
+        global_addr,
+        func_addr,
+        settings,
+        summaries,
+        &EntryState::default(),
+    )
 }
 
 /// [`encode_with`] into `pool` (which the returned [`Vc`] owns; take it
@@ -392,7 +403,11 @@ pub fn encode_in(
         }
     }
     if order.len() != n {
-        return Err(EncodeError::unsupported("a cycle left after unwinding (or unreachable blocks)", &main_name, Loc::UNKNOWN));
+        return Err(EncodeError::unsupported(
+            "a cycle left after unwinding (or unreachable blocks)",
+            &main_name,
+            Loc::UNKNOWN,
+        ));
     }
 
     let mut e = Enc {
@@ -529,7 +544,8 @@ pub fn encode_in(
             mem = e.mems.len() - 1;
         }
         let memory_in = settings.block_memory.then(|| e.array_of(mem));
-        let param_terms: Vec<ExprId> = data.params.iter().map(|p| vals[p.index()].expect("parameters are encoded first")).collect();
+        let param_terms: Vec<ExprId> =
+            data.params.iter().map(|p| vals[p.index()].expect("parameters are encoded first")).collect();
         let mut pass = e.pool.tt();
         let mut inputs = Vec::new();
         for &inst in &data.insts {
@@ -590,9 +606,7 @@ pub fn encode_in(
                             Some(Sym::new(e.pool).cast(*op, fw, tw, a))
                         }
                         CastOp::Bitcast if fw == tw => Some(a),
-                        _ if settings.float_terms => {
-                            Some(Sym::new(e.pool).fcast(*op, fw, tw, a, program.data_model))
-                        }
+                        _ if settings.float_terms => Some(Sym::new(e.pool).fcast(*op, fw, tw, a, program.data_model)),
                         _ => Some(e.havoc(op.name(), tw, loc)),
                     }
                 }
@@ -683,7 +697,9 @@ pub fn encode_in(
                         if let Some(rb) = &fd.body {
                             for (_, d) in rb.blocks.iter() {
                                 for &ri in &d.insts {
-                                    if let InstKind::Check { kind: walkdown_ir::CheckKind::ReachError, .. } = rb.insts[ri].kind {
+                                    if let InstKind::Check { kind: walkdown_ir::CheckKind::ReachError, .. } =
+                                        rb.insts[ri].kind
+                                    {
                                         if let Some(goal) = goals.error_site(f, ri) {
                                             let fails = e.x(|p| p.and2(control, pass));
                                             errors.push(ErrorVar { block: b, fails, goal: Some(goal) });
@@ -722,10 +738,17 @@ pub fn encode_in(
                         pass = e.x(|p| p.and2(pass, cb));
                         r
                     } else if fd.body.is_some() {
-                        return Err(EncodeError::unsupported(format!("call of @{} left after inlining", fd.name), &main_name, loc));
+                        return Err(EncodeError::unsupported(
+                            format!("call of @{} left after inlining", fd.name),
+                            &main_name,
+                            loc,
+                        ));
                     } else if let Some(bi) = fd.builtin {
                         e.builtin(bi, &argv, ret_w, &mut mem, &mut pass, &mut events[b.index()], loc)?
-                    } else if matches!(fd.name.as_str(), "__assert_fail" | "__assert" | "__assert_rtn" | "__assert_perror_fail") {
+                    } else if matches!(
+                        fd.name.as_str(),
+                        "__assert_fail" | "__assert" | "__assert_rtn" | "__assert_perror_fail"
+                    ) {
                         events[b.index()].push(Event::Stop);
                         pass = e.pool.ff();
                         None
@@ -845,19 +868,18 @@ pub fn encode_in(
         passes[b.index()] = pass;
         // r_b for now is "control reaches b"; the definition with ok_b is
         // added after the backward pass.
-        blocks[b.index()] =
-            Some(BlockVars {
-                reach,
-                reach_sym,
-                ok: control,
-                control,
-                inputs,
-                origin,
-                cut,
-                out_edges,
-                params: param_terms,
-                memory: memory_in,
-            });
+        blocks[b.index()] = Some(BlockVars {
+            reach,
+            reach_sym,
+            ok: control,
+            control,
+            inputs,
+            origin,
+            cut,
+            out_edges,
+            params: param_terms,
+            memory: memory_in,
+        });
     }
 
     // Backward pass: ok_b, the paper's "a terminating execution starts here".
@@ -984,7 +1006,11 @@ mod tests {
         let mut body = Body::default();
         let b = body.add_block();
         let (_, v) = body.append(b, InstKind::Load { ty: Type::I8, ptr: Operand::Global(huge) }, Loc::UNKNOWN);
-        body.set_term(b, Terminator::Return(v.map(|_| Operand::Const(walkdown_ir::Const { ty: Type::I32, bits: 0 }))), Loc::UNKNOWN);
+        body.set_term(
+            b,
+            Terminator::Return(v.map(|_| Operand::Const(walkdown_ir::Const { ty: Type::I32, bits: 0 }))),
+            Loc::UNKNOWN,
+        );
         p.funcs.push(FuncData { body: Some(body), ..FuncData::external("main", vec![], Some(Type::I32), false) });
         let (inlined, prov) = crate::inline::inline_main(&p, &Default::default()).expect("inlines");
         let main = inlined.func_by_name("main").expect("main");

@@ -28,9 +28,8 @@ pub fn write_atomically(path: &Path, contents: &[u8]) -> Result<(), FormatError>
 }
 
 fn temp_path_for(path: &Path) -> io::Result<PathBuf> {
-    let file_name = path
-        .file_name()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "destination has no file name"))?;
+    let file_name =
+        path.file_name().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "destination has no file name"))?;
     let unique = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
     // A leading dot keeps half-written files out of `*.xml` globs of other
     // readers, such as a validator running on the suite concurrently.

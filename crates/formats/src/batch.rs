@@ -88,7 +88,8 @@ pub fn write_shard_summary(path: &Path, summary: &ShardSummary) -> Result<(), Fo
 
 /// Reads a shard summary.
 pub fn read_shard_summary(path: &Path) -> Result<ShardSummary, FormatError> {
-    let text = std::fs::read_to_string(path).map_err(|source| FormatError::Read { path: path.to_path_buf(), source })?;
+    let text =
+        std::fs::read_to_string(path).map_err(|source| FormatError::Read { path: path.to_path_buf(), source })?;
     serde_json::from_str(&text).map_err(|e| FormatError::Malformed { path: path.to_path_buf(), message: e.to_string() })
 }
 

@@ -45,8 +45,7 @@ pub struct HtmlInput<'a> {
 
 /// The verdict classes, in the order a line's colour prefers them (a line
 /// with an open goal is shown open, whatever else it has).
-const VERDICTS: [(&str, &str); 4] =
-    [("open", "o"), ("infeasible", "i"), ("unreachable", "u"), ("covered", "c")];
+const VERDICTS: [(&str, &str); 4] = [("open", "o"), ("infeasible", "i"), ("unreachable", "u"), ("covered", "c")];
 
 fn class_of(status: &str) -> &'static str {
     VERDICTS.iter().find(|(s, _)| *s == status).map_or("o", |(_, c)| c)
@@ -108,7 +107,9 @@ fn evidence(g: &GoalEntry) -> String {
             None => "covered".into(),
         },
         "unreachable" => format!("proved unreachable: {}", esc(g.proved_by.as_deref().unwrap_or("(proof not named)"))),
-        "infeasible" => format!("infeasible within a bound: {}", esc(g.proved_by.as_deref().unwrap_or("(bound not named)"))),
+        "infeasible" => {
+            format!("infeasible within a bound: {}", esc(g.proved_by.as_deref().unwrap_or("(bound not named)")))
+        }
         _ => format!("open: {}", esc(&g.open_reasons.join("; "))),
     }
 }
@@ -149,7 +150,11 @@ fn figure(v: f64) -> String {
 
 /// Seconds, to a precision that suits their size.
 fn seconds(s: f64) -> String {
-    if s >= 10.0 { format!("{s:.1} s") } else { format!("{s:.3} s") }
+    if s >= 10.0 {
+        format!("{s:.1} s")
+    } else {
+        format!("{s:.3} s")
+    }
 }
 
 /// The SVG plot of `points` against `total` goals.
@@ -178,11 +183,28 @@ fn plot(points: &[(f64, usize)], total: usize) -> String {
         b = h - bottom,
         r = w - right
     );
-    let _ = write!(svg, "<line x1=\"{left}\" y1=\"{yt:.1}\" x2=\"{r}\" y2=\"{yt:.1}\" class=\"tot\"/>", yt = y(y_max), r = w - right);
-    let _ = write!(svg, "<text x=\"{}\" y=\"{:.1}\" class=\"lb\" text-anchor=\"end\">{total}</text>", left - 4.0, y(y_max) + 4.0);
-    let _ = write!(svg, "<text x=\"{}\" y=\"{:.1}\" class=\"lb\" text-anchor=\"end\">0</text>", left - 4.0, y(0.0) + 4.0);
+    let _ = write!(
+        svg,
+        "<line x1=\"{left}\" y1=\"{yt:.1}\" x2=\"{r}\" y2=\"{yt:.1}\" class=\"tot\"/>",
+        yt = y(y_max),
+        r = w - right
+    );
+    let _ = write!(
+        svg,
+        "<text x=\"{}\" y=\"{:.1}\" class=\"lb\" text-anchor=\"end\">{total}</text>",
+        left - 4.0,
+        y(y_max) + 4.0
+    );
+    let _ =
+        write!(svg, "<text x=\"{}\" y=\"{:.1}\" class=\"lb\" text-anchor=\"end\">0</text>", left - 4.0, y(0.0) + 4.0);
     let _ = write!(svg, "<text x=\"{left}\" y=\"{}\" class=\"lb\">0 s</text>", h - 8.0);
-    let _ = write!(svg, "<text x=\"{}\" y=\"{}\" class=\"lb\" text-anchor=\"end\">{}</text>", w - right, h - 8.0, seconds(t_max));
+    let _ = write!(
+        svg,
+        "<text x=\"{}\" y=\"{}\" class=\"lb\" text-anchor=\"end\">{}</text>",
+        w - right,
+        h - 8.0,
+        seconds(t_max)
+    );
     let _ = write!(svg, "<path d=\"{path}\" class=\"cv\"/></svg>");
     svg
 }
@@ -245,7 +267,14 @@ pub fn render_html(input: &HtmlInput<'_>) -> String {
         ("data model", r.data_model.clone()),
         ("search", r.search.clone()),
         ("seed", r.seed.to_string()),
-        ("status", if r.stop_reason.is_empty() || r.stop_reason == r.status { r.status.clone() } else { format!("{} ({})", r.status, r.stop_reason) }),
+        (
+            "status",
+            if r.stop_reason.is_empty() || r.stop_reason == r.status {
+                r.status.clone()
+            } else {
+                format!("{} ({})", r.status, r.stop_reason)
+            },
+        ),
         ("elapsed", seconds(r.elapsed_s)),
     ] {
         let _ = write!(out, "<tr><th>{k}</th><td>{}</td></tr>", esc(&v));
@@ -300,7 +329,9 @@ pub fn render_html(input: &HtmlInput<'_>) -> String {
     if r.errors.is_empty() {
         out.push_str("<p id=\"errors\">No test reaches an error.</p>");
     } else {
-        out.push_str("<table id=\"errors\" class=\"t\"><tr><th>error</th><th>where</th><th>test</th><th>reproduce</th></tr>");
+        out.push_str(
+            "<table id=\"errors\" class=\"t\"><tr><th>error</th><th>where</th><th>test</th><th>reproduce</th></tr>",
+        );
         for e in &r.errors {
             let line = location_line(&e.location).filter(|(f, _)| same_file(f, &r.program)).map(|(_, l)| l);
             let place = match line {
@@ -461,7 +492,8 @@ mod tests {
             location: format!("dir/p.c:{line}:3"),
             function: "main".into(),
             status: status.into(),
-            proved_by: (status == "unreachable" || status == "infeasible").then(|| "bmc: infeasible within unwinding 2".into()),
+            proved_by: (status == "unreachable" || status == "infeasible")
+                .then(|| "bmc: infeasible within unwinding 2".into()),
             open_reasons: if status == "open" { vec!["concolic: budget".into()] } else { vec![] },
             test: (status == "covered").then(|| "test-00000.xml".into()),
         }
@@ -477,15 +509,27 @@ mod tests {
                 goal("g2", "error div_by_zero", 3, "open"),
                 goal("g3", "case 1", 9, "infeasible"),
             ],
-            tests: vec![TestEntry { file: "test-00000.xml".into(), new_goals: vec!["g0".into()], found_at_s: 0.5, ..Default::default() }],
-            errors: vec![ErrorEntry { kind: "reach_error".into(), location: "dir/p.c:3:1".into(), test: "test-00000.xml".into() }],
+            tests: vec![TestEntry {
+                file: "test-00000.xml".into(),
+                new_goals: vec!["g0".into()],
+                found_at_s: 0.5,
+                ..Default::default()
+            }],
+            errors: vec![ErrorEntry {
+                kind: "reach_error".into(),
+                location: "dir/p.c:3:1".into(),
+                test: "test-00000.xml".into(),
+            }],
             elapsed_s: 2.0,
             ..Default::default()
         };
         let mut tests = BTreeMap::new();
         tests.insert(
             "test-00000.xml".to_string(),
-            TestDetails { inputs: Some(vec!["42".into(), "-1".into()]), reproduce: "walkdown run p.c --test 'a b'".into() },
+            TestDetails {
+                inputs: Some(vec!["42".into(), "-1".into()]),
+                reproduce: "walkdown run p.c --test 'a b'".into(),
+            },
         );
         let src = "int main() {\n  if (x < 3 && y > 2) {\n  return 1/x;\n}\n";
         let page = render_html(&HtmlInput { report: &report, source: Some(src), tests: &tests });

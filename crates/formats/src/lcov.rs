@@ -52,7 +52,8 @@ pub fn format_lcov(record: &LcovRecord) -> String {
     let _ = writeln!(out, "SF:{}", record.source);
     // genhtml wants one FN per name; gcov lists a name once per file.
     let mut seen = std::collections::BTreeSet::new();
-    let functions: Vec<&LcovFunction> = record.functions.iter().filter(|f| !f.name.is_empty() && seen.insert(&f.name)).collect();
+    let functions: Vec<&LcovFunction> =
+        record.functions.iter().filter(|f| !f.name.is_empty() && seen.insert(&f.name)).collect();
     for f in &functions {
         let _ = writeln!(out, "FN:{},{}", f.line.max(1), f.name);
     }

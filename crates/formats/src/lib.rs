@@ -19,16 +19,16 @@
 
 pub mod atomic;
 pub mod batch;
+pub mod eva;
 pub mod html;
 pub mod lcov;
-pub mod eva;
 pub mod lines;
 pub mod literal;
 pub mod metadata;
-pub mod suite;
-pub mod task;
 pub mod report;
 pub mod sarif;
+pub mod suite;
+pub mod task;
 pub mod testcase;
 pub mod witness;
 mod xmldoc;
@@ -38,9 +38,7 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
-pub use lines::{
-    format_lines, format_value_list, parse_lines, parse_value_list, read_lines_file, write_lines_file,
-};
+pub use lines::{format_lines, format_value_list, parse_lines, parse_value_list, read_lines_file, write_lines_file};
 pub use literal::{format_value, parse_value, LiteralError};
 pub use metadata::{read_metadata, write_metadata, Metadata, Specification};
 pub use suite::{read_suite, Suite, SuiteTest};

@@ -41,8 +41,7 @@ pub fn format_lines(vector: &TestVector) -> String {
 
 /// Read a one-value-a-line file.
 pub fn read_lines_file(path: &Path) -> Result<TestVector, FormatError> {
-    let text =
-        fs::read_to_string(path).map_err(|source| FormatError::Read { path: path.to_path_buf(), source })?;
+    let text = fs::read_to_string(path).map_err(|source| FormatError::Read { path: path.to_path_buf(), source })?;
     parse_lines(&text, path)
 }
 
@@ -125,9 +124,8 @@ mod tests {
 
     #[test]
     fn lines_round_trip() {
-        let vector = TestVector {
-            values: vec![InputValue::Int(-3), InputValue::Float(1e-310), InputValue::Int(1 << 100)],
-        };
+        let vector =
+            TestVector { values: vec![InputValue::Int(-3), InputValue::Float(1e-310), InputValue::Int(1 << 100)] };
         let text = format_lines(&vector);
         assert_eq!(parse_lines(&text, Path::new("x")).unwrap(), vector);
         let dir = tempfile::tempdir().unwrap();

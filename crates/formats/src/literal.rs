@@ -198,9 +198,8 @@ fn check_float_suffix(suffix: &str) -> Result<(), LiteralError> {
 }
 
 fn parse_decimal(text: &str, negative: bool, offset: usize) -> Result<InputValue, LiteralError> {
-    let is_float = text
-        .find(|c: char| !c.is_ascii_digit())
-        .is_some_and(|i| matches!(text.as_bytes()[i], b'.' | b'e' | b'E'));
+    let is_float =
+        text.find(|c: char| !c.is_ascii_digit()).is_some_and(|i| matches!(text.as_bytes()[i], b'.' | b'e' | b'E'));
     if !is_float {
         let magnitude = parse_integer_digits(text, 10, offset)?;
         return Ok(InputValue::Int(apply_sign(magnitude, negative)));

@@ -117,22 +117,17 @@ pub fn sha256_file(path: &Path) -> Result<String, FormatError> {
 
 /// Read a `metadata.xml` file.
 pub fn read_metadata(path: &Path) -> Result<Metadata, FormatError> {
-    let text =
-        fs::read_to_string(path).map_err(|source| FormatError::Read { path: path.to_path_buf(), source })?;
+    let text = fs::read_to_string(path).map_err(|source| FormatError::Read { path: path.to_path_buf(), source })?;
     parse_metadata(&text, path)
 }
 
 /// Parse the text of a `metadata.xml`; `origin` names it in errors.
 pub fn parse_metadata(text: &str, origin: &Path) -> Result<Metadata, FormatError> {
-    let document =
-        parse_flat(text).map_err(|message| FormatError::Xml { path: origin.to_path_buf(), message })?;
+    let document = parse_flat(text).map_err(|message| FormatError::Xml { path: origin.to_path_buf(), message })?;
     metadata_from_document(&document, origin)
 }
 
-pub(crate) fn metadata_from_document(
-    document: &FlatDocument,
-    origin: &Path,
-) -> Result<Metadata, FormatError> {
+pub(crate) fn metadata_from_document(document: &FlatDocument, origin: &Path) -> Result<Metadata, FormatError> {
     if document.root != "test-metadata" {
         return Err(FormatError::UnexpectedRoot {
             path: origin.to_path_buf(),
@@ -250,8 +245,7 @@ mod tests {
         let program = dir.path().join("prog.c");
         fs::write(&program, "abc").unwrap();
         let metadata =
-            Metadata::for_program(&program, Specification::CoverError, DataModel::ILP32, "walkdown 0.1")
-                .unwrap();
+            Metadata::for_program(&program, Specification::CoverError, DataModel::ILP32, "walkdown 0.1").unwrap();
         // SHA-256 of "abc", a standard test vector.
         assert_eq!(metadata.program_hash, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
         assert_eq!(metadata.architecture, "32bit");
@@ -260,9 +254,9 @@ mod tests {
         write_metadata(&path, &metadata).unwrap();
         let text = fs::read_to_string(&path).unwrap();
         assert!(text.contains("<!DOCTYPE test-metadata PUBLIC"));
-        assert!(text.contains(
-            "<specification>COVER( init(main()), FQL(COVER EDGES(@CALL(reach_error))) )</specification>"
-        ));
+        assert!(
+            text.contains("<specification>COVER( init(main()), FQL(COVER EDGES(@CALL(reach_error))) )</specification>")
+        );
         assert_eq!(read_metadata(&path).unwrap(), metadata);
     }
 

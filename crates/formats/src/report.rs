@@ -333,6 +333,7 @@ pub fn write_report(path: &Path, report: &Report) -> Result<(), FormatError> {
 
 /// Reads a report.
 pub fn read_report(path: &Path) -> Result<Report, FormatError> {
-    let text = std::fs::read_to_string(path).map_err(|source| FormatError::Read { path: path.to_path_buf(), source })?;
+    let text =
+        std::fs::read_to_string(path).map_err(|source| FormatError::Read { path: path.to_path_buf(), source })?;
     serde_json::from_str(&text).map_err(|e| FormatError::Malformed { path: path.to_path_buf(), message: e.to_string() })
 }

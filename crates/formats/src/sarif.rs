@@ -175,17 +175,33 @@ pub fn check_sarif(report: &Report) -> Sarif {
                 .build(),
         );
     }
-    sarif_log(report, kinds, results, &|kind| if kind == "memory" { "A memory access that may fault (null, out of bounds, freed)." } else { describe(kind) })
+    sarif_log(report, kinds, results, &|kind| {
+        if kind == "memory" {
+            "A memory access that may fault (null, out of bounds, freed)."
+        } else {
+            describe(kind)
+        }
+    })
 }
 
 /// One run of walkdown as a SARIF log: a rule per kind (in the order of
 /// the results' rule indices, described by `what`) and the results.
-fn sarif_log(report: &Report, kinds: BTreeMap<String, usize>, results: Vec<SarifResult>, what: &dyn Fn(&str) -> &'static str) -> Sarif {
+fn sarif_log(
+    report: &Report,
+    kinds: BTreeMap<String, usize>,
+    results: Vec<SarifResult>,
+    what: &dyn Fn(&str) -> &'static str,
+) -> Sarif {
     let mut by_index: Vec<(usize, String)> = kinds.into_iter().map(|(k, i)| (i, k)).collect();
     by_index.sort();
     let rules: Vec<ReportingDescriptor> = by_index
         .into_iter()
-        .map(|(_, kind)| ReportingDescriptor::builder().id(kind.clone()).short_description(MultiformatMessageString::builder().text(what(&kind)).build()).build())
+        .map(|(_, kind)| {
+            ReportingDescriptor::builder()
+                .id(kind.clone())
+                .short_description(MultiformatMessageString::builder().text(what(&kind)).build())
+                .build()
+        })
         .collect();
     let (name, version) = report.producer.split_once(' ').unwrap_or((report.producer.as_str(), ""));
     let mut driver = ToolComponent::builder().name(name).rules(rules).build();
@@ -224,9 +240,14 @@ mod tests {
             verdict: verdict.into(),
             evidence: "why".into(),
         };
-        let report = Report { producer: "walkdown 0.1.0".into(), check: vec![entry("confirmed"), entry("refuted"), entry("unknown")], ..Default::default() };
+        let report = Report {
+            producer: "walkdown 0.1.0".into(),
+            check: vec![entry("confirmed"), entry("refuted"), entry("unknown")],
+            ..Default::default()
+        };
         let log = serde_json::to_value(check_sarif(&report)).unwrap();
-        let levels: Vec<&str> = log["runs"][0]["results"].as_array().unwrap().iter().map(|r| r["level"].as_str().unwrap()).collect();
+        let levels: Vec<&str> =
+            log["runs"][0]["results"].as_array().unwrap().iter().map(|r| r["level"].as_str().unwrap()).collect();
         assert_eq!(levels, ["error", "note", "warning"]);
         assert_eq!(log["runs"][0]["tool"]["driver"]["rules"][0]["id"], "div_by_zero");
         assert_eq!(log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"], 3);

@@ -69,8 +69,7 @@ pub fn read_suite(dir: &Path) -> Result<Suite, FormatError> {
                 continue;
             }
         };
-        let is_metadata =
-            document.root == "test-metadata" || path.file_name().is_some_and(|n| n == "metadata.xml");
+        let is_metadata = document.root == "test-metadata" || path.file_name().is_some_and(|n| n == "metadata.xml");
         if is_metadata {
             match metadata_from_document(&document, &path) {
                 Ok(metadata) => suite.metadata = Some(metadata),
@@ -98,8 +97,7 @@ fn collect_xml_files(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) 
             collect_xml_files(root, &path, out)?;
         } else if path.extension().is_some_and(|e| e == "xml") && path.is_file() {
             let relative = path.strip_prefix(root).unwrap_or(&path);
-            let name =
-                relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+            let name = relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
             out.push((name, path));
         }
     }
@@ -172,15 +170,13 @@ mod tests {
         let suite_dir = dir.path().join("suite");
         fs::create_dir_all(suite_dir.join("sub")).unwrap();
         let metadata =
-            Metadata::for_program(&program, Specification::CoverBranches, DataModel::LP64, "walkdown")
-                .unwrap();
+            Metadata::for_program(&program, Specification::CoverBranches, DataModel::LP64, "walkdown").unwrap();
         write_metadata(&suite_dir.join("metadata.xml"), &metadata).unwrap();
         for i in [10, 2, 1] {
             let case = TestCase::new(TestVector::from_ints([i]));
             write_testcase(&suite_dir.join(format!("test-{i}.xml")), &case).unwrap();
         }
-        write_testcase(&suite_dir.join("sub/test-0.xml"), &TestCase::new(TestVector::from_ints([0])))
-            .unwrap();
+        write_testcase(&suite_dir.join("sub/test-0.xml"), &TestCase::new(TestVector::from_ints([0]))).unwrap();
         fs::write(suite_dir.join("broken.xml"), "<testcase><input>").unwrap();
         fs::write(suite_dir.join("bad-value.xml"), "<testcase><input>x</input></testcase>").unwrap();
         fs::write(suite_dir.join("other.xml"), "<report/>").unwrap();

@@ -74,7 +74,8 @@ const VERSIONS: &[&str] = &["1.0", "1.1", "2.0"];
 
 /// Reads and checks a task definition.
 pub fn read_task(path: &Path) -> Result<Task, FormatError> {
-    let text = std::fs::read_to_string(path).map_err(|source| FormatError::Read { path: path.to_path_buf(), source })?;
+    let text =
+        std::fs::read_to_string(path).map_err(|source| FormatError::Read { path: path.to_path_buf(), source })?;
     parse_task(&text, path)
 }
 
@@ -83,7 +84,9 @@ pub fn read_task(path: &Path) -> Result<Task, FormatError> {
 pub fn parse_task(text: &str, path: &Path) -> Result<Task, FormatError> {
     let bad = |message: String| FormatError::Task { path: path.to_path_buf(), message };
     let doc: Value = serde_yaml::from_str(text).map_err(|e| bad(format!("not YAML: {e}")))?;
-    let map = doc.as_mapping().ok_or_else(|| bad("the document is not a mapping of keys (format_version, input_files, ...)".into()))?;
+    let map = doc
+        .as_mapping()
+        .ok_or_else(|| bad("the document is not a mapping of keys (format_version, input_files, ...)".into()))?;
     let get = |key: &str| map.get(Value::String(key.into()));
     let format_version = match get("format_version") {
         Some(Value::String(s)) => s.clone(),
@@ -92,14 +95,21 @@ pub fn parse_task(text: &str, path: &Path) -> Result<Task, FormatError> {
         None => return Err(bad("no format_version (a task definition starts with format_version: '2.0')".into())),
     };
     if !VERSIONS.contains(&format_version.as_str()) {
-        return Err(bad(format!("format_version {format_version} is not one walkdown reads ({})", VERSIONS.join(", "))));
+        return Err(bad(format!(
+            "format_version {format_version} is not one walkdown reads ({})",
+            VERSIONS.join(", ")
+        )));
     }
     let base = path.parent().unwrap_or(Path::new(""));
     let input_files: Vec<PathBuf> = match get("input_files") {
         Some(Value::String(s)) => vec![base.join(s)],
         Some(Value::Sequence(items)) => items
             .iter()
-            .map(|v| v.as_str().map(|s| base.join(s)).ok_or_else(|| bad("input_files holds an entry that is not a file name".into())))
+            .map(|v| {
+                v.as_str()
+                    .map(|s| base.join(s))
+                    .ok_or_else(|| bad("input_files holds an entry that is not a file name".into()))
+            })
             .collect::<Result<_, _>>()?,
         Some(_) => return Err(bad("input_files is neither a file name nor a list of them".into())),
         None => return Err(bad("no input_files".into())),
@@ -112,7 +122,8 @@ pub fn parse_task(text: &str, path: &Path) -> Result<Task, FormatError> {
         None | Some(Value::Null) => {}
         Some(Value::Sequence(items)) => {
             for (i, item) in items.iter().enumerate() {
-                let entry = item.as_mapping().ok_or_else(|| bad(format!("properties entry {} is not a mapping", i + 1)))?;
+                let entry =
+                    item.as_mapping().ok_or_else(|| bad(format!("properties entry {} is not a mapping", i + 1)))?;
                 let file = entry
                     .get(Value::String("property_file".into()))
                     .and_then(Value::as_str)
@@ -120,9 +131,18 @@ pub fn parse_task(text: &str, path: &Path) -> Result<Task, FormatError> {
                 let expected_verdict = match entry.get(Value::String("expected_verdict".into())) {
                     None => None,
                     Some(Value::Bool(b)) => Some(*b),
-                    Some(_) => return Err(bad(format!("properties entry {} ({file}): expected_verdict is not true or false", i + 1))),
+                    Some(_) => {
+                        return Err(bad(format!(
+                            "properties entry {} ({file}): expected_verdict is not true or false",
+                            i + 1
+                        )))
+                    }
                 };
-                properties.push(TaskPropertyEntry { property: TaskProperty::from_file(file), property_file: file.to_string(), expected_verdict });
+                properties.push(TaskPropertyEntry {
+                    property: TaskProperty::from_file(file),
+                    property_file: file.to_string(),
+                    expected_verdict,
+                });
             }
         }
         Some(_) => return Err(bad("properties is not a list".into())),
@@ -168,7 +188,8 @@ mod tests {
         assert!(err("format_version: '3.0'\ninput_files: a.c\n").contains("format_version 3.0"));
         assert!(err("format_version: '2.0'\n").contains("no input_files"));
         assert!(err("format_version: '2.0'\ninput_files: a.c\noptions:\n  data_model: LP32\n").contains("LP32"));
-        assert!(err("format_version: '2.0'\ninput_files: a.c\nproperties:\n  - expected_verdict: true\n").contains("no property_file"));
+        assert!(err("format_version: '2.0'\ninput_files: a.c\nproperties:\n  - expected_verdict: true\n")
+            .contains("no property_file"));
         assert!(err("[1, 2").contains("not YAML"));
         let list = parse_task("format_version: '1.0'\ninput_files: [a.c, b.c]\n", Path::new("t.yml")).unwrap();
         assert_eq!(list.input_files.len(), 2);

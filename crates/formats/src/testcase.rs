@@ -46,32 +46,25 @@ impl TestCase {
     /// Attach a C type name to each value (`int`, `unsigned int`, ...);
     /// `types` is matched to values by position.
     pub fn with_types<S: AsRef<str>>(mut self, types: &[S]) -> Self {
-        self.annotations = types
-            .iter()
-            .map(|t| InputAnnotation { variable: None, type_name: Some(t.as_ref().to_string()) })
-            .collect();
+        self.annotations =
+            types.iter().map(|t| InputAnnotation { variable: None, type_name: Some(t.as_ref().to_string()) }).collect();
         self
     }
 }
 
 /// Read a test case file.
 pub fn read_testcase(path: &Path) -> Result<TestCase, FormatError> {
-    let text =
-        fs::read_to_string(path).map_err(|source| FormatError::Read { path: path.to_path_buf(), source })?;
+    let text = fs::read_to_string(path).map_err(|source| FormatError::Read { path: path.to_path_buf(), source })?;
     parse_testcase(&text, path)
 }
 
 /// Parse the text of a test case file; `origin` names it in errors.
 pub fn parse_testcase(text: &str, origin: &Path) -> Result<TestCase, FormatError> {
-    let document =
-        parse_flat(text).map_err(|message| FormatError::Xml { path: origin.to_path_buf(), message })?;
+    let document = parse_flat(text).map_err(|message| FormatError::Xml { path: origin.to_path_buf(), message })?;
     testcase_from_document(&document, origin)
 }
 
-pub(crate) fn testcase_from_document(
-    document: &FlatDocument,
-    origin: &Path,
-) -> Result<TestCase, FormatError> {
+pub(crate) fn testcase_from_document(document: &FlatDocument, origin: &Path) -> Result<TestCase, FormatError> {
     if document.root != "testcase" {
         return Err(FormatError::UnexpectedRoot {
             path: origin.to_path_buf(),
@@ -79,8 +72,7 @@ pub(crate) fn testcase_from_document(
             found: document.root.clone(),
         });
     }
-    let covers_error =
-        document.root_attribute("coversError").is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
+    let covers_error = document.root_attribute("coversError").is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
     let mut case = TestCase { covers_error, ..TestCase::default() };
     for (index, input) in document.children.iter().filter(|c| c.name == "input").enumerate() {
         let value = parse_value(&input.text).map_err(|reason| FormatError::BadValue {
@@ -219,14 +211,8 @@ mod tests {
 
     #[test]
     fn structural_errors() {
-        assert!(matches!(
-            parse_testcase("<test-metadata/>", origin()),
-            Err(FormatError::UnexpectedRoot { .. })
-        ));
-        assert!(matches!(
-            parse_testcase("<testcase><input>1</input>", origin()),
-            Err(FormatError::Xml { .. })
-        ));
+        assert!(matches!(parse_testcase("<test-metadata/>", origin()), Err(FormatError::UnexpectedRoot { .. })));
+        assert!(matches!(parse_testcase("<testcase><input>1</input>", origin()), Err(FormatError::Xml { .. })));
         assert!(matches!(
             parse_testcase("<testcase><input><b>1</b></input></testcase>", origin()),
             Err(FormatError::Xml { .. })

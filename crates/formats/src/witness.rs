@@ -118,7 +118,12 @@ pub fn correctness_witness(task: &WitnessTask, invariants: &[LoopInvariantEntry]
         .map(|i| Content {
             invariant: Invariant {
                 kind: "loop_invariant",
-                location: Location { file_name: &task.input_file, line: i.line, column: i.column, function: &i.function },
+                location: Location {
+                    file_name: &task.input_file,
+                    line: i.line,
+                    column: i.column,
+                    function: &i.function,
+                },
                 value: &i.value,
                 format: "c_expression",
             },
@@ -130,7 +135,11 @@ pub fn correctness_witness(task: &WitnessTask, invariants: &[LoopInvariantEntry]
         entry_type: "invariant_set",
         metadata: Meta {
             format_version: "2.0",
-            uuid: uuid_from(&[task.input_file_sha256.as_bytes(), task.creation_time.as_bytes(), format!("{invariants:?}").as_bytes()]),
+            uuid: uuid_from(&[
+                task.input_file_sha256.as_bytes(),
+                task.creation_time.as_bytes(),
+                format!("{invariants:?}").as_bytes(),
+            ]),
             creation_time: &task.creation_time,
             producer: Producer { name: &task.producer.0, version: &task.producer.1 },
             task: Task {
@@ -147,7 +156,11 @@ pub fn correctness_witness(task: &WitnessTask, invariants: &[LoopInvariantEntry]
 }
 
 /// Writes the witness to `path` (atomically).
-pub fn write_correctness_witness(path: &Path, task: &WitnessTask, invariants: &[LoopInvariantEntry]) -> Result<(), FormatError> {
+pub fn write_correctness_witness(
+    path: &Path,
+    task: &WitnessTask,
+    invariants: &[LoopInvariantEntry],
+) -> Result<(), FormatError> {
     let text = correctness_witness(task, invariants)?;
     crate::atomic::write_atomically(path, text.as_bytes())
 }
@@ -196,7 +209,8 @@ pub fn c_expression(formula: &Formula, name_of: &dyn Fn(Value) -> Option<String>
         Formula::Bool(b) => Some(if *b { "1" } else { "0" }.to_string()),
         Formula::Cmp { pred, ty, lhs, rhs } => {
             let w = width(*ty)?;
-            let signed = matches!(pred, CmpPred::Slt | CmpPred::Sle | CmpPred::Sgt | CmpPred::Sge | CmpPred::Eq | CmpPred::Ne);
+            let signed =
+                matches!(pred, CmpPred::Slt | CmpPred::Sle | CmpPred::Sgt | CmpPred::Sge | CmpPred::Eq | CmpPred::Ne);
             let op = match pred {
                 CmpPred::Eq => "==",
                 CmpPred::Ne => "!=",
@@ -214,7 +228,8 @@ pub fn c_expression(formula: &Formula, name_of: &dyn Fn(Value) -> Option<String>
         Formula::Not(f) => Some(format!("!({})", c_expression(f, name_of)?)),
         Formula::And(fs) | Formula::Or(fs) => {
             let sep = if matches!(formula, Formula::And(_)) { " && " } else { " || " };
-            let parts: Option<Vec<String>> = fs.iter().map(|f| c_expression(f, name_of).map(|s| format!("({s})"))).collect();
+            let parts: Option<Vec<String>> =
+                fs.iter().map(|f| c_expression(f, name_of).map(|s| format!("({s})"))).collect();
             Some(parts?.join(sep))
         }
     }
@@ -253,7 +268,13 @@ impl Printed {
 }
 
 /// A term read as a `w`-bit signed or unsigned C value, for a comparison.
-fn leaf_or_cast(t: &Term, w: u32, signed: bool, equality: bool, name_of: &dyn Fn(Value) -> Option<String>) -> Option<String> {
+fn leaf_or_cast(
+    t: &Term,
+    w: u32,
+    signed: bool,
+    equality: bool,
+    name_of: &dyn Fn(Value) -> Option<String>,
+) -> Option<String> {
     let (st, ut) = c_types(w)?;
     if let Term::Operand(Operand::Const(c)) = t {
         return Some(literal(c.bits, w, signed));
@@ -280,7 +301,13 @@ fn literal(bits: u64, w: u32, signed: bool) -> String {
     if !signed {
         return format!("{u}{suffix_u}");
     }
-    let s = if w >= 64 { u as i64 } else if u >> (w - 1) & 1 == 1 { (u as i64) - (1i64 << w) } else { u as i64 };
+    let s = if w >= 64 {
+        u as i64
+    } else if u >> (w - 1) & 1 == 1 {
+        (u as i64) - (1i64 << w)
+    } else {
+        u as i64
+    };
     let ll = if w == 64 { "LL" } else { "" };
     let min = if w >= 64 { i64::MIN } else { -(1i64 << (w - 1)) };
     if s == min {
@@ -295,7 +322,9 @@ fn literal(bits: u64, w: u32, signed: bool) -> String {
 /// term's bits.
 fn term(t: &Term, name_of: &dyn Fn(Value) -> Option<String>) -> Option<Printed> {
     match t {
-        Term::Operand(Operand::Value(v)) => Some(Printed { text: name_of(*v)?, atomic: true, unsigned_typed: false, signed_typed: false }),
+        Term::Operand(Operand::Value(v)) => {
+            Some(Printed { text: name_of(*v)?, atomic: true, unsigned_typed: false, signed_typed: false })
+        }
         Term::Operand(Operand::Const(c)) => {
             let w = width(c.ty)?;
             let text = literal(c.bits, w, false);
@@ -338,9 +367,19 @@ fn term(t: &Term, name_of: &dyn Fn(Value) -> Option<String>) -> Option<Printed> 
             };
             let (l, r) = (operand(lhs)?, operand(rhs)?);
             if w >= 32 {
-                Some(Printed { text: format!("{l} {sym} {r}"), atomic: false, unsigned_typed: true, signed_typed: false })
+                Some(Printed {
+                    text: format!("{l} {sym} {r}"),
+                    atomic: false,
+                    unsigned_typed: true,
+                    signed_typed: false,
+                })
             } else {
-                Some(Printed { text: format!("({ut})({l} {sym} {r})"), atomic: false, unsigned_typed: true, signed_typed: false })
+                Some(Printed {
+                    text: format!("({ut})({l} {sym} {r})"),
+                    atomic: false,
+                    unsigned_typed: true,
+                    signed_typed: false,
+                })
             }
         }
         Term::Cast { op, from, to, arg } => {
@@ -358,7 +397,12 @@ fn term(t: &Term, name_of: &dyn Fn(Value) -> Option<String>) -> Option<Printed> 
             };
             // The result is of a type of the operand's width; the
             // comparison or operation around it converts it by value.
-            Some(Printed { text, atomic: false, unsigned_typed: matches!(op, CastOp::Trunc) && width(*to)? >= 32, signed_typed: false })
+            Some(Printed {
+                text,
+                atomic: false,
+                unsigned_typed: matches!(op, CastOp::Trunc) && width(*to)? >= 32,
+                signed_typed: false,
+            })
         }
     }
 }
@@ -409,7 +453,10 @@ mod tests {
         assert_eq!(c_expression(&o, &names).unwrap(), "((long long)(int)i - (long long)(int)n) <= 1LL");
         let byte = Term::Bin { op: BinOp::Add, ty: Type::I8, lhs: Box::new(var(0)), rhs: Box::new(var(1)) };
         let h = Formula::Cmp { pred: CmpPred::Ult, ty: Type::I8, lhs: byte, rhs: var(2) };
-        assert_eq!(c_expression(&h, &names).unwrap(), "((unsigned char)((unsigned int)i + (unsigned int)n)) < (unsigned char)s");
+        assert_eq!(
+            c_expression(&h, &names).unwrap(),
+            "((unsigned char)((unsigned int)i + (unsigned int)n)) < (unsigned char)s"
+        );
     }
 
     #[test]
@@ -428,7 +475,8 @@ mod tests {
             creation_time: "2026-11-25T06:00:00Z".into(),
             error_function: "reach_error".into(),
         };
-        let inv = vec![LoopInvariantEntry { line: 6, column: 3, function: "main".into(), value: "(int)i <= (int)n".into() }];
+        let inv =
+            vec![LoopInvariantEntry { line: 6, column: 3, function: "main".into(), value: "(int)i <= (int)n".into() }];
         let text = correctness_witness(&task, &inv).unwrap();
         let back: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
         let entry = &back[0];

@@ -245,7 +245,11 @@ pub fn eval_int(cx: &ModuleCx<'_>, c: &ConstantRef) -> Result<CVal, String> {
             CVal::Int { bits: to, value: mask(int(&x.operand)?.1, to) }
         }
         Constant::Select(x) => {
-            if int(&x.condition)?.1 != 0 { eval_int(cx, &x.true_value)? } else { eval_int(cx, &x.false_value)? }
+            if int(&x.condition)?.1 != 0 {
+                eval_int(cx, &x.true_value)?
+            } else {
+                eval_int(cx, &x.false_value)?
+            }
         }
         Constant::Add(x) => bin(int(&x.operand0)?, int(&x.operand1)?, u64::wrapping_add),
         Constant::Sub(x) => bin(int(&x.operand0)?, int(&x.operand1)?, u64::wrapping_sub),
@@ -267,5 +271,9 @@ fn bin((bits, a): (u32, u64), (_, b): (u32, u64), f: impl Fn(u64, u64) -> u64) -
 
 /// Sign-extends the low `bits` bits of `v`.
 pub fn sign_extend(v: u64, bits: u32) -> i64 {
-    if bits >= 64 || bits == 0 { v as i64 } else { ((v << (64 - bits)) as i64) >> (64 - bits) }
+    if bits >= 64 || bits == 0 {
+        v as i64
+    } else {
+        ((v << (64 - bits)) as i64) >> (64 - bits)
+    }
 }

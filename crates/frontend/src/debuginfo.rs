@@ -105,7 +105,11 @@ pub(crate) fn parse(text: &str) -> DebugText {
                 }
             } else if body.starts_with("br ") {
                 if let Some(md) = field_ref(body, "!llvm.loop !") {
-                    let targets = body.split("label %").skip(1).map(|t| unquote(t.split([',', ' ']).next().unwrap_or(""))).collect();
+                    let targets = body
+                        .split("label %")
+                        .skip(1)
+                        .map(|t| unquote(t.split([',', ' ']).next().unwrap_or("")))
+                        .collect();
                     f.latches.push(Latch { block: f.blocks.len() - 1, targets, loop_md: md });
                 }
             }
@@ -151,7 +155,8 @@ fn block_label(line: &str) -> Option<String> {
     }
     let end = line.find(':')?;
     let label = &line[..end];
-    let ok = !label.is_empty() && (label.starts_with('"') || label.chars().all(|c| c.is_ascii_alphanumeric() || "._$-".contains(c)));
+    let ok = !label.is_empty()
+        && (label.starts_with('"') || label.chars().all(|c| c.is_ascii_alphanumeric() || "._$-".contains(c)));
     ok.then(|| unquote(label))
 }
 
@@ -206,7 +211,9 @@ fn dbg_value(args: &str) -> Option<DbgRecord> {
         (true, Some((ty, v))) => {
             if let Some(local) = v.strip_prefix('%') {
                 DbgOperand::Local(unquote(local))
-            } else if let (Some(bits), Ok(value)) = (ty.strip_prefix('i').and_then(|b| b.parse().ok()), v.parse::<i128>()) {
+            } else if let (Some(bits), Ok(value)) =
+                (ty.strip_prefix('i').and_then(|b| b.parse().ok()), v.parse::<i128>())
+            {
                 DbgOperand::Int { bits, value }
             } else {
                 DbgOperand::Other
@@ -242,7 +249,13 @@ pub(crate) struct NameMaps {
 }
 
 /// The source loops of one lowered function, from its text's debug facts.
-pub(crate) fn source_loops(d: &DebugText, f: &FuncText, body: &Body, names: &NameMaps, file_line: impl Fn(Loc) -> Loc) -> Vec<SourceLoop> {
+pub(crate) fn source_loops(
+    d: &DebugText,
+    f: &FuncText,
+    body: &Body,
+    names: &NameMaps,
+    file_line: impl Fn(Loc) -> Loc,
+) -> Vec<SourceLoop> {
     if f.latches.is_empty() {
         return Vec::new();
     }
@@ -308,7 +321,8 @@ pub(crate) fn source_loops(d: &DebugText, f: &FuncText, body: &Body, names: &Nam
     let mut loops: Vec<SourceLoop> = Vec::new();
     for latch in &f.latches {
         // The head is the target the latch jumps back to (it comes first).
-        let head_label = latch.targets.iter().find(|t| f.blocks.iter().position(|b| b == *t).is_some_and(|k| k <= latch.block));
+        let head_label =
+            latch.targets.iter().find(|t| f.blocks.iter().position(|b| b == *t).is_some_and(|k| k <= latch.block));
         let Some(&head) = head_label.and_then(|l| names.blocks.get(l)) else { continue };
         if loops.iter().any(|l| l.head == head) {
             continue;

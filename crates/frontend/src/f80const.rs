@@ -210,7 +210,9 @@ fn collect_constant(c: &ConstantRef, out: &mut Vec<usize>) {
     match c.as_ref() {
         Constant::Float(Float::X86_FP80) => out.push(key(c)),
         Constant::Struct { values, .. } => values.iter().for_each(|v| collect_constant(v, out)),
-        Constant::Array { elements, .. } | Constant::Vector(elements) => elements.iter().for_each(|v| collect_constant(v, out)),
+        Constant::Array { elements, .. } | Constant::Vector(elements) => {
+            elements.iter().for_each(|v| collect_constant(v, out))
+        }
         _ => {}
     }
 }
@@ -223,7 +225,9 @@ mod tests {
     fn literals_split_into_exponent_and_significand() {
         let l = literals("  %2 = fmul x86_fp80 %0, 0xK40008000000000000000, !dbg !5 ; 0xK12");
         assert_eq!(l, vec![F80 { significand: 0x8000_0000_0000_0000, sign_exponent: 0x4000 }]);
-        let l = literals("@arr = global [2 x x86_fp80] [x86_fp80 0xK3FFF8000000000000000, x86_fp80 0xKFFFFC000000000000001]");
+        let l = literals(
+            "@arr = global [2 x x86_fp80] [x86_fp80 0xK3FFF8000000000000000, x86_fp80 0xKFFFFC000000000000001]",
+        );
         assert_eq!(l.len(), 2);
         assert_eq!(l[1], F80 { significand: 0xC000_0000_0000_0001, sign_exponent: 0xFFFF });
     }

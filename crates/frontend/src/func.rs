@@ -19,8 +19,8 @@ use llvm_ir::{Constant, ConstantRef, Function, HasDebugLoc, Name, Operand as LOp
 use std::collections::{HashMap, HashSet};
 use walkdown_ir::testvec::truncate;
 use walkdown_ir::{
-    BinOp, Block, BlockCall, Body, Callee, CastOp, CheckKind, CmpPred, Const, FuncData, InstKind,
-    Loc, Operand, Terminator, Type, UnOp, Value,
+    BinOp, Block, BlockCall, Body, Callee, CastOp, CheckKind, CmpPred, Const, FuncData, InstKind, Loc, Operand,
+    Terminator, Type, UnOp, Value,
 };
 
 /// What an LLVM value lowers to.
@@ -221,7 +221,12 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             let align = self.cx.layout.align_of(t).map_err(|e| self.unsupported(e))?.max(1) as u32;
             let n = Operand::Const(Const::int(self.pint(), size as i64, self.dm()));
             let copy = self.emit_value(InstKind::Alloca { size: n, align });
-            self.libc_call("memcpy", vec![Type::Ptr, Type::Ptr, self.pint()], Some(Type::Ptr), vec![copy, Operand::Value(v), n])?;
+            self.libc_call(
+                "memcpy",
+                vec![Type::Ptr, Type::Ptr, self.pint()],
+                Some(Type::Ptr),
+                vec![copy, Operand::Value(v), n],
+            )?;
             self.locals.insert(name, Lowered::One(copy));
         }
         for bb in &f.basic_blocks {
@@ -282,13 +287,16 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
 
     /// The function's source loops, from the debug facts of its text.
     fn source_loops(&self) -> Vec<walkdown_ir::source::SourceLoop> {
-        let Some(text) = self.cx.debug.as_ref().and_then(|d| d.funcs.get(&self.f.name).map(|t| (d, t))) else { return Vec::new() };
+        let Some(text) = self.cx.debug.as_ref().and_then(|d| d.funcs.get(&self.f.name).map(|t| (d, t))) else {
+            return Vec::new();
+        };
         let name_of = |n: &Name| match n {
             Name::Name(s) => s.to_string(),
             Name::Number(k) => k.to_string(),
         };
         let entry = self.f.basic_blocks.first().map(|b| &b.name);
-        let blocks = self.blocks.iter().map(|(n, b)| (if Some(*n) == entry { String::new() } else { name_of(n) }, *b)).collect();
+        let blocks =
+            self.blocks.iter().map(|(n, b)| (if Some(*n) == entry { String::new() } else { name_of(n) }, *b)).collect();
         let values = self
             .locals
             .iter()
@@ -490,7 +498,9 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                 let ty = self.scalar(&self.type_of_op(&i.operand0))?;
                 let (mut lhs, mut rhs) = (self.operand(&i.operand0)?, self.operand(&i.operand1)?);
                 let pred = int_pred(i.predicate);
-                if let (Some(n), CmpPred::Slt | CmpPred::Sle | CmpPred::Sgt | CmpPred::Sge) = (self.odd(&i.operand0), pred) {
+                if let (Some(n), CmpPred::Slt | CmpPred::Sle | CmpPred::Sgt | CmpPred::Sge) =
+                    (self.odd(&i.operand0), pred)
+                {
                     lhs = self.sext_odd(ty, lhs, n);
                     rhs = self.sext_odd(ty, rhs, n);
                 }
@@ -590,7 +600,8 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                     (Lowered::Pair(a, _), [0]) => a,
                     (Lowered::Pair(_, b), [1]) => b,
                     (Lowered::Agg(k), path) => {
-                        let sub: Vec<Leaf> = self.aggs[k].iter().filter(|l| l.path.starts_with(path)).cloned().collect();
+                        let sub: Vec<Leaf> =
+                            self.aggs[k].iter().filter(|l| l.path.starts_with(path)).cloned().collect();
                         match sub.as_slice() {
                             [one] if one.path.len() == path.len() => match one.val {
                                 Some(v) => v,
@@ -600,7 +611,11 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                                 let base = first.off;
                                 let sub = sub
                                     .iter()
-                                    .map(|l| Leaf { path: l.path[path.len()..].to_vec(), off: l.off - base, ..l.clone() })
+                                    .map(|l| Leaf {
+                                        path: l.path[path.len()..].to_vec(),
+                                        off: l.off - base,
+                                        ..l.clone()
+                                    })
                                     .collect();
                                 let agg = self.new_agg(sub);
                                 self.locals.insert(&i.dest, agg);
@@ -717,7 +732,9 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         let align = (i.alignment as u64).max(align).max(1) as u32;
         let count = self.operand(&i.num_elements)?;
         let size = match count {
-            Operand::Const(c) => Operand::Const(Const::int(self.pint(), (c.bits as i64).wrapping_mul(elem as i64), self.dm())),
+            Operand::Const(c) => {
+                Operand::Const(Const::int(self.pint(), (c.bits as i64).wrapping_mul(elem as i64), self.dm()))
+            }
             dynamic => {
                 let n = self.to_pint(dynamic, false);
                 let stride = Operand::Const(Const::int(self.pint(), elem as i64, self.dm()));
@@ -792,7 +809,6 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
     }
 
     // ------------------------------------------------------------------ calls
-
 }
 
 /// The name of the function a constant callee denotes (through casts).
@@ -806,8 +822,7 @@ fn callee_name(k: &ConstantRef) -> Option<String> {
 
 /// Whether tests print the values of `__VERIFIER_nondet_<kind>` as signed.
 fn nondet_is_signed(kind: &str) -> bool {
-    !(kind.starts_with('u')
-        || matches!(kind, "bool" | "_Bool" | "size_t" | "sector_t" | "pointer" | "pchar" | "charp"))
+    !(kind.starts_with('u') || matches!(kind, "bool" | "_Bool" | "size_t" | "sector_t" | "pointer" | "pchar" | "charp"))
 }
 
 fn int_pred(p: IntPredicate) -> CmpPred {

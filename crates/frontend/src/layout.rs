@@ -49,8 +49,7 @@ impl<'m> Layout<'m> {
                 DataModel::LP64 => 16,
                 DataModel::ILP32 => 12,
             },
-            LType::ArrayType { element_type, num_elements }
-            | LType::VectorType { element_type, num_elements, .. } => {
+            LType::ArrayType { element_type, num_elements } | LType::VectorType { element_type, num_elements, .. } => {
                 self.size_of(element_type)? * *num_elements as u64
             }
             LType::StructType { element_types, is_packed } => {
@@ -216,5 +215,9 @@ pub fn limb_bits(ty: &LType) -> Option<u32> {
 }
 
 fn round_up(v: u64, align: u64) -> u64 {
-    if align <= 1 { v } else { v.div_ceil(align) * align }
+    if align <= 1 {
+        v
+    } else {
+        v.div_ceil(align) * align
+    }
 }

@@ -68,7 +68,13 @@ pub(crate) struct Linked {
 /// Links the library into the module `ll` (textual, `text`) when the
 /// program declares a function the library defines; `None` when it
 /// declares none.
-pub(crate) fn link(ll: &Path, text: &str, dm: DataModel, llvm_link: &Path, work_dir: &Path) -> Result<Option<Linked>, FrontendError> {
+pub(crate) fn link(
+    ll: &Path,
+    text: &str,
+    dm: DataModel,
+    llvm_link: &Path,
+    work_dir: &Path,
+) -> Result<Option<Linked>, FrontendError> {
     let defined: BTreeSet<&str> = library_functions(dm).collect();
     if !declared(text).any(|name| defined.contains(name)) {
         return Ok(None);
@@ -134,18 +140,36 @@ mod tests {
     fn the_library_has_the_functions_real_code_calls_and_no_hand_modelled_one() {
         for dm in [DataModel::LP64, DataModel::ILP32] {
             let defs: BTreeSet<&str> = library_functions(dm).collect();
-            for name in ["isspace", "__ctype_b_loc", "strtol", "strtoll", "strtod", "sprintf", "snprintf", "__isoc99_sscanf", "qsort", "bsearch", "atoi", "__errno_location", "strerror"] {
+            for name in [
+                "isspace",
+                "__ctype_b_loc",
+                "strtol",
+                "strtoll",
+                "strtod",
+                "sprintf",
+                "snprintf",
+                "__isoc99_sscanf",
+                "qsort",
+                "bsearch",
+                "atoi",
+                "__errno_location",
+                "strerror",
+            ] {
                 assert!(defs.contains(name), "{name} missing from the {dm:?} library");
             }
             for name in &defs {
-                assert!(walkdown_ir::Builtin::from_name(name).is_none(), "{name} is modelled by hand but the library defines it");
+                assert!(
+                    walkdown_ir::Builtin::from_name(name).is_none(),
+                    "{name} is modelled by hand but the library defines it"
+                );
             }
         }
     }
 
     #[test]
     fn symbols_are_read_from_declarations_and_definitions() {
-        let text = "declare i64 @strtol(i8*, i8**, i32)\ndefine dso_local i32 @main() {\n}\ndeclare i32 @\"odd name\"(i32)\n";
+        let text =
+            "declare i64 @strtol(i8*, i8**, i32)\ndefine dso_local i32 @main() {\n}\ndeclare i32 @\"odd name\"(i32)\n";
         assert_eq!(declared(text).collect::<Vec<_>>(), ["strtol", "odd name"]);
         assert_eq!(defined_in(text).collect::<Vec<_>>(), ["main"]);
     }

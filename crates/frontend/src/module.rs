@@ -68,10 +68,8 @@ pub(crate) fn lower_module_with_sources(
 ) -> Result<(Program, walkdown_ir::source::SourceInfo), FrontendError> {
     let mut program = Program::new(dm);
     program.files.push(source_name.to_string());
-    let main_file_basename = std::path::Path::new(source_name)
-        .file_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let main_file_basename =
+        std::path::Path::new(source_name).file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let mut cx = ModuleCx {
         module,
         layout: Layout { dm, types: &module.types },
@@ -139,17 +137,26 @@ impl<'m> ModuleCx<'m> {
             let llvm_ir::Type::PointerType { pointee_type, .. } = gv.ty.as_ref() else {
                 return Err(self.unsupported(format!("global @{name} of non-pointer type"), loc));
             };
-            let mut size = self.layout.size_of(pointee_type).map_err(|e| self.unsupported(format!("global @{name}: {e}"), loc))?;
+            let mut size =
+                self.layout.size_of(pointee_type).map_err(|e| self.unsupported(format!("global @{name}: {e}"), loc))?;
             if let (Some(&n), llvm_ir::Type::ArrayType { element_type, num_elements }) =
                 (self.huge_arrays.get(&name), pointee_type.as_ref())
             {
                 if n as usize as u64 != n || (n as u32) as usize != *num_elements {
                     return Err(self.unsupported(format!("global @{name}: an array of {n} elements"), loc));
                 }
-                let elem = self.layout.size_of(element_type).map_err(|e| self.unsupported(format!("global @{name}: {e}"), loc))?;
-                size = n.checked_mul(elem).ok_or_else(|| self.unsupported(format!("global @{name}: an array of {n} elements"), loc))?;
+                let elem = self
+                    .layout
+                    .size_of(element_type)
+                    .map_err(|e| self.unsupported(format!("global @{name}: {e}"), loc))?;
+                size = n
+                    .checked_mul(elem)
+                    .ok_or_else(|| self.unsupported(format!("global @{name}: an array of {n} elements"), loc))?;
             }
-            let abi = self.layout.align_of(pointee_type).map_err(|e| self.unsupported(format!("global @{name}: {e}"), loc))?;
+            let abi = self
+                .layout
+                .align_of(pointee_type)
+                .map_err(|e| self.unsupported(format!("global @{name}: {e}"), loc))?;
             let align = (gv.alignment as u64).max(abi).max(1) as u32;
             let id = self.program.globals.push(GlobalData {
                 name: name.clone(),
@@ -166,7 +173,10 @@ impl<'m> ModuleCx<'m> {
             let loc = self.loc(&f.debugloc);
             let mut params = Vec::with_capacity(f.parameters.len());
             for p in &f.parameters {
-                params.extend(self.param_types(&p.ty).map_err(|e| self.unsupported(format!("parameter of @{}: {e}", f.name), loc))?);
+                params.extend(
+                    self.param_types(&p.ty)
+                        .map_err(|e| self.unsupported(format!("parameter of @{}: {e}", f.name), loc))?,
+                );
             }
             // A struct returned in registers (`{ i64, i64 }`, `{ double,
             // double }`, `<2 x float>`) is an aggregate value, which the IR
@@ -177,7 +187,8 @@ impl<'m> ModuleCx<'m> {
                 params.insert(0, Type::Ptr);
                 None
             } else {
-                self.ret_type(&f.return_type).map_err(|e| self.unsupported(format!("return type of @{}: {e}", f.name), loc))?
+                self.ret_type(&f.return_type)
+                    .map_err(|e| self.unsupported(format!("return type of @{}: {e}", f.name), loc))?
             };
             // A variadic function the program defines gets its variable
             // arguments in memory its callers lay out as the ABI's
@@ -382,7 +393,9 @@ pub fn huge_global_arrays(text: &str) -> Result<HashMap<String, u64>, String> {
             }
             _ => {
                 let short: String = line.trim().chars().take(100).collect();
-                return Err(format!("an array of 2^32 elements or more inside another type or on the stack (`{short}`)"));
+                return Err(format!(
+                    "an array of 2^32 elements or more inside another type or on the stack (`{short}`)"
+                ));
             }
         }
     }

@@ -46,7 +46,10 @@ pub fn compile_c(source: &Path, settings: &FrontendSettings) -> Result<Program, 
 
 /// [`compile_c`], also returning what the debug information says about the
 /// source's loops and variables.
-pub fn compile_c_with_sources(source: &Path, settings: &FrontendSettings) -> Result<(Program, SourceInfo), FrontendError> {
+pub fn compile_c_with_sources(
+    source: &Path,
+    settings: &FrontendSettings,
+) -> Result<(Program, SourceInfo), FrontendError> {
     match lower_c(source, settings) {
         // A library function the frontend cannot lower (musl's `long
         // double` scanner reads the bits of an `x86_fp80` in ways it does
@@ -72,7 +75,8 @@ fn lower_c(source: &Path, settings: &FrontendSettings) -> Result<(Program, Sourc
         file: display_name.clone(),
         line: 0,
     })?;
-    let (mut program, sources) = crate::module::lower_module_with_sources(&module, settings.data_model, &display_name, huge, Some(&text))?;
+    let (mut program, sources) =
+        crate::module::lower_module_with_sources(&module, settings.data_model, &display_name, huge, Some(&text))?;
     if let Some(own) = own {
         crate::libc::mark_library(&mut program, &own);
     }
@@ -138,7 +142,8 @@ fn compile_and_link(
         None => "input.c".into(),
     };
     let copy = work_dir.join(&file_name);
-    std::fs::write(&copy, blank_line_markers(&text)).map_err(|e| FrontendError::Io { path: copy.clone(), source: e })?;
+    std::fs::write(&copy, blank_line_markers(&text))
+        .map_err(|e| FrontendError::Io { path: copy.clone(), source: e })?;
     let raw = work_dir.join("raw.bc");
     let bc = work_dir.join("prog.ll");
     let arch = match settings.data_model {
@@ -171,7 +176,8 @@ fn compile_and_link(
     };
     let (bc, text, own) = match linked {
         Some(linked) => {
-            let text = std::fs::read_to_string(&linked.path).map_err(|e| FrontendError::Io { path: linked.path.clone(), source: e })?;
+            let text = std::fs::read_to_string(&linked.path)
+                .map_err(|e| FrontendError::Io { path: linked.path.clone(), source: e })?;
             (linked.path, text, Some(linked.own))
         }
         None => (bc, text, None),
@@ -193,7 +199,13 @@ const F80_RUNTIME: &str = include_str!("../runtime/f80.c");
 /// goals are left out by name (`walkdown_ir::goals::is_runtime_function`).
 /// Optimised (`-O1`) so that most of its decisions are selects rather
 /// than branches, which the concolic engine would otherwise fork on.
-fn link_f80_runtime(ll: &Path, settings: &FrontendSettings, work_dir: &Path, source: &Path, arch: &str) -> Result<PathBuf, FrontendError> {
+fn link_f80_runtime(
+    ll: &Path,
+    settings: &FrontendSettings,
+    work_dir: &Path,
+    source: &Path,
+    arch: &str,
+) -> Result<PathBuf, FrontendError> {
     let src = work_dir.join("walkdown_f80_runtime.c");
     std::fs::write(&src, F80_RUNTIME).map_err(|e| FrontendError::Io { path: src.clone(), source: e })?;
     let rt = work_dir.join("walkdown_f80_runtime.bc");
@@ -220,9 +232,7 @@ fn link_f80_runtime(ll: &Path, settings: &FrontendSettings, work_dir: &Path, sou
 pub const F80_RUNTIME_FLAGS: &[&str] = &["-O1", "-ffreestanding", "-fno-builtin", "-w"];
 
 fn run(mut cmd: Command, tool: &Path, file: &Path) -> Result<(), FrontendError> {
-    let out = cmd
-        .output()
-        .map_err(|e| FrontendError::ToolMissing { tool: tool.display().to_string(), source: e })?;
+    let out = cmd.output().map_err(|e| FrontendError::ToolMissing { tool: tool.display().to_string(), source: e })?;
     if out.status.success() {
         Ok(())
     } else {

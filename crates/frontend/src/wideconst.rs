@@ -78,7 +78,12 @@ impl WideConsts {
         let mut func = String::new();
         for line in text.lines() {
             if let Some(rest) = line.strip_prefix("define ") {
-                func = rest.split_once('@').map(|(_, r)| r.split('(').next().unwrap_or("")).unwrap_or("").trim_matches('"').to_string();
+                func = rest
+                    .split_once('@')
+                    .map(|(_, r)| r.split('(').next().unwrap_or(""))
+                    .unwrap_or("")
+                    .trim_matches('"')
+                    .to_string();
                 continue;
             }
             if line.starts_with('}') {
@@ -135,7 +140,14 @@ fn literals(line: &str) -> Vec<(u32, Limbs)> {
     let mut i = 0;
     while i < b.len() {
         // `i` + digits, not inside an identifier.
-        if b[i] == b'i' && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_' || b[i - 1] == b'.' || b[i - 1] == b'%' || b[i - 1] == b'@')) {
+        if b[i] == b'i'
+            && (i == 0
+                || !(b[i - 1].is_ascii_alphanumeric()
+                    || b[i - 1] == b'_'
+                    || b[i - 1] == b'.'
+                    || b[i - 1] == b'%'
+                    || b[i - 1] == b'@'))
+        {
             let mut j = i + 1;
             while j < b.len() && b[j].is_ascii_digit() {
                 j += 1;
@@ -190,7 +202,10 @@ mod tests {
         assert_eq!(t.resolve(72, 0, "f", Some("1")), Ok(vec![0, 0xff]));
         assert_eq!(t.resolve(72, 0, "f", Some("2")), Ok(vec![0, 0]));
         assert!(t.resolve(72, 0, "f", None).is_err());
-        assert_eq!(t.resolve(120, (-2097152i64) as u64, "f", Some("3")), Ok(vec![(-2097152i64) as u64, (1u64 << 56) - 1]));
+        assert_eq!(
+            t.resolve(120, (-2097152i64) as u64, "f", Some("3")),
+            Ok(vec![(-2097152i64) as u64, (1u64 << 56) - 1])
+        );
         assert!(t.resolve(100, 5, "f", Some("1")).is_err());
     }
 

@@ -32,7 +32,11 @@ fn run(cmd: &mut Command) -> Result<std::process::Output, String> {
     if out.status.success() {
         Ok(out)
     } else {
-        Err(format!("{cmd:?} failed: {}\n{}", String::from_utf8_lossy(&out.stderr), String::from_utf8_lossy(&out.stdout)))
+        Err(format!(
+            "{cmd:?} failed: {}\n{}",
+            String::from_utf8_lossy(&out.stderr),
+            String::from_utf8_lossy(&out.stdout)
+        ))
     }
 }
 
@@ -46,7 +50,9 @@ fn missing_tools(dir: &Path) -> Option<String> {
     let src = dir.join("probe.c");
     std::fs::write(&src, "int main(void) { return 0; }\n").expect("write the probe");
     let exe = dir.join("probe");
-    if run(Command::new("gcc").arg("-m32").arg(&src).arg("-o").arg(&exe)).is_err() || run(&mut Command::new(&exe)).is_err() {
+    if run(Command::new("gcc").arg("-m32").arg(&src).arg("-o").arg(&exe)).is_err()
+        || run(&mut Command::new(&exe)).is_err()
+    {
         return Some("gcc -m32 cannot build and run a program (no multilib)".into());
     }
     None
@@ -58,12 +64,15 @@ fn check_data_model(dir: &Path, f80: &Path, check: &Path, bits: &str) -> Vec<Str
     let m = format!("-m{bits}");
     // f80.c by clang-14 (what walkdown lowers), the driver by gcc -O0.
     let obj = dir.join(format!("f80_clang{bits}.o"));
-    run(Command::new("clang-14").arg(&m).args(CLANG_FLAGS).arg("-c").arg(f80).arg("-o").arg(&obj)).expect("clang-14 compiles f80.c");
+    run(Command::new("clang-14").arg(&m).args(CLANG_FLAGS).arg("-c").arg(f80).arg("-o").arg(&obj))
+        .expect("clang-14 compiles f80.c");
     let clang_exe = dir.join(format!("check_clang{bits}"));
-    run(Command::new("gcc").args(["-O0", &m]).arg(check).arg(&obj).arg("-o").arg(&clang_exe).arg("-lm")).expect("gcc links the checker");
+    run(Command::new("gcc").args(["-O0", &m]).arg(check).arg(&obj).arg("-o").arg(&clang_exe).arg("-lm"))
+        .expect("gcc links the checker");
     // Everything by gcc.
     let gcc_exe = dir.join(format!("check_gcc{bits}"));
-    run(Command::new("gcc").args(["-O0", &m]).arg(check).arg(f80).arg("-o").arg(&gcc_exe).arg("-lm")).expect("gcc builds the checker");
+    run(Command::new("gcc").args(["-O0", &m]).arg(check).arg(f80).arg("-o").arg(&gcc_exe).arg("-lm"))
+        .expect("gcc builds the checker");
     let mut failures = Vec::new();
     for (what, exe) in [("clang-14 -O1", &clang_exe), ("gcc", &gcc_exe)] {
         let out = Command::new(exe).args([SEED, ROUNDS]).output().expect("run the checker");
@@ -88,10 +97,15 @@ fn runtime_is_bit_exact_against_the_x87_in_both_data_models_and_both_compilers()
     let dir = tmp.path();
     // One data model per thread: the machine has two cores.
     let failures: Vec<String> = std::thread::scope(|scope| {
-        let workers: Vec<_> = ["64", "32"].map(|bits| scope.spawn({
-            let (f80, check) = (&f80, &check);
-            move || check_data_model(dir, f80, check, bits)
-        })).into_iter().collect();
+        let workers: Vec<_> = ["64", "32"]
+            .map(|bits| {
+                scope.spawn({
+                    let (f80, check) = (&f80, &check);
+                    move || check_data_model(dir, f80, check, bits)
+                })
+            })
+            .into_iter()
+            .collect();
         workers.into_iter().flat_map(|w| w.join().expect("checker thread")).collect()
     });
     assert!(failures.is_empty(), "mismatches against the x87: {failures:#?}");
@@ -105,14 +119,36 @@ fn runtime_ir_has_no_floats_memory_calls_vectors_or_data_dependent_branches() {
         return;
     }
     const INTRINSICS: &[&str] = &[
-        "llvm.ctlz", "llvm.cttz", "llvm.ctpop", "llvm.bswap", "llvm.fshl", "llvm.fshr", "llvm.umin", "llvm.umax", "llvm.smin", "llvm.smax",
-        "llvm.abs", "llvm.uadd.with.overflow", "llvm.sadd.with.overflow", "llvm.usub.with.overflow", "llvm.ssub.with.overflow",
-        "llvm.umul.with.overflow", "llvm.smul.with.overflow", "llvm.lifetime", "llvm.dbg",
+        "llvm.ctlz",
+        "llvm.cttz",
+        "llvm.ctpop",
+        "llvm.bswap",
+        "llvm.fshl",
+        "llvm.fshr",
+        "llvm.umin",
+        "llvm.umax",
+        "llvm.smin",
+        "llvm.smax",
+        "llvm.abs",
+        "llvm.uadd.with.overflow",
+        "llvm.sadd.with.overflow",
+        "llvm.usub.with.overflow",
+        "llvm.ssub.with.overflow",
+        "llvm.umul.with.overflow",
+        "llvm.smul.with.overflow",
+        "llvm.lifetime",
+        "llvm.dbg",
     ];
     for bits in ["64", "32"] {
         let ll = tmp.path().join(format!("f80_{bits}.ll"));
-        run(Command::new("clang-14").arg(format!("-m{bits}")).args(CLANG_FLAGS).args(["-S", "-emit-llvm"]).arg(runtime_dir().join("f80.c")).arg("-o").arg(&ll))
-            .expect("clang-14 compiles f80.c");
+        run(Command::new("clang-14")
+            .arg(format!("-m{bits}"))
+            .args(CLANG_FLAGS)
+            .args(["-S", "-emit-llvm"])
+            .arg(runtime_dir().join("f80.c"))
+            .arg("-o")
+            .arg(&ll))
+        .expect("clang-14 compiles f80.c");
         let ir = std::fs::read_to_string(&ll).expect("read the IR");
         let mut functions = 0;
         let mut branches = 0;
@@ -125,17 +161,27 @@ fn runtime_ir_has_no_floats_memory_calls_vectors_or_data_dependent_branches() {
             if code.starts_with("define ") {
                 functions += 1;
             }
-            let words: Vec<&str> = code.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '@')).filter(|w| !w.is_empty()).collect();
-            for bad in ["float", "double", "x86_fp80", "fadd", "fmul", "fdiv", "alloca", "load", "switch", "udiv", "sdiv", "urem", "srem", "i128"] {
+            let words: Vec<&str> = code
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '@'))
+                .filter(|w| !w.is_empty())
+                .collect();
+            for bad in [
+                "float", "double", "x86_fp80", "fadd", "fmul", "fdiv", "alloca", "load", "switch", "udiv", "sdiv",
+                "urem", "srem", "i128",
+            ] {
                 assert!(!words.contains(&bad), "-m{bits}: `{bad}` in the runtime's IR: {line}");
             }
             assert!(!code.contains(" x i"), "-m{bits}: a vector in the runtime's IR: {line}");
-            if let Some(wide) = words.iter().find(|w| w.starts_with('i') && w[1..].parse::<u32>().is_ok_and(|n| n > 64)) {
+            if let Some(wide) = words.iter().find(|w| w.starts_with('i') && w[1..].parse::<u32>().is_ok_and(|n| n > 64))
+            {
                 panic!("-m{bits}: {wide} in the runtime's IR: {line}");
             }
             if let Some(at) = code.find("call ") {
                 let callee = code[at..].split('@').nth(1).unwrap_or("");
-                assert!(INTRINSICS.iter().any(|i| callee.starts_with(i)), "-m{bits}: a call of something but an allowed intrinsic: {line}");
+                assert!(
+                    INTRINSICS.iter().any(|i| callee.starts_with(i)),
+                    "-m{bits}: a call of something but an allowed intrinsic: {line}"
+                );
             }
             if code.trim_start().starts_with("br i1") {
                 branches += 1;

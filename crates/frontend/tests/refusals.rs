@@ -60,7 +60,8 @@ fn integers_wider_than_256_bits_are_refused_at_their_line() {
 
 #[test]
 fn nested_arrays_of_2_to_the_32_elements_are_refused() {
-    let src = "struct S { char c[(1L << 32) + 16]; };\nstatic struct S s;\nint main(void) { s.c[7] = 2; return s.c[7]; }\n";
+    let src =
+        "struct S { char c[(1L << 32) + 16]; };\nstatic struct S s;\nint main(void) { s.c[7] = 2; return s.c[7]; }\n";
     let (what, _) = refusal(src, DataModel::LP64);
     assert!(what.contains("2^32 elements"), "{what}");
 }

@@ -8,7 +8,7 @@
 
 use std::path::PathBuf;
 
-use walkdown_frontend::{compile_c, FrontendSettings, FrontendError};
+use walkdown_frontend::{compile_c, FrontendError, FrontendSettings};
 use walkdown_ir::goals::{EdgeLabel, GoalKind, Goals};
 use walkdown_ir::{Operand, Program, Terminator};
 
@@ -81,7 +81,9 @@ fn or_used_as_a_value_has_two_decisions() -> Result<(), FrontendError> {
 fn nested_chains_have_one_decision_per_operand() -> Result<(), FrontendError> {
     // The inner `||`'s value, passed on by the `&&`'s join, is no decision
     // of its own.
-    let p = lower("int h(int a, int b, int c) { return a && (b || c); }\nint k(int a, int b, int c) { return (a || b) && c; }\n")?;
+    let p = lower(
+        "int h(int a, int b, int c) { return a && (b || c); }\nint k(int a, int b, int c) { return (a || b) && c; }\n",
+    )?;
     assert_eq!(edges(&p, "h"), branches_on(1, 3));
     assert_eq!(edges(&p, "k"), branches_on(2, 3));
     Ok(())
@@ -109,7 +111,9 @@ fn loop_condition_chain_has_a_goal_per_operand() -> Result<(), FrontendError> {
     // gcc: two outcomes for `i < n`, two for `k > 2`; clang also branches
     // on the chain's value (two more, always covered along with the
     // operands').
-    let p = lower("int l(int n, int k) {\n  int i, s = 0;\n  for (i = 0; i < n && k > 2; i++)\n    s++;\n  return s;\n}\n")?;
+    let p = lower(
+        "int l(int n, int k) {\n  int i, s = 0;\n  for (i = 0; i < n && k > 2; i++)\n    s++;\n  return s;\n}\n",
+    )?;
     assert_eq!(edges(&p, "l"), branches_on(3, 3));
     Ok(())
 }

@@ -33,12 +33,7 @@ pub struct ExecLimits {
 
 impl Default for ExecLimits {
     fn default() -> Self {
-        ExecLimits {
-            max_steps: 50_000_000,
-            max_call_depth: 100_000,
-            max_memory: 1 << 30,
-            deadline: None,
-        }
+        ExecLimits { max_steps: 50_000_000, max_call_depth: 100_000, max_memory: 1 << 30, deadline: None }
     }
 }
 

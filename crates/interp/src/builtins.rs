@@ -52,10 +52,7 @@ impl Machine<'_, '_> {
             match self.arg(regs, site, base, i) {
                 Some(v) => *a = v,
                 None => {
-                    return Flow::Stop(self.unsupported(
-                        pc,
-                        format!("call of {b:?} with {} arguments", site.args_len),
-                    ))
+                    return Flow::Stop(self.unsupported(pc, format!("call of {b:?} with {} arguments", site.args_len)))
                 }
             }
         }
@@ -66,9 +63,7 @@ impl Machine<'_, '_> {
             Builtin::Realloc => self.realloc(a0, a1),
             Builtin::Free => self.mem.free_heap(a0).map(|()| 0).map_err(Stop::Error),
             Builtin::Memset => self.memset(a0, a1 as u8, a2),
-            Builtin::Memcpy | Builtin::Memmove => {
-                self.mem.copy(a0, a1, a2).map(|()| a0).map_err(Stop::from)
-            }
+            Builtin::Memcpy | Builtin::Memmove => self.mem.copy(a0, a1, a2).map(|()| a0).map_err(Stop::from),
             Builtin::Memcmp => self.memcmp(a0, a1, a2),
             Builtin::Strlen => self.strlen(a0),
             Builtin::Strcmp => self.strncmp(a0, a1, u64::MAX),
@@ -85,11 +80,7 @@ impl Machine<'_, '_> {
             Builtin::Fabs | Builtin::Sqrt => {
                 let ty = site.ret.or(param0).unwrap_or(Type::F64);
                 let v = self.arg(regs, site, base, 0).unwrap_or(0);
-                Ok(if b == Builtin::Fabs {
-                    eval_fabs(ty, v)
-                } else {
-                    eval_sqrt(ty, v)
-                })
+                Ok(if b == Builtin::Fabs { eval_fabs(ty, v) } else { eval_sqrt(ty, v) })
             }
             // Run by `call_shared` above.
             _ => Ok(0),
@@ -181,18 +172,10 @@ impl Machine<'_, '_> {
     fn memcmp(&mut self, a: u64, b: u64, n: u64) -> Result<u64, Stop> {
         let mut buf = std::mem::take(&mut self.bytes);
         buf.clear();
-        let r = self
-            .mem
-            .bytes(a, n)
-            .map(|s| buf.extend_from_slice(s))
-            .and_then(|()| {
-                let sb = self.mem.bytes(b, n)?;
-                Ok(buf
-                    .iter()
-                    .zip(sb)
-                    .find(|(x, y)| x != y)
-                    .map_or(0, |(&x, &y)| i32::from(x) - i32::from(y)))
-            });
+        let r = self.mem.bytes(a, n).map(|s| buf.extend_from_slice(s)).and_then(|()| {
+            let sb = self.mem.bytes(b, n)?;
+            Ok(buf.iter().zip(sb).find(|(x, y)| x != y).map_or(0, |(&x, &y)| i32::from(x) - i32::from(y)))
+        });
         self.bytes = buf;
         Ok(r? as u32 as u64)
     }
@@ -231,10 +214,7 @@ impl Machine<'_, '_> {
         let lim = usize::try_from(limit).unwrap_or(usize::MAX).min(t.len());
         match t[..lim].iter().position(|&c| c == 0) {
             Some(i) => Ok(&t[..i]),
-            None => Err(MemFault {
-                kind: CheckKind::OutOfBounds,
-                addr: s,
-            }),
+            None => Err(MemFault { kind: CheckKind::OutOfBounds, addr: s }),
         }
     }
 
@@ -304,11 +284,7 @@ impl Machine<'_, '_> {
 fn arity(b: Builtin) -> usize {
     match b {
         Builtin::Malloc | Builtin::Free | Builtin::Strlen => 1,
-        Builtin::Calloc
-        | Builtin::Realloc
-        | Builtin::Strcmp
-        | Builtin::Strcpy
-        | Builtin::Strchr => 2,
+        Builtin::Calloc | Builtin::Realloc | Builtin::Strcmp | Builtin::Strcpy | Builtin::Strchr => 2,
         Builtin::Memset
         | Builtin::Memcpy
         | Builtin::Memmove

@@ -24,63 +24,50 @@ impl Machine<'_, '_> {
     }
 
     /// Executes a call: enters a defined function or runs a model.
-    pub(crate) fn call(
-        &mut self,
-        regs: &mut Vec<u64>,
-        site: &CallSite,
-        pc: usize,
-        base: usize,
-        frame: usize,
-    ) -> Flow {
+    pub(crate) fn call(&mut self, regs: &mut Vec<u64>, site: &CallSite, pc: usize, base: usize, frame: usize) -> Flow {
         let p = self.p;
-        let fno = match site.target {
-            CallTarget::Direct(f) => f,
-            CallTarget::Indirect(o) => {
-                let addr = regs[o.slot(base)];
-                let i = p.func_addrs.partition_point(|&(a, _)| a < addr);
-                match p.func_addrs.get(i) {
-                    Some(&(a, f)) if a == addr => {
-                        let callee = &p.funcs[f as usize];
-                        let n = site.args_len as usize;
-                        if n < callee.params.len() || (!callee.variadic && n != callee.params.len())
-                        {
-                            return Flow::Stop(self.unsupported(
-                                pc,
-                                format!(
-                                    "indirect call of @{} with {n} arguments; it takes {}",
-                                    callee.name,
-                                    callee.params.len()
-                                ),
-                            ));
+        let fno =
+            match site.target {
+                CallTarget::Direct(f) => f,
+                CallTarget::Indirect(o) => {
+                    let addr = regs[o.slot(base)];
+                    let i = p.func_addrs.partition_point(|&(a, _)| a < addr);
+                    match p.func_addrs.get(i) {
+                        Some(&(a, f)) if a == addr => {
+                            let callee = &p.funcs[f as usize];
+                            let n = site.args_len as usize;
+                            if n < callee.params.len() || (!callee.variadic && n != callee.params.len()) {
+                                return Flow::Stop(self.unsupported(
+                                    pc,
+                                    format!(
+                                        "indirect call of @{} with {n} arguments; it takes {}",
+                                        callee.name,
+                                        callee.params.len()
+                                    ),
+                                ));
+                            }
+                            if site.ret.is_some() && callee.ret.is_none() {
+                                return Flow::Stop(self.unsupported(
+                                    pc,
+                                    format!("indirect call of void @{} expects a result", callee.name),
+                                ));
+                            }
+                            f
                         }
-                        if site.ret.is_some() && callee.ret.is_none() {
-                            return Flow::Stop(self.unsupported(
-                                pc,
-                                format!("indirect call of void @{} expects a result", callee.name),
-                            ));
+                        _ => {
+                            let kind = if addr < crate::memory::NULL_LIMIT {
+                                CheckKind::NullDeref
+                            } else {
+                                CheckKind::OutOfBounds
+                            };
+                            return Flow::Stop(self.error(pc, kind));
                         }
-                        f
-                    }
-                    _ => {
-                        let kind = if addr < crate::memory::NULL_LIMIT {
-                            CheckKind::NullDeref
-                        } else {
-                            CheckKind::OutOfBounds
-                        };
-                        return Flow::Stop(self.error(pc, kind));
                     }
                 }
-            }
-        };
+            };
         let callee = &p.funcs[fno as usize];
         match &callee.kind {
-            FuncKind::Defined {
-                entry,
-                frame: callee_frame,
-                params,
-                consts_start,
-                consts_len,
-            } => {
+            FuncKind::Defined { entry, frame: callee_frame, params, consts_start, consts_len } => {
                 let depth = self.frames.len() + 1;
                 if depth >= self.limits.max_call_depth as usize {
                     return Flow::Stop(Outcome::DepthLimit);
@@ -109,11 +96,7 @@ impl Machine<'_, '_> {
                     ret_mask: site.ret.map_or(0, |t| mask(t.bits(dm))),
                     alloca_mark: self.allocas.len() as u32,
                 });
-                Flow::Enter {
-                    pc: *entry as usize,
-                    base: new_base,
-                    frame: *callee_frame as usize,
-                }
+                Flow::Enter { pc: *entry as usize, base: new_base, frame: *callee_frame as usize }
             }
             FuncKind::Builtin(b) => {
                 let b = *b;
@@ -135,11 +118,7 @@ impl Machine<'_, '_> {
                         Some(f) => self.read_cstring(f, 64).is_ok_and(|s| s == b"reach_error"),
                         None => false,
                     };
-                    let kind = if in_reach_error {
-                        CheckKind::ReachError
-                    } else {
-                        CheckKind::Assertion
-                    };
+                    let kind = if in_reach_error { CheckKind::ReachError } else { CheckKind::Assertion };
                     Flow::Stop(self.error(pc, kind))
                 }
                 Model::Assume => match self.arg(regs, site, base, 0) {
@@ -164,7 +143,10 @@ impl Machine<'_, '_> {
                 // through it a false memory error. The run stops here,
                 // keeping what it covered, with its own outcome.
                 if site.ret == Some(Type::Ptr) {
-                    let what = format!("stopped at `{}`, which has neither a body nor a model: its pointer result cannot be an input", callee.name);
+                    let what = format!(
+                        "stopped at `{}`, which has neither a body nor a model: its pointer result cannot be an input",
+                        callee.name
+                    );
                     return Flow::Stop(self.unsupported(pc, what));
                 }
                 if let Some(ty) = site.ret {

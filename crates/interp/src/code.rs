@@ -15,9 +15,7 @@
 //! instruction, source location, error-site goal and line-count slot.
 
 use crate::memory::Memory;
-use walkdown_ir::{
-    BinOp, Builtin, CastOp, CheckKind, CmpPred, DataModel, FileId, FuncId, Inst, Loc, Type, UnOp,
-};
+use walkdown_ir::{BinOp, Builtin, CastOp, CheckKind, CmpPred, DataModel, FileId, FuncId, Inst, Loc, Type, UnOp};
 
 /// "No register", "no goal", "no line slot".
 pub const NONE: u32 = u32::MAX;
@@ -492,22 +490,8 @@ pub(crate) fn fuse(cmp: XInst, term: XInst) -> Option<XInst> {
         XInst::Ne { dst, a, b } => XInst::BrNe { dst, a, b, t, f },
         XInst::Ult { dst, a, b } => XInst::BrUlt { dst, a, b, t, f },
         XInst::Ule { dst, a, b } => XInst::BrUle { dst, a, b, t, f },
-        XInst::Slt { sh, dst, a, b } => XInst::BrSlt {
-            sh,
-            dst,
-            a,
-            b,
-            t,
-            f,
-        },
-        XInst::Sle { sh, dst, a, b } => XInst::BrSle {
-            sh,
-            dst,
-            a,
-            b,
-            t,
-            f,
-        },
+        XInst::Slt { sh, dst, a, b } => XInst::BrSlt { sh, dst, a, b, t, f },
+        XInst::Sle { sh, dst, a, b } => XInst::BrSle { sh, dst, a, b, t, f },
         _ => return None,
     };
     let dst = match fused {
@@ -526,11 +510,7 @@ pub(crate) fn fuse(cmp: XInst, term: XInst) -> Option<XInst> {
 mod tests {
     #[test]
     fn xinst_is_small() {
-        assert!(
-            std::mem::size_of::<super::XInst>() <= 24,
-            "{}",
-            std::mem::size_of::<super::XInst>()
-        );
+        assert!(std::mem::size_of::<super::XInst>() <= 24, "{}", std::mem::size_of::<super::XInst>());
         eprintln!("XInst: {} bytes", std::mem::size_of::<super::XInst>());
     }
 }

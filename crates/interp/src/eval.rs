@@ -321,11 +321,7 @@ pub fn cvtt_i64(f: f64) -> i64 {
 /// value (`0x80…0` of the conversion width, truncated).
 #[inline]
 pub fn fp_to_si(f: f64, bits: u32) -> u64 {
-    let v = if bits <= 32 {
-        cvtt_i32(f) as u32 as u64
-    } else {
-        cvtt_i64(f) as u64
-    };
+    let v = if bits <= 32 { cvtt_i32(f) as u32 as u64 } else { cvtt_i64(f) as u64 };
     truncate(v, bits)
 }
 
@@ -359,9 +355,7 @@ pub fn eval_cast(op: CastOp, from: Type, to: Type, a: u64, dm: DataModel) -> u64
     let fb = from.bits(dm);
     let tb = to.bits(dm);
     match op {
-        CastOp::Trunc | CastOp::ZExt | CastOp::PtrToInt | CastOp::IntToPtr => {
-            truncate(a & mask(fb), tb)
-        }
+        CastOp::Trunc | CastOp::ZExt | CastOp::PtrToInt | CastOp::IntToPtr => truncate(a & mask(fb), tb),
         CastOp::SExt => truncate(sext(a, fb) as u64, tb),
         CastOp::FpToSi if dm == DataModel::ILP32 && tb <= 16 => truncate(cvtt_i16(to_float(from, a)) as u16 as u64, tb),
         CastOp::FpToUi if dm == DataModel::ILP32 && tb <= 8 => truncate(cvtt_i16(to_float(from, a)) as u16 as u64, tb),
@@ -433,16 +427,10 @@ mod tests {
         let m1 = 0xffff_ffffu64;
         assert_eq!(eval_bin(BinOp::SDiv, Type::I32, min, m1, DM), min);
         assert_eq!(eval_bin(BinOp::SRem, Type::I32, min, m1, DM), 0);
-        assert_eq!(
-            eval_bin(BinOp::SDiv, Type::I64, 1 << 63, u64::MAX, DM),
-            1 << 63
-        );
+        assert_eq!(eval_bin(BinOp::SDiv, Type::I64, 1 << 63, u64::MAX, DM), 1 << 63);
         assert_eq!(eval_bin(BinOp::UDiv, Type::I8, 7, 0, DM), 0);
         assert_eq!(eval_bin(BinOp::URem, Type::I8, 7, 0, DM), 7);
-        assert_eq!(
-            eval_bin(BinOp::SRem, Type::I32, (-7i32) as u32 as u64, 2, DM),
-            (-1i32) as u32 as u64
-        );
+        assert_eq!(eval_bin(BinOp::SRem, Type::I32, (-7i32) as u32 as u64, 2, DM), (-1i32) as u32 as u64);
     }
 
     /// Expected values printed by a gcc -O0 x86-64 build of casts of these
@@ -478,10 +466,7 @@ mod tests {
         assert_eq!(fp_to_si(f64::NAN, 64), 1 << 63);
         assert_eq!(fp_to_si(-3.9, 8), 0xfd);
         assert_eq!(fp_to_ui(-1.0, 32), 0xffff_ffff);
-        assert_eq!(
-            fp_to_ui(1.8446744073709552e19 - 4096.0, 64),
-            18446744073709547520
-        );
+        assert_eq!(fp_to_ui(1.8446744073709552e19 - 4096.0, 64), 18446744073709547520);
         assert_eq!(fp_to_ui(3e9, 32), 3_000_000_000);
         assert_eq!(fp_to_ui(f64::NAN, 64), 1 << 63);
     }

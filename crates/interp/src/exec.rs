@@ -11,9 +11,7 @@
 
 use crate::api::{ConsumedInput, ExecLimits, LineCount, Outcome, RunResult};
 use crate::code::{FuncKind, Prepared, XInst, NONE};
-use crate::eval::{
-    eval_bin_bits, eval_cast, eval_cmp_bits, eval_ptradd, eval_select, eval_un_bits, mask, sext,
-};
+use crate::eval::{eval_bin_bits, eval_cast, eval_cmp_bits, eval_ptradd, eval_select, eval_un_bits, mask, sext};
 use crate::fastforward::{self, V};
 use crate::memory::{MemFault, Memory, ObjectKind};
 use walkdown_ir::entity::EntityRef;
@@ -110,12 +108,7 @@ pub(crate) struct Machine<'p, 't> {
 }
 
 impl<'p, 't> Machine<'p, 't> {
-    pub(crate) fn new(
-        p: &'p Prepared,
-        inputs: &'t [InputValue],
-        limits: ExecLimits,
-        lines: bool,
-    ) -> Self {
+    pub(crate) fn new(p: &'p Prepared, inputs: &'t [InputValue], limits: ExecLimits, lines: bool) -> Self {
         let mut mem = p.memory.clone();
         mem.set_max_live_bytes(limits.max_memory);
         Machine {
@@ -126,11 +119,7 @@ impl<'p, 't> Machine<'p, 't> {
             scratch: Vec::new(),
             bytes: Vec::new(),
             covered: vec![0; p.goal_count.div_ceil(64)],
-            lines: if lines {
-                vec![0; p.lines.len()]
-            } else {
-                Vec::new()
-            },
+            lines: if lines { vec![0; p.lines.len()] } else { Vec::new() },
             inputs,
             next_input: 0,
             consumed: Vec::new(),
@@ -177,11 +166,7 @@ impl<'p, 't> Machine<'p, 't> {
             }
         }
         let line_counts = if record_lines {
-            p.lines
-                .iter()
-                .zip(&self.lines)
-                .map(|(&(file, line), &count)| LineCount { file, line, count })
-                .collect()
+            p.lines.iter().zip(&self.lines).map(|(&(file, line), &count)| LineCount { file, line, count }).collect()
         } else {
             Vec::new()
         };
@@ -196,29 +181,15 @@ impl<'p, 't> Machine<'p, 't> {
             skipped_steps: self.skipped_steps,
             fast_forwards: self.ff_jumps,
             jumps: std::mem::take(&mut self.ff_notes),
-            unknown_externals: self
-                .unknown
-                .iter()
-                .map(|&f| p.funcs[f as usize].name.clone())
-                .collect(),
+            unknown_externals: self.unknown.iter().map(|&f| p.funcs[f as usize].name.clone()).collect(),
         }
     }
 
     fn start(&mut self, record_lines: bool) -> Outcome {
         let p = self.p;
         let main = &p.funcs[p.entry as usize];
-        let FuncKind::Defined {
-            entry,
-            frame,
-            params,
-            consts_start,
-            consts_len,
-        } = &main.kind
-        else {
-            return Outcome::Unsupported {
-                what: "`main` has no body".into(),
-                loc: Loc::UNKNOWN,
-            };
+        let FuncKind::Defined { entry, frame, params, consts_start, consts_len } = &main.kind else {
+            return Outcome::Unsupported { what: "`main` has no body".into(), loc: Loc::UNKNOWN };
         };
         let base = 0;
         let mut regs = vec![0; base + *frame as usize];
@@ -267,10 +238,7 @@ impl<'p, 't> Machine<'p, 't> {
     }
 
     pub(crate) fn unsupported(&self, pc: usize, what: String) -> Outcome {
-        Outcome::Unsupported {
-            what,
-            loc: self.p.meta[pc].loc,
-        }
+        Outcome::Unsupported { what, loc: self.p.meta[pc].loc }
     }
 
     /// The next input as a value of type `ty` (0 once the vector is
@@ -311,8 +279,7 @@ impl<'p, 't> Machine<'p, 't> {
         let edge = self.p.edges[e as usize];
         self.cover(edge.goal);
         if edge.moves_len != 0 {
-            let moves = &self.p.moves
-                [edge.moves_start as usize..(edge.moves_start + edge.moves_len) as usize];
+            let moves = &self.p.moves[edge.moves_start as usize..(edge.moves_start + edge.moves_len) as usize];
             if edge.parallel {
                 self.scratch.clear();
                 for &(_, src) in moves {
@@ -429,7 +396,8 @@ impl<'p, 't> Machine<'p, 't> {
         // With a deadline, the step counter stops every `DEADLINE_CHECK`
         // steps to look at the clock: the hot loop keeps its one
         // comparison per step.
-        let mut limit = if deadline.is_some() { max_steps.min(steps.saturating_add(DEADLINE_CHECK)) } else { max_steps };
+        let mut limit =
+            if deadline.is_some() { max_steps.min(steps.saturating_add(DEADLINE_CHECK)) } else { max_steps };
         macro_rules! stop {
             ($o:expr) => {{
                 let o = $o;
@@ -528,13 +496,7 @@ impl<'p, 't> Machine<'p, 't> {
                         wr!(dst, ((x >> n) as u64) & (u64::MAX >> sh));
                         pc += 1;
                     }
-                    XInst::Bin {
-                        op,
-                        bits,
-                        dst,
-                        a,
-                        b,
-                    } => {
+                    XInst::Bin { op, bits, dst, a, b } => {
                         wr!(dst, eval_bin_bits(op, u32::from(bits), rd!(a), rd!(b)));
                         pc += 1;
                     }
@@ -568,59 +530,27 @@ impl<'p, 't> Machine<'p, 't> {
                     XInst::BrNe { dst, a, b, t, f } => cmp_br!(rd!(a) != rd!(b), dst, t, f),
                     XInst::BrUlt { dst, a, b, t, f } => cmp_br!(rd!(a) < rd!(b), dst, t, f),
                     XInst::BrUle { dst, a, b, t, f } => cmp_br!(rd!(a) <= rd!(b), dst, t, f),
-                    XInst::BrSlt {
-                        sh,
-                        dst,
-                        a,
-                        b,
-                        t,
-                        f,
-                    } => {
+                    XInst::BrSlt { sh, dst, a, b, t, f } => {
                         cmp_br!(((rd!(a) << sh) as i64) < ((rd!(b) << sh) as i64), dst, t, f)
                     }
-                    XInst::BrSle {
-                        sh,
-                        dst,
-                        a,
-                        b,
-                        t,
-                        f,
-                    } => {
-                        cmp_br!(
-                            ((rd!(a) << sh) as i64) <= ((rd!(b) << sh) as i64),
-                            dst,
-                            t,
-                            f
-                        )
+                    XInst::BrSle { sh, dst, a, b, t, f } => {
+                        cmp_br!(((rd!(a) << sh) as i64) <= ((rd!(b) << sh) as i64), dst, t, f)
                     }
-                    XInst::Cmp {
-                        pred,
-                        bits,
-                        dst,
-                        a,
-                        b,
-                    } => {
-                        wr!(
-                            dst,
-                            u64::from(eval_cmp_bits(pred, u32::from(bits), rd!(a), rd!(b)))
-                        );
+                    XInst::Cmp { pred, bits, dst, a, b } => {
+                        wr!(dst, u64::from(eval_cmp_bits(pred, u32::from(bits), rd!(a), rd!(b))));
                         pc += 1;
                     }
-                    XInst::Load { ty, size, dst, ptr } => {
-                        match self.mem.load(rd!(ptr), u64::from(size)) {
-                            Ok(v) => {
-                                wr!(dst, if ty == Type::I1 { v & 1 } else { v });
-                                pc += 1;
-                            }
-                            Err(f) => stop!(self.fault(pc, f)),
+                    XInst::Load { ty, size, dst, ptr } => match self.mem.load(rd!(ptr), u64::from(size)) {
+                        Ok(v) => {
+                            wr!(dst, if ty == Type::I1 { v & 1 } else { v });
+                            pc += 1;
                         }
-                    }
-                    XInst::Store { size, ptr, val } => {
-                        match self.mem.store(rd!(ptr), u64::from(size), rd!(val)) {
-                            Ok(()) => pc += 1,
-                            Err(f) => stop!(self.fault(pc, f)),
-                        }
-                    }
+                        Err(f) => stop!(self.fault(pc, f)),
+                    },
+                    XInst::Store { size, ptr, val } => match self.mem.store(rd!(ptr), u64::from(size), rd!(val)) {
+                        Ok(()) => pc += 1,
+                        Err(f) => stop!(self.fault(pc, f)),
+                    },
                     XInst::Branch { c, t, f } => {
                         let e = if rd!(c) & 1 != 0 { t } else { f };
                         pc = self.take(r, e, base);
@@ -630,13 +560,7 @@ impl<'p, 't> Machine<'p, 't> {
                         wr!(dst, eval_ptradd(rd!(b), rd!(off), dm));
                         pc += 1;
                     }
-                    XInst::Cast {
-                        op,
-                        from,
-                        to,
-                        dst,
-                        a,
-                    } => {
+                    XInst::Cast { op, from, to, dst, a } => {
                         wr!(dst, eval_cast(op, from, to, rd!(a), dm));
                         pc += 1;
                     }
@@ -651,8 +575,7 @@ impl<'p, 't> Machine<'p, 't> {
                     XInst::Switch { table } => {
                         let t = p.switches[table as usize];
                         let v = rd!(t.val) & mask(t.ty.bits(dm));
-                        let cases = &p.cases
-                            [t.cases_start as usize..(t.cases_start + t.cases_len) as usize];
+                        let cases = &p.cases[t.cases_start as usize..(t.cases_start + t.cases_len) as usize];
                         let e = match cases.binary_search_by_key(&v, |&(k, _)| k) {
                             Ok(i) => cases[i].1,
                             Err(_) => t.default,
@@ -687,19 +610,15 @@ impl<'p, 't> Machine<'p, 't> {
                     }
                     XInst::Alloca { dst, size, align } => {
                         let n = rd!(size);
-                        match self
-                            .mem
-                            .alloc(n, u64::from(align), ObjectKind::Stack, false)
-                        {
+                        match self.mem.alloc(n, u64::from(align), ObjectKind::Stack, false) {
                             Ok((idx, addr)) => {
                                 self.allocas.push(idx);
                                 wr!(dst, addr);
                                 pc += 1;
                             }
-                            Err(e) => stop!(self.unsupported(
-                                pc,
-                                format!("stack allocation of {n} bytes failed: {e:?}")
-                            )),
+                            Err(e) => {
+                                stop!(self.unsupported(pc, format!("stack allocation of {n} bytes failed: {e:?}")))
+                            }
                         }
                     }
                     XInst::Nondet { ty, signed, dst } => {
@@ -730,16 +649,7 @@ impl<'p, 't> Machine<'p, 't> {
             let site = p.calls[site as usize];
             match self.call(regs, &site, pc, base, frame) {
                 Flow::Next => pc += 1,
-                Flow::Enter {
-                    pc: entry,
-                    base: b,
-                    frame: f,
-                }
-                | Flow::Resume {
-                    pc: entry,
-                    base: b,
-                    frame: f,
-                } => {
+                Flow::Enter { pc: entry, base: b, frame: f } | Flow::Resume { pc: entry, base: b, frame: f } => {
                     pc = entry;
                     base = b;
                     frame = f;

@@ -52,11 +52,11 @@ mod marking;
 mod nest;
 mod solve;
 
+use crate::code::{Edge, Prepared, XInst, NONE};
+use crate::eval::{eval_bin_bits, eval_cast, eval_cmp_bits, eval_select, eval_un_bits, mask};
 pub(crate) use marking::analyze_function;
 use nest::*;
 use solve::*;
-use crate::code::{Edge, Prepared, XInst, NONE};
-use crate::eval::{eval_bin_bits, eval_cast, eval_cmp_bits, eval_select, eval_un_bits, mask};
 use std::collections::{HashMap, HashSet};
 use walkdown_ir::entity::EntityRef;
 use walkdown_ir::{BinOp, InstKind, Operand, Value};
@@ -84,11 +84,7 @@ impl FastForward {
 
 impl Default for FastForward {
     fn default() -> Self {
-        FastForward {
-            enabled: true,
-            loops: Vec::new(),
-            heads: Vec::new(),
-        }
+        FastForward { enabled: true, loops: Vec::new(), heads: Vec::new() }
     }
 }
 
@@ -239,9 +235,7 @@ impl V {
     fn low(self) -> Option<(u64, St, u32)> {
         match self {
             V::Aff { a, s, .. } if s == Z => Some((a, Z, 64)),
-            V::Aff { a, s, bits } | V::SAff { a, s, bits, .. } | V::Low { a, s, bits } => {
-                Some((a, s, u32::from(bits)))
-            }
+            V::Aff { a, s, bits } | V::SAff { a, s, bits, .. } | V::Low { a, s, bits } => Some((a, s, u32::from(bits))),
             V::Opaque => None,
         }
     }
@@ -603,9 +597,7 @@ pub(crate) fn walk_in(ctx: &mut Ctx<'_>, l: &FfLoop, vals: &mut Vec<(u32, V)>, w
                         }
                     }
                     V::SAff { a: xa, s, bits, .. } | V::Low { a: xa, s, bits }
-                        if matches!(op, CastOp::Trunc)
-                            && tb <= u32::from(bits)
-                            && tb <= fb =>
+                        if matches!(op, CastOp::Trunc) && tb <= u32::from(bits) && tb <= fb =>
                     {
                         V::Aff { a: xa & mask(tb), s: masked(s, mask(tb)), bits: tb as u8 }
                     }
@@ -652,21 +644,14 @@ pub(crate) fn walk_in(ctx: &mut Ctx<'_>, l: &FfLoop, vals: &mut Vec<(u32, V)>, w
                     return Err(GiveUp);
                 };
                 let bits = t.ty.bits(dm);
-                let cases = p
-                    .cases
-                    .get(t.cases_start as usize..(t.cases_start + t.cases_len) as usize)
-                    .ok_or(GiveUp)?;
+                let cases =
+                    p.cases.get(t.cases_start as usize..(t.cases_start + t.cases_len) as usize).ok_or(GiveUp)?;
                 if v.constant().is_none() {
                     if cases.len() > 64 {
                         return Err(GiveUp);
                     }
                     for &(k, _) in cases {
-                        w.preds.push(Pred {
-                            pred: CmpPred::Eq,
-                            bits,
-                            x: v,
-                            y: konst(k),
-                        });
+                        w.preds.push(Pred { pred: CmpPred::Eq, bits, x: v, y: konst(k) });
                     }
                 }
                 let vm = va & mask(bits);
@@ -686,10 +671,8 @@ pub(crate) fn walk_in(ctx: &mut Ctx<'_>, l: &FfLoop, vals: &mut Vec<(u32, V)>, w
             w.goals.push(ed.goal);
         }
         moved.clear();
-        for &(dst, src) in p
-            .moves
-            .get(ed.moves_start as usize..(ed.moves_start + ed.moves_len) as usize)
-            .ok_or(GiveUp)?
+        for &(dst, src) in
+            p.moves.get(ed.moves_start as usize..(ed.moves_start + ed.moves_len) as usize).ok_or(GiveUp)?
         {
             moved.push((dst, get(vals, src)));
         }
@@ -759,11 +742,7 @@ fn same_pcs(a: &[(u32, Weight)], b: &[(u32, Weight)]) -> bool {
 /// code (the concolic tracer) use it where the loop's values are concrete.
 pub fn plan(p: &Prepared, li: usize, r: &[u64], base: usize, scratch: &mut Vec<(u32, V)>) -> Option<Jump> {
     let l = p.ff.loops.get(li)?;
-    let cur: Vec<u64> = l
-        .params
-        .iter()
-        .map(|&(reg, _)| r.get(base + reg as usize).copied())
-        .collect::<Option<_>>()?;
+    let cur: Vec<u64> = l.params.iter().map(|&(reg, _)| r.get(base + reg as usize).copied()).collect::<Option<_>>()?;
     let mut ctx = Ctx { p, r, base, depth: 1, budget: NEST_BUDGET };
     let vals = scratch;
     vals.clear();
@@ -862,12 +841,7 @@ mod tests {
             for a in (0..256u64).step_by(7) {
                 for s in [1u64, 2, 3, 4, 6, 16, 100, 128, 200, 254, 255] {
                     for c in [0u64, 1, 5, 9, 10, 127, 128, 129, 200, 254, 255] {
-                        let p = Pred {
-                            pred,
-                            bits: 8,
-                            x: V::Aff { a, s: step0(s), bits: 8 },
-                            y: konst(c),
-                        };
+                        let p = Pred { pred, bits: 8, x: V::Aff { a, s: step0(s), bits: 8 }, y: konst(c) };
                         let want = brute(a, s, 8, pred, c, 8);
                         match first_change(&p) {
                             Ok(got) => {
@@ -877,12 +851,7 @@ mod tests {
                             Err(GiveUp) => given_up += 1,
                         }
                         // The swapped form.
-                        let q = Pred {
-                            pred,
-                            bits: 8,
-                            x: konst(c),
-                            y: V::Aff { a, s: step0(s), bits: 8 },
-                        };
+                        let q = Pred { pred, bits: 8, x: konst(c), y: V::Aff { a, s: step0(s), bits: 8 } };
                         let m = 256u128;
                         let at = |k: u128| ((u128::from(a) + u128::from(s) * k) % m) as u64;
                         let v0 = eval_cmp_bits(pred, 8, c, at(0));
@@ -903,12 +872,7 @@ mod tests {
         // interpreter compares zero-extended registers).
         for c in [0u64, 3, 255, 256, 1000] {
             for pred in [CmpPred::Ult, CmpPred::Ule, CmpPred::Eq, CmpPred::Ne] {
-                let p = Pred {
-                    pred,
-                    bits: 64,
-                    x: V::Aff { a: 250, s: step0(3), bits: 8 },
-                    y: konst(c),
-                };
+                let p = Pred { pred, bits: 64, x: V::Aff { a: 250, s: step0(3), bits: 8 }, y: konst(c) };
                 let at = |k: u128| ((250u128 + 3 * k) % 256) as u64;
                 let v0 = eval_cmp_bits(pred, 64, at(0), c);
                 let want = (1..=300u128).find(|&k| eval_cmp_bits(pred, 64, at(k), c) != v0);
@@ -952,12 +916,7 @@ mod tests {
     #[test]
     fn wrap_around_of_a_32_bit_counter_is_solved_exactly() {
         // x = 10, x += 2 while x >= 10 (unsigned): changes at the wrap.
-        let p = Pred {
-            pred: CmpPred::Uge,
-            bits: 32,
-            x: V::Aff { a: 10, s: step0(2), bits: 32 },
-            y: konst(10),
-        };
+        let p = Pred { pred: CmpPred::Uge, bits: 32, x: V::Aff { a: 10, s: step0(2), bits: 32 }, y: konst(10) };
         let k = first_change(&p).unwrap().unwrap();
         assert_eq!(k, ((1u128 << 32) - 10) / 2);
         assert!((10 + 2 * k) % (1u128 << 32) < 10);
@@ -995,7 +954,10 @@ mod tests {
                                     let p = Pred { pred, bits: 8, x: V::Aff { a, s, bits: 8 }, y: konst(c) };
                                     let Ok(Some(f)) = arc_form(&p) else { continue };
                                     if let Ok(got) = two_d(&f, 0, 1, len) {
-                                        assert!(got.is_none_or(|g| g >= 1), "{pred:?} a={a} st={st} sj={sj} c={c} {len:?}");
+                                        assert!(
+                                            got.is_none_or(|g| g >= 1),
+                                            "{pred:?} a={a} st={st} sj={sj} c={c} {len:?}"
+                                        );
                                     }
                                     continue;
                                 };
@@ -1017,7 +979,9 @@ mod tests {
                                             early += 1;
                                         }
                                     }
-                                    Ok(None) => panic!("{pred:?} a={a} st={st} sj={sj} c={c} {len:?}: missed the change at {want}"),
+                                    Ok(None) => panic!(
+                                        "{pred:?} a={a} st={st} sj={sj} c={c} {len:?}: missed the change at {want}"
+                                    ),
                                     Err(GiveUp) => given_up += 1,
                                 }
                             }
@@ -1036,7 +1000,8 @@ mod tests {
         let direct = |f: &[Len], k: u128| -> u128 {
             (0..k as i128).map(|x| f.iter().map(|&(l0, l1)| l0 + l1 * x).product::<i128>() as u128).sum()
         };
-        let cases: &[&[Len]] = &[&[], &[(3, 1)], &[(6000, -1)], &[(5, 2), (7, 0), (1, 1)], &[(4999, -1), (0, 1), (2, 3)]];
+        let cases: &[&[Len]] =
+            &[&[], &[(3, 1)], &[(6000, -1)], &[(5, 2), (7, 0), (1, 1)], &[(4999, -1), (0, 1), (2, 3)]];
         for f in cases {
             for k in [0u128, 1, 2, 100, 4096, 4097, 5000] {
                 assert_eq!(weighted_sum(f, k), direct(f, k), "{f:?} k={k}");
@@ -1045,5 +1010,4 @@ mod tests {
         // Past 2^128 it saturates.
         assert_eq!(weighted_sum(&[(0, 1); 5], 1 << 40), u128::MAX);
     }
-
 }

@@ -49,17 +49,19 @@
 
 mod api;
 mod builtins;
-pub mod libc;
 mod call;
 pub mod code;
 pub mod eval;
 mod exec;
 pub mod fastforward;
+pub mod libc;
 pub mod memory;
 mod output;
 mod prepare;
 
-pub use api::{ConsumedInput, ExecLimits, InterpError, JumpNote, LineCount, Outcome, RunOptions, RunResult, MAX_JUMP_NOTES};
+pub use api::{
+    ConsumedInput, ExecLimits, InterpError, JumpNote, LineCount, Outcome, RunOptions, RunResult, MAX_JUMP_NOTES,
+};
 pub use exec::input_bits;
 
 /// A line count a fast-forward jump would push past this stays here
@@ -82,20 +84,12 @@ impl Interpreter {
     /// Prepares `program`, whose goals are `goals`
     /// (`Goals::compute(program)`).
     pub fn new(program: &Program, goals: &Goals) -> Result<Interpreter, InterpError> {
-        Ok(Interpreter {
-            prepared: prepare::prepare(program, goals)?,
-        })
+        Ok(Interpreter { prepared: prepare::prepare(program, goals)? })
     }
 
     /// Runs `main` on `test`.
     pub fn run(&self, test: &TestVector, options: &RunOptions) -> RunResult {
-        exec::Machine::new(
-            &self.prepared,
-            &test.values,
-            options.limits,
-            options.record_lines,
-        )
-        .run(options.record_lines)
+        exec::Machine::new(&self.prepared, &test.values, options.limits, options.record_lines).run(options.record_lines)
     }
 
     /// Runs `main` on `test` and also returns what it printed to standard
@@ -130,22 +124,14 @@ impl Interpreter {
 
     /// The address function `f` has in every run.
     pub fn func_address(&self, f: FuncId) -> Option<u64> {
-        self.prepared
-            .funcs
-            .iter()
-            .find(|x| x.id == f)
-            .map(|x| x.addr)
+        self.prepared.funcs.iter().find(|x| x.id == f).map(|x| x.addr)
     }
 
     /// The address of global `g` in every run.
     pub fn global_address(&self, g: walkdown_ir::GlobalId) -> Option<u64> {
-        self.prepared
-            .memory
-            .objects()
-            .iter()
-            .find_map(|o| match o.kind {
-                memory::ObjectKind::Global(id) if id == g => Some(o.base),
-                _ => None,
-            })
+        self.prepared.memory.objects().iter().find_map(|o| match o.kind {
+            memory::ObjectKind::Global(id) if id == g => Some(o.base),
+            _ => None,
+        })
     }
 }

@@ -59,7 +59,13 @@ pub fn arity(b: Builtin) -> Option<usize> {
 /// extended). `ret` is the type the caller expects (the precision of the
 /// float functions and the width of `abs`), `param0` the declared type of
 /// the first parameter. `Err` is the access that faulted.
-pub fn call(mem: &mut Memory, b: Builtin, args: &[u64], ret: Option<Type>, param0: Option<Type>) -> Result<LibcEffect, MemFault> {
+pub fn call(
+    mem: &mut Memory,
+    b: Builtin,
+    args: &[u64],
+    ret: Option<Type>,
+    param0: Option<Type>,
+) -> Result<LibcEffect, MemFault> {
     let a = |i: usize| args.get(i).copied().unwrap_or(0);
     let (a0, a1, a2) = (a(0), a(1), a(2));
     let fty = ret.or(param0).unwrap_or(Type::F64);
@@ -99,7 +105,11 @@ pub fn call(mem: &mut Memory, b: Builtin, args: &[u64], ret: Option<Type>, param
         Builtin::Strstr => {
             let hay = string(mem, a0, u64::MAX)?;
             let needle = string(mem, a1, u64::MAX)?;
-            let at = if needle.is_empty() { Some(0) } else { hay.windows(needle.len()).position(|w| w == needle.as_slice()) };
+            let at = if needle.is_empty() {
+                Some(0)
+            } else {
+                hay.windows(needle.len()).position(|w| w == needle.as_slice())
+            };
             LibcEffect::value(at.map_or(0, |i| a0.wrapping_add(i as u64)))
         }
         Builtin::Strcat | Builtin::Strncat => {
@@ -191,7 +201,10 @@ mod tests {
         let err = call(&mut m, Builtin::Strncat, &[d, s, 2], Some(Type::Ptr), None).unwrap();
         assert_eq!(m.bytes(d, 7).unwrap(), b"abcdcd\0");
         assert_eq!(err.written, Some((d + 4, 3)));
-        assert_eq!(call(&mut m, Builtin::Strcat, &[d, s], Some(Type::Ptr), None).unwrap_err().kind, CheckKind::OutOfBounds);
+        assert_eq!(
+            call(&mut m, Builtin::Strcat, &[d, s], Some(Type::Ptr), None).unwrap_err().kind,
+            CheckKind::OutOfBounds
+        );
         assert_eq!(call(&mut m, Builtin::Strrchr, &[d, u64::from(b'c')], None, None).unwrap().value, d + 4);
         assert_eq!(call(&mut m, Builtin::Strrchr, &[d, 0], None, None).unwrap().value, d + 6);
         assert_eq!(call(&mut m, Builtin::Strrchr, &[d, u64::from(b'z')], None, None).unwrap().value, 0);
@@ -211,7 +224,11 @@ mod tests {
     #[test]
     fn numbers() {
         let mut m = Memory::new(DataModel::LP64);
-        let f = |b: Builtin, x: f64| f64::from_bits(call(&mut Memory::new(DataModel::LP64), b, &[x.to_bits()], Some(Type::F64), None).unwrap().value);
+        let f = |b: Builtin, x: f64| {
+            f64::from_bits(
+                call(&mut Memory::new(DataModel::LP64), b, &[x.to_bits()], Some(Type::F64), None).unwrap().value,
+            )
+        };
         assert_eq!(f(Builtin::Floor, -2.5), -3.0);
         assert_eq!(f(Builtin::Ceil, -2.5), -2.0);
         assert_eq!(f(Builtin::Trunc, -2.7), -2.0);
@@ -219,11 +236,21 @@ mod tests {
         assert_eq!(f(Builtin::Round, -2.5), -3.0);
         assert_eq!(f(Builtin::Rint, 2.5), 2.0);
         assert_eq!(f(Builtin::Rint, 3.5), 4.0);
-        let fm = call(&mut m, Builtin::Fmod, &[(-7.5f64).to_bits(), 2.0f64.to_bits()], Some(Type::F64), None).unwrap().value;
+        let fm =
+            call(&mut m, Builtin::Fmod, &[(-7.5f64).to_bits(), 2.0f64.to_bits()], Some(Type::F64), None).unwrap().value;
         assert_eq!(f64::from_bits(fm), -1.5);
-        let cs = call(&mut m, Builtin::Copysign, &[u64::from(1.5f32.to_bits()), u64::from((-0.0f32).to_bits())], Some(Type::F32), None).unwrap().value;
+        let cs = call(
+            &mut m,
+            Builtin::Copysign,
+            &[u64::from(1.5f32.to_bits()), u64::from((-0.0f32).to_bits())],
+            Some(Type::F32),
+            None,
+        )
+        .unwrap()
+        .value;
         assert_eq!(f32::from_bits(cs as u32), -1.5);
-        let abs = |v: u64, t: Type| call(&mut Memory::new(DataModel::LP64), Builtin::Abs, &[v], Some(t), None).unwrap().value;
+        let abs =
+            |v: u64, t: Type| call(&mut Memory::new(DataModel::LP64), Builtin::Abs, &[v], Some(t), None).unwrap().value;
         assert_eq!(abs(u64::from((-5i32) as u32), Type::I32) as u32, 5);
         assert_eq!(abs(0x8000_0000, Type::I32) as u32, 0x8000_0000);
         assert_eq!(abs((-9i64) as u64, Type::I64), 9);

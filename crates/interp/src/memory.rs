@@ -239,19 +239,9 @@ impl Memory {
         if counted && self.live_bytes.saturating_add(size) > self.max_live_bytes {
             return Err(AllocError::OutOfMemory);
         }
-        let align = align
-            .max(MIN_ALIGN)
-            .checked_next_power_of_two()
-            .ok_or(AllocError::AddressSpace)?;
-        let base = self
-            .next
-            .checked_add(align - 1)
-            .ok_or(AllocError::AddressSpace)?
-            & !(align - 1);
-        let end = base
-            .checked_add(size)
-            .and_then(|e| e.checked_add(GUARD))
-            .ok_or(AllocError::AddressSpace)?;
+        let align = align.max(MIN_ALIGN).checked_next_power_of_two().ok_or(AllocError::AddressSpace)?;
+        let base = self.next.checked_add(align - 1).ok_or(AllocError::AddressSpace)? & !(align - 1);
+        let end = base.checked_add(size).and_then(|e| e.checked_add(GUARD)).ok_or(AllocError::AddressSpace)?;
         if end > self.limit || size > isize::MAX as u64 {
             return Err(AllocError::AddressSpace);
         }
@@ -270,8 +260,7 @@ impl Memory {
             v.clear();
             // The host may refuse a huge block: that is the program's
             // allocation failing, not the interpreter's.
-            v.try_reserve_exact(len)
-                .map_err(|_| AllocError::OutOfMemory)?;
+            v.try_reserve_exact(len).map_err(|_| AllocError::OutOfMemory)?;
             v.resize(len, 0);
             if counted && self.fresh_fill != 0 {
                 fill_pattern(&mut v, self.fresh_fill, base);
@@ -291,15 +280,7 @@ impl Memory {
         if let (Some(bits), true) = (&mut dirty, counted && self.fresh_fill != 0) {
             bits.fill(u64::MAX);
         }
-        self.objects.push(Object {
-            base,
-            size,
-            kind,
-            live: true,
-            perm,
-            data,
-            dirty,
-        });
+        self.objects.push(Object { base, size, kind, live: true, perm, data, dirty });
         Ok((self.objects.len() - 1, base))
     }
 
@@ -346,10 +327,7 @@ impl Memory {
     /// The index of the object whose range `[base, base + size)` holds
     /// `addr` (or whose base is `addr`, for empty objects).
     pub fn find(&self, addr: u64) -> Option<usize> {
-        let i = self
-            .objects
-            .partition_point(|o| o.base <= addr)
-            .checked_sub(1)?;
+        let i = self.objects.partition_point(|o| o.base <= addr).checked_sub(1)?;
         let o = &self.objects[i];
         (addr - o.base < o.size || addr == o.base).then_some(i)
     }
@@ -393,10 +371,7 @@ impl Memory {
                 return Ok((i, off as usize));
             }
         }
-        Err(MemFault {
-            kind: self.classify(addr),
-            addr,
-        })
+        Err(MemFault { kind: self.classify(addr), addr })
     }
 
     /// Reads an `n`-byte (1 to 8) little-endian integer.
@@ -405,15 +380,9 @@ impl Memory {
         let (i, off) = self.resolve(addr, n, READ)?;
         let d = &self.objects[i].data;
         let v = match n {
-            8 => d
-                .get(off..off + 8)
-                .map(|s| u64::from_le_bytes(s.try_into().unwrap_or([0; 8]))),
-            4 => d
-                .get(off..off + 4)
-                .map(|s| u64::from(u32::from_le_bytes(s.try_into().unwrap_or([0; 4])))),
-            2 => d
-                .get(off..off + 2)
-                .map(|s| u64::from(u16::from_le_bytes(s.try_into().unwrap_or([0; 2])))),
+            8 => d.get(off..off + 8).map(|s| u64::from_le_bytes(s.try_into().unwrap_or([0; 8]))),
+            4 => d.get(off..off + 4).map(|s| u64::from(u32::from_le_bytes(s.try_into().unwrap_or([0; 4])))),
+            2 => d.get(off..off + 2).map(|s| u64::from(u16::from_le_bytes(s.try_into().unwrap_or([0; 2])))),
             1 => d.get(off).map(|&b| u64::from(b)),
             _ => {
                 let n = (n as usize).min(8);
@@ -424,10 +393,7 @@ impl Memory {
                 })
             }
         };
-        v.ok_or(MemFault {
-            kind: CheckKind::OutOfBounds,
-            addr,
-        })
+        v.ok_or(MemFault { kind: CheckKind::OutOfBounds, addr })
     }
 
     /// Writes the low `n` bytes (1 to 8) of `v`, little-endian.
@@ -437,26 +403,16 @@ impl Memory {
         self.objects[i].touch(off, n as usize);
         let d = &mut self.objects[i].data;
         let ok = match n {
-            8 => d
-                .get_mut(off..off + 8)
-                .map(|s| s.copy_from_slice(&v.to_le_bytes())),
-            4 => d
-                .get_mut(off..off + 4)
-                .map(|s| s.copy_from_slice(&(v as u32).to_le_bytes())),
-            2 => d
-                .get_mut(off..off + 2)
-                .map(|s| s.copy_from_slice(&(v as u16).to_le_bytes())),
+            8 => d.get_mut(off..off + 8).map(|s| s.copy_from_slice(&v.to_le_bytes())),
+            4 => d.get_mut(off..off + 4).map(|s| s.copy_from_slice(&(v as u32).to_le_bytes())),
+            2 => d.get_mut(off..off + 2).map(|s| s.copy_from_slice(&(v as u16).to_le_bytes())),
             1 => d.get_mut(off).map(|b| *b = v as u8),
             _ => {
                 let n = (n as usize).min(8);
-                d.get_mut(off..off + n)
-                    .map(|s| s.copy_from_slice(&v.to_le_bytes()[..n]))
+                d.get_mut(off..off + n).map(|s| s.copy_from_slice(&v.to_le_bytes()[..n]))
             }
         };
-        ok.ok_or(MemFault {
-            kind: CheckKind::OutOfBounds,
-            addr,
-        })
+        ok.ok_or(MemFault { kind: CheckKind::OutOfBounds, addr })
     }
 
     /// The `len` bytes at `addr`, all inside one readable object (`len == 0`
@@ -467,10 +423,7 @@ impl Memory {
         }
         let (i, off) = self.resolve(addr, len, READ)?;
         let len = len as usize;
-        self.objects[i].data.get(off..off + len).ok_or(MemFault {
-            kind: CheckKind::OutOfBounds,
-            addr,
-        })
+        self.objects[i].data.get(off..off + len).ok_or(MemFault { kind: CheckKind::OutOfBounds, addr })
     }
 
     /// The `len` bytes at `addr`, writable.
@@ -481,13 +434,7 @@ impl Memory {
         let (i, off) = self.resolve(addr, len, WRITE)?;
         let len = len as usize;
         self.objects[i].touch(off, len);
-        self.objects[i]
-            .data
-            .get_mut(off..off + len)
-            .ok_or(MemFault {
-                kind: CheckKind::OutOfBounds,
-                addr,
-            })
+        self.objects[i].data.get_mut(off..off + len).ok_or(MemFault { kind: CheckKind::OutOfBounds, addr })
     }
 
     /// The readable bytes from `addr` to the end of its object: what a
@@ -523,8 +470,7 @@ impl Memory {
 
     /// Writes `bytes` at `addr` (for initial contents; checks like a store).
     pub fn write_bytes(&mut self, addr: u64, bytes: &[u8]) -> Result<(), MemFault> {
-        self.bytes_mut(addr, bytes.len() as u64)?
-            .copy_from_slice(bytes);
+        self.bytes_mut(addr, bytes.len() as u64)?.copy_from_slice(bytes);
         Ok(())
     }
 
@@ -533,11 +479,7 @@ impl Memory {
         if let Some(o) = self.objects.get_mut(idx) {
             o.touch(offset, bytes.len());
         }
-        match self
-            .objects
-            .get_mut(idx)
-            .and_then(|o| o.data.get_mut(offset..offset + bytes.len()))
-        {
+        match self.objects.get_mut(idx).and_then(|o| o.data.get_mut(offset..offset + bytes.len())) {
             Some(d) => {
                 d.copy_from_slice(bytes);
                 true
@@ -598,10 +540,7 @@ fn zeroed(len: usize) -> Result<Vec<u8>, AllocError> {
 /// so that neighbouring uninitialized variables differ.
 fn fill_pattern(bytes: &mut [u8], seed: u64, base: u64) {
     for (i, chunk) in bytes.chunks_mut(8).enumerate() {
-        let mut z = seed
-            ^ base
-                .wrapping_add(8 * i as u64)
-                .wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let mut z = seed ^ base.wrapping_add(8 * i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         z ^= z >> 31;

@@ -48,7 +48,8 @@ impl Machine<'_, '_> {
                 let Ok(fmt) = self.read_cstring(fmt, MAX_STRING).map(<[u8]>::to_vec) else { return };
                 // Arguments past the last one read as 0, as a missing
                 // argument has no defined value.
-                let args: Vec<u64> = (1..site.args_len as usize).filter_map(|i| self.arg(regs, site, base, i)).collect();
+                let args: Vec<u64> =
+                    (1..site.args_len as usize).filter_map(|i| self.arg(regs, site, base, i)).collect();
                 let mut next = args.into_iter();
                 let dm = self.p.dm;
                 format_printf(&fmt, dm, &mut text, || next.next().unwrap_or(0), self);

@@ -10,15 +10,11 @@ use std::collections::{BTreeMap, HashMap};
 use walkdown_ir::entity::EntityRef;
 use walkdown_ir::goals::Goals;
 use walkdown_ir::{
-    BinOp, BlockCall, Callee, CmpPred, FileId, FuncId, InstKind, Operand, Program, RelocTarget,
-    Terminator, Type,
+    BinOp, BlockCall, Callee, CmpPred, FileId, FuncId, InstKind, Operand, Program, RelocTarget, Terminator, Type,
 };
 
 fn malformed(func: &str, message: impl Into<String>) -> InterpError {
-    InterpError::Malformed {
-        func: func.to_string(),
-        message: message.into(),
-    }
+    InterpError::Malformed { func: func.to_string(), message: message.into() }
 }
 
 /// Whether calling the function `name` is the `reach_error` error (defined
@@ -37,11 +33,8 @@ pub(crate) fn model_of(name: &str) -> Option<Model> {
         "longjmp" | "_longjmp" | "siglongjmp" | "__longjmp_chk" => Model::Longjmp,
         _ => {
             let rest = name.strip_prefix("__VERIFIER_nondet_")?;
-            let unsigned = rest.starts_with('u')
-                || matches!(
-                    rest,
-                    "bool" | "_Bool" | "size_t" | "pointer" | "char_ptr" | "pchar"
-                );
+            let unsigned =
+                rest.starts_with('u') || matches!(rest, "bool" | "_Bool" | "size_t" | "pointer" | "char_ptr" | "pchar");
             Model::Nondet { signed: !unsigned }
         }
     })
@@ -121,21 +114,11 @@ impl Builder<'_> {
         let mut global_idx = Vec::new();
         for (gid, g) in self.p.globals.iter() {
             if g.init.len() as u64 > g.size {
-                return Err(malformed(
-                    &format!("global {}", g.name),
-                    "initializer longer than the object",
-                ));
+                return Err(malformed(&format!("global {}", g.name), "initializer longer than the object"));
             }
             let (idx, addr) = mem
-                .alloc(
-                    g.size,
-                    u64::from(g.align),
-                    ObjectKind::Global(gid),
-                    g.constant,
-                )
-                .map_err(|e| {
-                    InterpError::Layout(format!("global {} ({} bytes): {e:?}", g.name, g.size))
-                })?;
+                .alloc(g.size, u64::from(g.align), ObjectKind::Global(gid), g.constant)
+                .map_err(|e| InterpError::Layout(format!("global {} ({} bytes): {e:?}", g.name, g.size)))?;
             mem.init_object(idx, 0, &g.init);
             global_idx.push(idx);
             self.global_addrs.push(addr);
@@ -170,16 +153,12 @@ impl Builder<'_> {
                     RelocTarget::Func(t) => self.out.funcs.get(t.index()).map(|f| &f.addr),
                 };
                 let Some(&target) = target else {
-                    return Err(malformed(
-                        &format!("global {}", g.name),
-                        "relocation to a nonexistent object",
-                    ));
+                    return Err(malformed(&format!("global {}", g.name), "relocation to a nonexistent object"));
                 };
-                let v =
-                    crate::eval::truncate(target.wrapping_add(r.addend as u64), dm.pointer_bits());
-                let ok = usize::try_from(r.offset).ok().is_some_and(|off| {
-                    mem.init_object(idx, off, &v.to_le_bytes()[..pbytes as usize])
-                });
+                let v = crate::eval::truncate(target.wrapping_add(r.addend as u64), dm.pointer_bits());
+                let ok = usize::try_from(r.offset)
+                    .ok()
+                    .is_some_and(|off| mem.init_object(idx, off, &v.to_le_bytes()[..pbytes as usize]));
                 if !ok {
                     return Err(malformed(
                         &format!("global {}", g.name),
@@ -192,13 +171,9 @@ impl Builder<'_> {
         let main = &self.p.funcs[FuncId::new(self.out.entry as usize)];
         if !main.params.is_empty() {
             let layout_err = |e| InterpError::Layout(format!("argv: {e:?}"));
-            let (si, name_addr) = mem
-                .alloc(5, 1, ObjectKind::Runtime, false)
-                .map_err(layout_err)?;
+            let (si, name_addr) = mem.alloc(5, 1, ObjectKind::Runtime, false).map_err(layout_err)?;
             mem.init_object(si, 0, b"main\0");
-            let (ai, argv) = mem
-                .alloc(2 * pbytes, pbytes, ObjectKind::Runtime, false)
-                .map_err(layout_err)?;
+            let (ai, argv) = mem.alloc(2 * pbytes, pbytes, ObjectKind::Runtime, false).map_err(layout_err)?;
             mem.init_object(ai, 0, &name_addr.to_le_bytes()[..pbytes as usize]);
             for (i, ty) in main.params.iter().enumerate() {
                 self.out.main_args.push(match (i, ty) {
@@ -224,9 +199,7 @@ impl Builder<'_> {
         let dm = self.p.data_model;
         Ok(match *o {
             Operand::Value(v) if v.index() < nvalues => Opnd::reg(v.index() as u32),
-            Operand::Value(v) => {
-                return Err(malformed(fname, format!("use of nonexistent value {v}")))
-            }
+            Operand::Value(v) => return Err(malformed(fname, format!("use of nonexistent value {v}"))),
             Operand::Const(c) => self.konst(crate::eval::truncate(c.bits, c.ty.bits(dm))),
             Operand::Global(g) => match self.global_addrs.get(g.index()) {
                 Some(&a) => self.konst(a),
@@ -244,9 +217,7 @@ impl Builder<'_> {
 
     fn trap(&mut self, msg: String) -> XInst {
         self.out.messages.push(msg);
-        XInst::Trap {
-            msg: self.out.messages.len() as u32 - 1,
-        }
+        XInst::Trap { msg: self.out.messages.len() as u32 - 1 }
     }
 
     fn function(&mut self, fid: FuncId) -> Result<(), InterpError> {
@@ -269,11 +240,7 @@ impl Builder<'_> {
         if pc >= NONE as usize {
             return Err(malformed(fname, "the program is too large"));
         }
-        let params: Vec<u32> = body.blocks[walkdown_ir::Body::ENTRY]
-            .params
-            .iter()
-            .map(|v| v.index() as u32)
-            .collect();
+        let params: Vec<u32> = body.blocks[walkdown_ir::Body::ENTRY].params.iter().map(|v| v.index() as u32).collect();
         if params.iter().any(|&r| r as usize >= nvalues) {
             return Err(malformed(fname, "an entry parameter does not exist"));
         }
@@ -284,38 +251,17 @@ impl Builder<'_> {
             let mut prev_line: Option<(FileId, u32)> = None;
             for &inst in &data.insts {
                 let Some(d) = body.insts.get(inst) else {
-                    return Err(malformed(
-                        fname,
-                        format!("instruction {inst} does not exist"),
-                    ));
+                    return Err(malformed(fname, format!("instruction {inst} does not exist")));
                 };
                 let dst = d.result.map_or(sink, |v| v.index() as u32);
                 if dst as usize > nvalues {
                     return Err(malformed(fname, format!("result of {inst} does not exist")));
                 }
                 let x = self.inst(fname, nvalues, dst, &d.kind)?;
-                let goal = self
-                    .goals
-                    .error_site(fid, inst)
-                    .map_or(NONE, |g| g.index() as u32);
-                self.push(
-                    x,
-                    PcMeta {
-                        func: fid,
-                        inst: Some(inst),
-                        loc: d.loc,
-                        goal,
-                    },
-                    &mut prev_line,
-                );
+                let goal = self.goals.error_site(fid, inst).map_or(NONE, |g| g.index() as u32);
+                self.push(x, PcMeta { func: fid, inst: Some(inst), loc: d.loc, goal }, &mut prev_line);
             }
-            let cx = FnCx {
-                name: fname,
-                fid,
-                nvalues,
-                starts: &starts,
-                body,
-            };
+            let cx = FnCx { name: fname, fid, nvalues, starts: &starts, body };
             let x = self.term(&cx, bid, &data.term)?;
             if !data.insts.is_empty() {
                 if let Some(last) = self.out.code.last_mut() {
@@ -324,12 +270,7 @@ impl Builder<'_> {
                     }
                 }
             }
-            let meta = PcMeta {
-                func: fid,
-                inst: None,
-                loc: data.term_loc,
-                goal: NONE,
-            };
+            let meta = PcMeta { func: fid, inst: None, loc: data.term_loc, goal: NONE };
             self.push(x, meta, &mut prev_line);
         }
         crate::fastforward::analyze_function(
@@ -353,14 +294,18 @@ impl Builder<'_> {
             // Entering `reach_error` is the error, whatever its body does;
             // the entry still executes the body's first line (a pc until
             // `finish_lines` turns it into a line slot).
-            let first =
-                (starts[0] as usize..self.out.code.len()).find(|&pc| self.line_keys[pc].is_some());
+            let first = (starts[0] as usize..self.out.code.len()).find(|&pc| self.line_keys[pc].is_some());
             self.out.funcs[fid.index()].entry_line = first.map_or(NONE, |pc| pc as u32);
             self.out.funcs[fid.index()].entry_goals = body
                 .blocks
                 .iter()
                 .flat_map(|(_, d)| d.insts.iter().copied())
-                .filter(|&i| matches!(body.insts[i].kind, walkdown_ir::InstKind::Check { kind: walkdown_ir::CheckKind::ReachError, .. }))
+                .filter(|&i| {
+                    matches!(
+                        body.insts[i].kind,
+                        walkdown_ir::InstKind::Check { kind: walkdown_ir::CheckKind::ReachError, .. }
+                    )
+                })
                 .filter_map(|i| self.goals.error_site(fid, i))
                 .map(|g| g.index() as u32)
                 .collect();
@@ -378,10 +323,7 @@ impl Builder<'_> {
     }
 
     fn push(&mut self, x: XInst, meta: PcMeta, prev_line: &mut Option<(FileId, u32)>) {
-        let key = meta
-            .loc
-            .is_known()
-            .then_some((meta.loc.file, meta.loc.line));
+        let key = meta.loc.is_known().then_some((meta.loc.file, meta.loc.line));
         let counted = key.is_some() && key != *prev_line;
         if key.is_some() {
             *prev_line = key;
@@ -400,11 +342,7 @@ impl Builder<'_> {
             *slot = i as u32;
             self.out.lines.push(*k);
         }
-        self.out.line_slot = self
-            .line_keys
-            .iter()
-            .map(|k| k.map_or(NONE, |k| all[&k]))
-            .collect();
+        self.out.line_slot = self.line_keys.iter().map(|k| k.map_or(NONE, |k| all[&k])).collect();
         for f in &mut self.out.funcs {
             if f.entry_line != NONE {
                 f.entry_line = self.out.line_slot[f.entry_line as usize];
@@ -412,13 +350,7 @@ impl Builder<'_> {
         }
     }
 
-    fn inst(
-        &mut self,
-        fname: &str,
-        nv: usize,
-        dst: u32,
-        kind: &InstKind,
-    ) -> Result<XInst, InterpError> {
+    fn inst(&mut self, fname: &str, nv: usize, dst: u32, kind: &InstKind) -> Result<XInst, InterpError> {
         let dm = self.p.data_model;
         Ok(match kind {
             InstKind::Bin { op, ty, lhs, rhs } => {
@@ -426,13 +358,7 @@ impl Builder<'_> {
                 let bits = ty.bits(dm);
                 let sh = (64 - bits) as u8;
                 match op {
-                    _ if !ty.is_int_or_ptr() => XInst::Bin {
-                        op: *op,
-                        bits: bits as u8,
-                        dst,
-                        a,
-                        b,
-                    },
+                    _ if !ty.is_int_or_ptr() => XInst::Bin { op: *op, bits: bits as u8, dst, a, b },
                     BinOp::Add => XInst::Add { sh, dst, a, b },
                     BinOp::Sub => XInst::Sub { sh, dst, a, b },
                     BinOp::Mul => XInst::Mul { sh, dst, a, b },
@@ -442,33 +368,18 @@ impl Builder<'_> {
                     BinOp::Shl => XInst::Shl { sh, dst, a, b },
                     BinOp::LShr => XInst::LShr { sh, dst, a, b },
                     BinOp::AShr => XInst::AShr { sh, dst, a, b },
-                    _ => XInst::Bin {
-                        op: *op,
-                        bits: bits as u8,
-                        dst,
-                        a,
-                        b,
-                    },
+                    _ => XInst::Bin { op: *op, bits: bits as u8, dst, a, b },
                 }
             }
-            InstKind::Un { op, ty, arg } => XInst::Un {
-                op: *op,
-                bits: ty.bits(dm) as u8,
-                dst,
-                a: self.operand(fname, nv, arg)?,
-            },
+            InstKind::Un { op, ty, arg } => {
+                XInst::Un { op: *op, bits: ty.bits(dm) as u8, dst, a: self.operand(fname, nv, arg)? }
+            }
             InstKind::Cmp { pred, ty, lhs, rhs } => {
                 let (a, b) = (self.operand(fname, nv, lhs)?, self.operand(fname, nv, rhs)?);
                 let bits = ty.bits(dm);
                 let sh = (64 - bits) as u8;
                 match pred {
-                    _ if !ty.is_int_or_ptr() => XInst::Cmp {
-                        pred: *pred,
-                        bits: bits as u8,
-                        dst,
-                        a,
-                        b,
-                    },
+                    _ if !ty.is_int_or_ptr() => XInst::Cmp { pred: *pred, bits: bits as u8, dst, a, b },
                     CmpPred::Eq => XInst::Eq { dst, a, b },
                     CmpPred::Ne => XInst::Ne { dst, a, b },
                     CmpPred::Ult => XInst::Ult { dst, a, b },
@@ -477,81 +388,45 @@ impl Builder<'_> {
                     CmpPred::Uge => XInst::Ule { dst, a: b, b: a },
                     CmpPred::Slt => XInst::Slt { sh, dst, a, b },
                     CmpPred::Sle => XInst::Sle { sh, dst, a, b },
-                    CmpPred::Sgt => XInst::Slt {
-                        sh,
-                        dst,
-                        a: b,
-                        b: a,
-                    },
-                    CmpPred::Sge => XInst::Sle {
-                        sh,
-                        dst,
-                        a: b,
-                        b: a,
-                    },
-                    _ => XInst::Cmp {
-                        pred: *pred,
-                        bits: bits as u8,
-                        dst,
-                        a,
-                        b,
-                    },
+                    CmpPred::Sgt => XInst::Slt { sh, dst, a: b, b: a },
+                    CmpPred::Sge => XInst::Sle { sh, dst, a: b, b: a },
+                    _ => XInst::Cmp { pred: *pred, bits: bits as u8, dst, a, b },
                 }
             }
-            InstKind::Cast { op, from, to, arg } => XInst::Cast {
-                op: *op,
-                from: *from,
-                to: *to,
-                dst,
-                a: self.operand(fname, nv, arg)?,
-            },
-            InstKind::Select {
-                cond,
-                if_true,
-                if_false,
-                ..
-            } => XInst::Select {
+            InstKind::Cast { op, from, to, arg } => {
+                XInst::Cast { op: *op, from: *from, to: *to, dst, a: self.operand(fname, nv, arg)? }
+            }
+            InstKind::Select { cond, if_true, if_false, .. } => XInst::Select {
                 dst,
                 c: self.operand(fname, nv, cond)?,
                 t: self.operand(fname, nv, if_true)?,
                 f: self.operand(fname, nv, if_false)?,
             },
-            InstKind::Load { ty, ptr } => XInst::Load {
-                ty: *ty,
-                size: ty.store_size(dm) as u8,
-                dst,
-                ptr: self.operand(fname, nv, ptr)?,
-            },
+            InstKind::Load { ty, ptr } => {
+                XInst::Load { ty: *ty, size: ty.store_size(dm) as u8, dst, ptr: self.operand(fname, nv, ptr)? }
+            }
             InstKind::Store { ty, ptr, value } => XInst::Store {
                 size: ty.store_size(dm) as u8,
                 ptr: self.operand(fname, nv, ptr)?,
                 val: self.operand(fname, nv, value)?,
             },
-            InstKind::Alloca { size, align } => XInst::Alloca {
-                dst,
-                size: self.operand(fname, nv, size)?,
-                align: *align,
-            },
-            InstKind::PtrAdd { base, offset } => XInst::PtrAdd {
-                dst,
-                base: self.operand(fname, nv, base)?,
-                off: self.operand(fname, nv, offset)?,
-            },
+            InstKind::Alloca { size, align } => {
+                XInst::Alloca { dst, size: self.operand(fname, nv, size)?, align: *align }
+            }
+            InstKind::PtrAdd { base, offset } => {
+                XInst::PtrAdd { dst, base: self.operand(fname, nv, base)?, off: self.operand(fname, nv, offset)? }
+            }
             InstKind::Call { callee, args, ret } => {
                 let target = match callee {
                     Callee::Direct(f) => {
                         let Some(x) = self.out.funcs.get(f.index()) else {
-                            return Err(malformed(
-                                fname,
-                                format!("call of nonexistent function {f}"),
-                            ));
+                            return Err(malformed(fname, format!("call of nonexistent function {f}")));
                         };
                         let (n, variadic, name) = (x.params.len(), x.variadic, x.name.clone());
                         if args.len() < n || (!variadic && args.len() != n) {
-                            return Ok(self.trap(format!(
-                                "call of @{name} with {} arguments; it takes {n}",
-                                args.len()
-                            )));
+                            return Ok(
+                                self.trap(format!("call of @{name} with {} arguments; it takes {n}", args.len()))
+                            );
                         }
                         CallTarget::Direct(f.index() as u32)
                     }
@@ -563,29 +438,12 @@ impl Builder<'_> {
                     self.out.args.push(o);
                 }
                 let dst = if ret.is_some() { dst } else { NONE };
-                self.out.calls.push(CallSite {
-                    target,
-                    args_start,
-                    args_len: args.len() as u32,
-                    dst,
-                    ret: *ret,
-                });
-                XInst::Call {
-                    site: self.out.calls.len() as u32 - 1,
-                }
+                self.out.calls.push(CallSite { target, args_start, args_len: args.len() as u32, dst, ret: *ret });
+                XInst::Call { site: self.out.calls.len() as u32 - 1 }
             }
-            InstKind::Nondet { ty, signed } => XInst::Nondet {
-                ty: *ty,
-                signed: *signed,
-                dst,
-            },
-            InstKind::Assume { cond } => XInst::Assume {
-                c: self.operand(fname, nv, cond)?,
-            },
-            InstKind::Check { kind, cond } => XInst::Check {
-                kind: *kind,
-                c: self.operand(fname, nv, cond)?,
-            },
+            InstKind::Nondet { ty, signed } => XInst::Nondet { ty: *ty, signed: *signed, dst },
+            InstKind::Assume { cond } => XInst::Assume { c: self.operand(fname, nv, cond)? },
+            InstKind::Check { kind, cond } => XInst::Check { kind: *kind, c: self.operand(fname, nv, cond)? },
         })
     }
 
@@ -596,25 +454,14 @@ impl Builder<'_> {
         goal: Option<walkdown_ir::goals::GoalId>,
     ) -> Result<u32, InterpError> {
         let (fname, nv) = (cx.name, cx.nvalues);
-        let (Some(&pc), Some(target)) = (
-            cx.starts.get(bc.block.index()),
-            cx.body.blocks.get(bc.block),
-        ) else {
-            return Err(malformed(
-                fname,
-                format!("jump to nonexistent block {}", bc.block),
-            ));
+        let (Some(&pc), Some(target)) = (cx.starts.get(bc.block.index()), cx.body.blocks.get(bc.block)) else {
+            return Err(malformed(fname, format!("jump to nonexistent block {}", bc.block)));
         };
         let params = &target.params;
         if params.len() != bc.args.len() {
             return Err(malformed(
                 fname,
-                format!(
-                    "{} takes {} arguments, got {}",
-                    bc.block,
-                    params.len(),
-                    bc.args.len()
-                ),
+                format!("{} takes {} arguments, got {}", bc.block, params.len(), bc.args.len()),
             ));
         }
         let moves_start = self.out.moves.len() as u32;
@@ -629,9 +476,7 @@ impl Builder<'_> {
             }
         }
         let moves = &self.out.moves[moves_start as usize..];
-        let parallel = moves
-            .iter()
-            .any(|&(_, src)| moves.iter().any(|&(d, _)| Opnd::reg(d) == src));
+        let parallel = moves.iter().any(|&(_, src)| moves.iter().any(|&(d, _)| Opnd::reg(d) == src));
         self.out.edges.push(Edge {
             pc,
             moves_start,
@@ -643,36 +488,20 @@ impl Builder<'_> {
         Ok(self.out.edges.len() as u32 - 1)
     }
 
-    fn term(
-        &mut self,
-        cx: &FnCx<'_>,
-        bid: walkdown_ir::Block,
-        term: &Terminator,
-    ) -> Result<XInst, InterpError> {
+    fn term(&mut self, cx: &FnCx<'_>, bid: walkdown_ir::Block, term: &Terminator) -> Result<XInst, InterpError> {
         let (fname, nv) = (cx.name, cx.nvalues);
         let goals = self.goals;
         let goal = |k: u32| goals.edge(cx.fid, bid, k);
         Ok(match term {
-            Terminator::Jump(bc) => XInst::Jump {
-                edge: self.edge(cx, bc, None)?,
-            },
-            Terminator::Branch {
-                cond,
-                if_true,
-                if_false,
-            } => {
+            Terminator::Jump(bc) => XInst::Jump { edge: self.edge(cx, bc, None)? },
+            Terminator::Branch { cond, if_true, if_false } => {
                 let (gt, gf) = (goal(0), goal(1));
                 let c = self.operand(fname, nv, cond)?;
                 let t = self.edge(cx, if_true, gt)?;
                 let f = self.edge(cx, if_false, gf)?;
                 XInst::Branch { c, t, f }
             }
-            Terminator::Switch {
-                ty,
-                value,
-                cases,
-                default,
-            } => {
+            Terminator::Switch { ty, value, cases, default } => {
                 let goals: Vec<_> = (0..=cases.len() as u32).map(goal).collect();
                 let val = self.operand(fname, nv, value)?;
                 let m = crate::eval::mask(ty.bits(self.p.data_model));
@@ -694,9 +523,7 @@ impl Builder<'_> {
                     cases_len: table.len() as u32,
                     default,
                 });
-                XInst::Switch {
-                    table: self.out.switches.len() as u32 - 1,
-                }
+                XInst::Switch { table: self.out.switches.len() as u32 - 1 }
             }
             Terminator::Return(v) => XInst::Ret {
                 val: match v {

@@ -41,11 +41,7 @@ fn cmp_program(pred: CmpPred, ty: Type) -> Program {
     f.check_eq(Type::I1, r, want);
     let t = f.new_block();
     let e = f.new_block();
-    f.term(Terminator::Branch {
-        cond: r,
-        if_true: BlockCall::new(t),
-        if_false: BlockCall::new(e),
-    });
+    f.term(Terminator::Branch { cond: r, if_true: BlockCall::new(t), if_false: BlockCall::new(e) });
     f.switch_to(t);
     f.ret(Some(c32(1)));
     f.switch_to(e);
@@ -57,36 +53,13 @@ fn cmp_program(pred: CmpPred, ty: Type) -> Program {
 
 fn interesting(bits: u32) -> Vec<u64> {
     let m = eval::mask(bits);
-    let mut v = vec![
-        0,
-        1,
-        2,
-        3,
-        5,
-        7,
-        8,
-        31,
-        32,
-        33,
-        63,
-        64,
-        65,
-        0x55,
-        0xff,
-        0x1234_5678,
-        0xdead_beef_0bad_f00d,
-    ];
+    let mut v = vec![0, 1, 2, 3, 5, 7, 8, 31, 32, 33, 63, 64, 65, 0x55, 0xff, 0x1234_5678, 0xdead_beef_0bad_f00d];
     v.extend([m, m - 1, m >> 1, (m >> 1) + 1, (m >> 1).wrapping_sub(1)]);
     v.into_iter().map(|x| x & m).collect()
 }
 
 fn run_interp(interp: &Interpreter, vals: &[u64]) -> Outcome {
-    let tv = TestVector {
-        values: vals
-            .iter()
-            .map(|&v| InputValue::Int(i128::from(v)))
-            .collect(),
-    };
+    let tv = TestVector { values: vals.iter().map(|&v| InputValue::Int(i128::from(v))).collect() };
     interp.run(&tv, &RunOptions::default()).outcome
 }
 
@@ -101,11 +74,7 @@ fn every_integer_binop_matches_eval() {
                 for &b in &interesting(bits) {
                     let want = eval::eval_bin(op, ty, a, b, DM);
                     let out = run_interp(&interp, &[a, b, want]);
-                    assert_eq!(
-                        out,
-                        Outcome::Exit(0),
-                        "{op} {ty} {a:#x}, {b:#x} (expected {want:#x})"
-                    );
+                    assert_eq!(out, Outcome::Exit(0), "{op} {ty} {a:#x}, {b:#x} (expected {want:#x})");
                 }
             }
         }
@@ -122,11 +91,7 @@ fn every_integer_comparison_matches_eval() {
                 for &b in &interesting(ty.bits(DM)) {
                     let want = eval::eval_cmp(pred, ty, a, b, DM);
                     let out = run_interp(&interp, &[a, b, u64::from(want)]);
-                    assert_eq!(
-                        out,
-                        Outcome::Exit(i32::from(want)),
-                        "{pred} {ty} {a:#x}, {b:#x}"
-                    );
+                    assert_eq!(out, Outcome::Exit(i32::from(want)), "{pred} {ty} {a:#x}, {b:#x}");
                 }
             }
         }
@@ -148,20 +113,8 @@ fn integer_edge_cases() {
         (BinOp::SDiv, Type::I64, 1 << 63, u64::MAX, 1 << 63),
         (BinOp::SRem, Type::I64, 1 << 63, u64::MAX, 0),
         (BinOp::SDiv, Type::I8, 0x80, 0xff, 0x80),
-        (
-            BinOp::SDiv,
-            Type::I32,
-            (-7i32) as u32 as u64,
-            2,
-            (-3i32) as u32 as u64,
-        ),
-        (
-            BinOp::SRem,
-            Type::I32,
-            (-7i32) as u32 as u64,
-            2,
-            (-1i32) as u32 as u64,
-        ),
+        (BinOp::SDiv, Type::I32, (-7i32) as u32 as u64, 2, (-3i32) as u32 as u64),
+        (BinOp::SRem, Type::I32, (-7i32) as u32 as u64, 2, (-1i32) as u32 as u64),
         (BinOp::SRem, Type::I32, 7, (-2i32) as u32 as u64, 1),
         (BinOp::UDiv, Type::I32, 7, 0, 0),
         (BinOp::URem, Type::I32, 7, 0, 7),
@@ -195,16 +148,8 @@ fn integer_edge_cases() {
     for &(op, ty, a, b, want) in cases {
         let p = bin_program(op, ty);
         let interp = Interpreter::new(&p, &Goals::compute(&p)).unwrap();
-        assert_eq!(
-            run_interp(&interp, &[a, b, want]),
-            Outcome::Exit(0),
-            "{op} {ty} {a:#x} {b:#x}"
-        );
-        assert_eq!(
-            eval::eval_bin(op, ty, a, b, DM),
-            want,
-            "eval {op} {ty} {a:#x} {b:#x}"
-        );
+        assert_eq!(run_interp(&interp, &[a, b, want]), Outcome::Exit(0), "{op} {ty} {a:#x} {b:#x}");
+        assert_eq!(eval::eval_bin(op, ty, a, b, DM), want, "eval {op} {ty} {a:#x} {b:#x}");
     }
 }
 
@@ -219,12 +164,7 @@ fn constant_operands() {
     f.check_eq(Type::I32, r, neg);
     let r = f.bin(BinOp::Shl, Type::I32, c32(1), c32(35));
     f.check_eq(Type::I32, r, c32(8));
-    let r = f.bin(
-        BinOp::Add,
-        Type::I8,
-        ci(Type::I8, 200, DM),
-        ci(Type::I8, 100, DM),
-    );
+    let r = f.bin(BinOp::Add, Type::I8, ci(Type::I8, 200, DM), ci(Type::I8, 100, DM));
     f.check_eq(Type::I8, r, ci(Type::I8, 44, DM));
     let c = f.cmp(CmpPred::Sgt, Type::I32, c32(-1), x);
     let r = f.cast(CastOp::ZExt, Type::I1, Type::I32, c);
@@ -251,12 +191,7 @@ fn un_case(op: UnOp, ty: Type, a: u64, want: u64) {
 fn unary_operators() {
     un_case(UnOp::Bswap, Type::I32, 0x1122_3344, 0x4433_2211);
     un_case(UnOp::Bswap, Type::I16, 0x1122, 0x2211);
-    un_case(
-        UnOp::Bswap,
-        Type::I64,
-        0x0102_0304_0506_0708,
-        0x0807_0605_0403_0201,
-    );
+    un_case(UnOp::Bswap, Type::I64, 0x0102_0304_0506_0708, 0x0807_0605_0403_0201);
     un_case(UnOp::Ctpop, Type::I32, 0xf0f0_0001, 9);
     un_case(UnOp::Ctlz, Type::I32, 1, 31);
     un_case(UnOp::Ctlz, Type::I32, 0, 32);
@@ -273,15 +208,8 @@ fn cast_case(op: CastOp, from: Type, to: Type, a: InputValue, want: u64) {
     let w = f.nondet(to, false);
     // Compare bits, not float values (NaN != NaN).
     let (rb, wb) = if to.is_float() {
-        let it = if to == Type::F32 {
-            Type::I32
-        } else {
-            Type::I64
-        };
-        (
-            f.cast(CastOp::Bitcast, to, it, r),
-            f.cast(CastOp::Bitcast, to, it, w),
-        )
+        let it = if to == Type::F32 { Type::I32 } else { Type::I64 };
+        (f.cast(CastOp::Bitcast, to, it, r), f.cast(CastOp::Bitcast, to, it, w))
     } else {
         (r, w)
     };
@@ -297,11 +225,8 @@ fn cast_case(op: CastOp, from: Type, to: Type, a: InputValue, want: u64) {
     f.check_eq(ity, rb, wb);
     f.ret(Some(c32(0)));
     with_main(&mut p, f);
-    let want_input = if to.is_float() {
-        InputValue::Float(eval::to_float(to, want))
-    } else {
-        InputValue::Int(i128::from(want))
-    };
+    let want_input =
+        if to.is_float() { InputValue::Float(eval::to_float(to, want)) } else { InputValue::Int(i128::from(want)) };
     let out = run_with(&p, tv(&[a, want_input]), &RunOptions::default()).outcome;
     assert_eq!(out, Outcome::Exit(0), "{op} {from} -> {to} of {a:?}");
 }
@@ -314,13 +239,7 @@ fn integer_casts() {
     cast_case(CastOp::SExt, Type::I16, Type::I64, Int(0x7fff), 0x7fff);
     cast_case(CastOp::ZExt, Type::I8, Type::I32, Int(0x80), 0x80);
     cast_case(CastOp::ZExt, Type::I32, Type::I64, Int(-1), 0xffff_ffff);
-    cast_case(
-        CastOp::Trunc,
-        Type::I64,
-        Type::I8,
-        Int(0x1234_5678_9abc_def0),
-        0xf0,
-    );
+    cast_case(CastOp::Trunc, Type::I64, Type::I8, Int(0x1234_5678_9abc_def0), 0xf0);
     cast_case(CastOp::Trunc, Type::I32, Type::I1, Int(2), 0);
     cast_case(CastOp::Trunc, Type::I32, Type::I1, Int(3), 1);
 }
@@ -328,121 +247,25 @@ fn integer_casts() {
 #[test]
 fn float_conversions() {
     use InputValue::{Float, Int};
-    cast_case(
-        CastOp::FpToSi,
-        Type::F64,
-        Type::I32,
-        Float(-3.99),
-        (-3i32) as u32 as u64,
-    );
-    cast_case(
-        CastOp::FpToSi,
-        Type::F64,
-        Type::I32,
-        Float(3e9),
-        0x8000_0000,
-    );
-    cast_case(
-        CastOp::FpToSi,
-        Type::F64,
-        Type::I64,
-        Float(f64::NAN),
-        1 << 63,
-    );
+    cast_case(CastOp::FpToSi, Type::F64, Type::I32, Float(-3.99), (-3i32) as u32 as u64);
+    cast_case(CastOp::FpToSi, Type::F64, Type::I32, Float(3e9), 0x8000_0000);
+    cast_case(CastOp::FpToSi, Type::F64, Type::I64, Float(f64::NAN), 1 << 63);
     cast_case(CastOp::FpToSi, Type::F64, Type::I64, Float(-1e19), 1 << 63);
     cast_case(CastOp::FpToSi, Type::F32, Type::I8, Float(300.7), 0x2c);
-    cast_case(
-        CastOp::FpToUi,
-        Type::F64,
-        Type::I32,
-        Float(3e9),
-        3_000_000_000,
-    );
-    cast_case(
-        CastOp::FpToUi,
-        Type::F64,
-        Type::I32,
-        Float(-1.0),
-        0xffff_ffff,
-    );
-    cast_case(
-        CastOp::FpToUi,
-        Type::F64,
-        Type::I64,
-        Float(1.8446744073709548e19),
-        18446744073709547520,
-    );
-    cast_case(
-        CastOp::FpToUi,
-        Type::F64,
-        Type::I64,
-        Float(9.3e18),
-        0x81103cb9fb220000,
-    );
+    cast_case(CastOp::FpToUi, Type::F64, Type::I32, Float(3e9), 3_000_000_000);
+    cast_case(CastOp::FpToUi, Type::F64, Type::I32, Float(-1.0), 0xffff_ffff);
+    cast_case(CastOp::FpToUi, Type::F64, Type::I64, Float(1.8446744073709548e19), 18446744073709547520);
+    cast_case(CastOp::FpToUi, Type::F64, Type::I64, Float(9.3e18), 0x81103cb9fb220000);
     cast_case(CastOp::FpToUi, Type::F64, Type::I16, Float(70000.5), 0x1170);
-    cast_case(
-        CastOp::SiToFp,
-        Type::I32,
-        Type::F64,
-        Int(-5),
-        (-5.0f64).to_bits(),
-    );
-    cast_case(
-        CastOp::UiToFp,
-        Type::I32,
-        Type::F64,
-        Int(-1),
-        4294967295.0f64.to_bits(),
-    );
-    cast_case(
-        CastOp::UiToFp,
-        Type::I64,
-        Type::F64,
-        Int(-1),
-        18446744073709551616.0f64.to_bits(),
-    );
-    cast_case(
-        CastOp::UiToFp,
-        Type::I64,
-        Type::F32,
-        Int(-1),
-        u64::from(18446744073709551616.0f32.to_bits()),
-    );
-    cast_case(
-        CastOp::SiToFp,
-        Type::I64,
-        Type::F32,
-        Int(16777217),
-        u64::from(16777216.0f32.to_bits()),
-    );
-    cast_case(
-        CastOp::FpTrunc,
-        Type::F64,
-        Type::F32,
-        Float(0.1),
-        u64::from(0.1f32.to_bits()),
-    );
-    cast_case(
-        CastOp::FpExt,
-        Type::F32,
-        Type::F64,
-        Float(0.1),
-        f64::from(0.1f32).to_bits(),
-    );
-    cast_case(
-        CastOp::Bitcast,
-        Type::F32,
-        Type::I32,
-        Float(1.0),
-        0x3f80_0000,
-    );
-    cast_case(
-        CastOp::Bitcast,
-        Type::I64,
-        Type::F64,
-        Int(0x4000_0000_0000_0000),
-        2.0f64.to_bits(),
-    );
+    cast_case(CastOp::SiToFp, Type::I32, Type::F64, Int(-5), (-5.0f64).to_bits());
+    cast_case(CastOp::UiToFp, Type::I32, Type::F64, Int(-1), 4294967295.0f64.to_bits());
+    cast_case(CastOp::UiToFp, Type::I64, Type::F64, Int(-1), 18446744073709551616.0f64.to_bits());
+    cast_case(CastOp::UiToFp, Type::I64, Type::F32, Int(-1), u64::from(18446744073709551616.0f32.to_bits()));
+    cast_case(CastOp::SiToFp, Type::I64, Type::F32, Int(16777217), u64::from(16777216.0f32.to_bits()));
+    cast_case(CastOp::FpTrunc, Type::F64, Type::F32, Float(0.1), u64::from(0.1f32.to_bits()));
+    cast_case(CastOp::FpExt, Type::F32, Type::F64, Float(0.1), f64::from(0.1f32).to_bits());
+    cast_case(CastOp::Bitcast, Type::F32, Type::I32, Float(1.0), 0x3f80_0000);
+    cast_case(CastOp::Bitcast, Type::I64, Type::F64, Int(0x4000_0000_0000_0000), 2.0f64.to_bits());
 }
 
 /// f32 arithmetic rounds in f32; frem is fmod.
@@ -460,26 +283,14 @@ fn float_arithmetic() {
     f.check_eq(Type::F64, r, cf(Type::F64, -1.5));
     let q = f.bin(BinOp::FDiv, Type::F64, d, cf(Type::F64, 0.0));
     f.check_eq(Type::F64, q, cf(Type::F64, f64::NEG_INFINITY));
-    let n = f.ins(InstKind::Un {
-        op: UnOp::FNeg,
-        ty: Type::F64,
-        arg: d,
-    });
+    let n = f.ins(InstKind::Un { op: UnOp::FNeg, ty: Type::F64, arg: d });
     f.check_eq(Type::F64, n, cf(Type::F64, 7.5));
-    let m = f.bin(
-        BinOp::FMul,
-        Type::F64,
-        cf(Type::F64, 0.1),
-        cf(Type::F64, 3.0),
-    );
+    let m = f.bin(BinOp::FMul, Type::F64, cf(Type::F64, 0.1), cf(Type::F64, 3.0));
     f.check_eq(Type::F64, m, cf(Type::F64, 0.30000000000000004));
     f.ret(Some(c32(0)));
     with_main(&mut p, f);
     let inputs = [16777216.0, 1.0, -7.5, 2.0].map(InputValue::Float);
-    assert_eq!(
-        run_with(&p, tv(&inputs), &RunOptions::default()).outcome,
-        Outcome::Exit(0)
-    );
+    assert_eq!(run_with(&p, tv(&inputs), &RunOptions::default()).outcome, Outcome::Exit(0));
 }
 
 #[test]
@@ -496,29 +307,14 @@ fn float_comparisons_with_nan() {
         (CmpPred::FOrd, false, true),
         (CmpPred::FUno, true, false),
     ] {
-        assert_eq!(
-            eval::eval_cmp(pred, Type::F64, nan, one, DM),
-            want_nan,
-            "{pred} nan"
-        );
-        assert_eq!(
-            eval::eval_cmp(pred, Type::F64, one, one, DM),
-            want_eq,
-            "{pred} eq"
-        );
+        assert_eq!(eval::eval_cmp(pred, Type::F64, nan, one, DM), want_nan, "{pred} nan");
+        assert_eq!(eval::eval_cmp(pred, Type::F64, one, one, DM), want_eq, "{pred} eq");
         let p = cmp_program(pred, Type::F64);
         let interp = Interpreter::new(&p, &Goals::compute(&p)).unwrap();
         let tv = TestVector {
-            values: vec![
-                InputValue::Float(f64::NAN),
-                InputValue::Float(1.0),
-                InputValue::Int(want_nan.into()),
-            ],
+            values: vec![InputValue::Float(f64::NAN), InputValue::Float(1.0), InputValue::Int(want_nan.into())],
         };
-        assert_eq!(
-            interp.run(&tv, &RunOptions::default()).outcome,
-            Outcome::Exit(want_nan.into())
-        );
+        assert_eq!(interp.run(&tv, &RunOptions::default()).outcome, Outcome::Exit(want_nan.into()));
     }
 }
 
@@ -527,12 +323,7 @@ fn select_picks_by_condition() {
     let mut p = program(DM);
     let (mut f, _) = Fb::new(&[]);
     let c = f.nondet(Type::I1, false);
-    let r = f.ins(InstKind::Select {
-        ty: Type::I32,
-        cond: c,
-        if_true: c32(10),
-        if_false: c32(20),
-    });
+    let r = f.ins(InstKind::Select { ty: Type::I32, cond: c, if_true: c32(10), if_false: c32(20) });
     f.ret(Some(r));
     with_main(&mut p, f);
     assert_eq!(run(&p, &[1]).outcome, Outcome::Exit(10));

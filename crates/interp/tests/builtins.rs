@@ -140,24 +140,14 @@ fn memory_functions_check_every_byte() {
     f.term(Terminator::Switch {
         ty: Type::I32,
         value: which,
-        cases: (0..4)
-            .map(|k| (k as u64, BlockCall::new(blocks[k])))
-            .collect(),
+        cases: (0..4).map(|k| (k as u64, BlockCall::new(blocks[k]))).collect(),
         default: BlockCall::new(end),
     });
     let ops = [l.memset, l.memcpy, l.memmove, l.memcmp];
     for (k, &op) in ops.iter().enumerate() {
         f.switch_to(blocks[k]);
-        let args = if k == 0 {
-            vec![a, c32(0), n]
-        } else {
-            vec![a, b, n]
-        };
-        let ret = if k == 3 {
-            Some(Type::I32)
-        } else {
-            Some(Type::Ptr)
-        };
+        let args = if k == 0 { vec![a, c32(0), n] } else { vec![a, b, n] };
+        let ret = if k == 3 { Some(Type::I32) } else { Some(Type::Ptr) };
         f.call(op, args, ret);
         f.term(Terminator::Jump(BlockCall::new(end)));
     }
@@ -165,21 +155,11 @@ fn memory_functions_check_every_byte() {
     f.ret(Some(c32(0)));
     with_main(&mut p, f);
     for k in 0..4 {
-        assert_eq!(
-            run(&p, &[8, k]).outcome,
-            Outcome::Exit(0),
-            "op {k} in bounds"
-        );
+        assert_eq!(run(&p, &[8, k]).outcome, Outcome::Exit(0), "op {k} in bounds");
         assert_eq!(run(&p, &[0, k]).outcome, Outcome::Exit(0), "op {k} empty");
         let r = run(&p, &[9, k]);
-        assert_eq!(
-            kind(&r.outcome),
-            Some(CheckKind::OutOfBounds),
-            "op {k} one byte over"
-        );
-        let Outcome::Error { goal, .. } = r.outcome else {
-            unreachable!()
-        };
+        assert_eq!(kind(&r.outcome), Some(CheckKind::OutOfBounds), "op {k} one byte over");
+        let Outcome::Error { goal, .. } = r.outcome else { unreachable!() };
         assert!(goal.is_some(), "library calls are memory error sites");
     }
 }
@@ -211,10 +191,7 @@ fn string_functions() {
     f.check_eq(SZ, n, c64(5));
     let c = f.call(l.strcmp, vec![hello, help], Some(Type::I32));
     let pos = f.cmp(CmpPred::Slt, Type::I32, c, c32(0));
-    f.ins(InstKind::Check {
-        kind: CheckKind::Assertion,
-        cond: pos,
-    }); // 'l' < 'p'
+    f.ins(InstKind::Check { kind: CheckKind::Assertion, cond: pos }); // 'l' < 'p'
     let c = f.call(l.strncmp, vec![hello, help, c64(3)], Some(Type::I32));
     f.check_eq(Type::I32, c, c32(0));
     let c = f.call(l.strcmp, vec![hello, hello], Some(Type::I32));
@@ -260,9 +237,7 @@ fn string_functions_fault_past_the_end() {
     f.term(Terminator::Switch {
         ty: Type::I32,
         value: which,
-        cases: (0..5)
-            .map(|k| (k as u64, BlockCall::new(blocks[k])))
-            .collect(),
+        cases: (0..5).map(|k| (k as u64, BlockCall::new(blocks[k]))).collect(),
         default: BlockCall::new(end),
     });
     let calls: [(FuncId, Vec<Operand>, Type); 5] = [
@@ -279,24 +254,13 @@ fn string_functions_fault_past_the_end() {
     }
     f.switch_to(end);
     // Reading only as far as the first difference stays in bounds.
-    let c = f.call(
-        l.strncmp,
-        vec![unterminated, long, c64(100)],
-        Some(Type::I32),
-    );
+    let c = f.call(l.strncmp, vec![unterminated, long, c64(100)], Some(Type::I32));
     let neg = f.cmp(CmpPred::Sgt, Type::I32, c, c32(0));
-    f.ins(InstKind::Check {
-        kind: CheckKind::Assertion,
-        cond: neg,
-    });
+    f.ins(InstKind::Check { kind: CheckKind::Assertion, cond: neg });
     f.ret(Some(c32(0)));
     with_main(&mut p, f);
     for k in 0..5 {
-        assert_eq!(
-            kind(&run(&p, &[k]).outcome),
-            Some(CheckKind::OutOfBounds),
-            "case {k}"
-        );
+        assert_eq!(kind(&run(&p, &[k]).outcome), Some(CheckKind::OutOfBounds), "case {k}");
     }
     assert_eq!(run(&p, &[9]).outcome, Outcome::Exit(0));
 }

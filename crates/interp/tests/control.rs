@@ -18,11 +18,7 @@ fn fact(p: &mut Program) -> FuncId {
     let c = f.cmp(CmpPred::Sle, Type::I32, n, c32(1));
     let base = f.new_block();
     let rec = f.new_block();
-    f.term(Terminator::Branch {
-        cond: c,
-        if_true: BlockCall::new(base),
-        if_false: BlockCall::new(rec),
-    });
+    f.term(Terminator::Branch { cond: c, if_true: BlockCall::new(base), if_false: BlockCall::new(rec) });
     f.switch_to(base);
     f.ret(Some(c32(1)));
     f.switch_to(rec);
@@ -49,25 +45,10 @@ fn recursion() {
     assert_eq!(run(&p, &[90_000]).outcome, Outcome::Exit(0));
     // Beyond it.
     assert_eq!(run(&p, &[150_000]).outcome, Outcome::DepthLimit);
-    let opts = RunOptions {
-        limits: ExecLimits {
-            max_call_depth: 10,
-            ..Default::default()
-        },
-        ..Default::default()
-    };
-    assert_eq!(
-        run_with(&p, TestVector::from_ints([8]), &opts).outcome,
-        Outcome::Exit(40320)
-    );
-    assert_eq!(
-        run_with(&p, TestVector::from_ints([9]), &opts).outcome,
-        Outcome::Exit(362880)
-    );
-    assert_eq!(
-        run_with(&p, TestVector::from_ints([10]), &opts).outcome,
-        Outcome::DepthLimit
-    );
+    let opts = RunOptions { limits: ExecLimits { max_call_depth: 10, ..Default::default() }, ..Default::default() };
+    assert_eq!(run_with(&p, TestVector::from_ints([8]), &opts).outcome, Outcome::Exit(40320));
+    assert_eq!(run_with(&p, TestVector::from_ints([9]), &opts).outcome, Outcome::Exit(362880));
+    assert_eq!(run_with(&p, TestVector::from_ints([10]), &opts).outcome, Outcome::DepthLimit);
 }
 
 #[test]
@@ -76,24 +57,12 @@ fn step_limit_on_an_infinite_loop() {
     let (mut f, _) = Fb::new(&[]);
     let lp = f.new_block();
     let i = f.body.add_param(lp, Type::I32);
-    f.term(Terminator::Jump(BlockCall {
-        block: lp,
-        args: vec![c32(0)],
-    }));
+    f.term(Terminator::Jump(BlockCall { block: lp, args: vec![c32(0)] }));
     f.switch_to(lp);
     let j = f.bin(BinOp::Add, Type::I32, i.into(), c32(1));
-    f.term(Terminator::Jump(BlockCall {
-        block: lp,
-        args: vec![j],
-    }));
+    f.term(Terminator::Jump(BlockCall { block: lp, args: vec![j] }));
     with_main(&mut p, f);
-    let opts = RunOptions {
-        limits: ExecLimits {
-            max_steps: 1000,
-            ..Default::default()
-        },
-        ..Default::default()
-    };
+    let opts = RunOptions { limits: ExecLimits { max_steps: 1000, ..Default::default() }, ..Default::default() };
     let r = run_with(&p, TestVector::default(), &opts);
     assert_eq!(r.outcome, Outcome::StepLimit);
     assert_eq!(r.steps, 1000);
@@ -102,19 +71,13 @@ fn step_limit_on_an_infinite_loop() {
     let lp = f.new_block();
     let done = f.new_block();
     let i = f.body.add_param(lp, Type::I32);
-    f.term(Terminator::Jump(BlockCall {
-        block: lp,
-        args: vec![c32(0)],
-    }));
+    f.term(Terminator::Jump(BlockCall { block: lp, args: vec![c32(0)] }));
     f.switch_to(lp);
     let j = f.bin(BinOp::Add, Type::I32, i.into(), c32(1));
     let c = f.cmp(CmpPred::Slt, Type::I32, j, c32(10));
     f.term(Terminator::Branch {
         cond: c,
-        if_true: BlockCall {
-            block: lp,
-            args: vec![j],
-        },
+        if_true: BlockCall { block: lp, args: vec![j] },
         if_false: BlockCall::new(done),
     });
     f.switch_to(done);
@@ -133,25 +96,10 @@ fn step_limit_on_an_infinite_loop() {
     assert_eq!(ff.fast_forwards, 1);
     assert_eq!(ff.steps, 1 + 3 + 3 + 1);
     assert_eq!(u128::from(ff.steps) + ff.skipped_steps, u128::from(r.steps));
-    let exact = RunOptions {
-        limits: ExecLimits {
-            max_steps: 32,
-            ..Default::default()
-        },
-        ..Default::default()
-    };
-    assert_eq!(
-        run_plain(&p, TestVector::default(), &exact).outcome,
-        Outcome::Exit(10)
-    );
+    let exact = RunOptions { limits: ExecLimits { max_steps: 32, ..Default::default() }, ..Default::default() };
+    assert_eq!(run_plain(&p, TestVector::default(), &exact).outcome, Outcome::Exit(10));
     for max in 1..32 {
-        let opts = RunOptions {
-            limits: ExecLimits {
-                max_steps: max,
-                ..Default::default()
-            },
-            ..Default::default()
-        };
+        let opts = RunOptions { limits: ExecLimits { max_steps: max, ..Default::default() }, ..Default::default() };
         let r = run_plain(&p, TestVector::default(), &opts);
         assert_eq!(r.outcome, Outcome::StepLimit, "{max}");
         assert_eq!(r.steps, max);
@@ -168,19 +116,13 @@ fn block_arguments_swap() {
     let a = f.body.add_param(lp, Type::I32);
     let b = f.body.add_param(lp, Type::I32);
     let n = f.body.add_param(lp, Type::I32);
-    f.term(Terminator::Jump(BlockCall {
-        block: lp,
-        args: vec![c32(1), c32(2), c32(0)],
-    }));
+    f.term(Terminator::Jump(BlockCall { block: lp, args: vec![c32(1), c32(2), c32(0)] }));
     f.switch_to(lp);
     let n2 = f.bin(BinOp::Add, Type::I32, n.into(), c32(1));
     let c = f.cmp(CmpPred::Ult, Type::I32, n2, c32(3));
     f.term(Terminator::Branch {
         cond: c,
-        if_true: BlockCall {
-            block: lp,
-            args: vec![b.into(), a.into(), n2],
-        },
+        if_true: BlockCall { block: lp, args: vec![b.into(), a.into(), n2] },
         if_false: BlockCall::new(done),
     });
     f.switch_to(done);
@@ -229,13 +171,7 @@ fn bad_indirect_calls() {
     let (mut g, ps) = Fb::new(&[Type::I32, Type::I32]);
     let r = g.bin(BinOp::Add, Type::I32, ps[0], ps[1]);
     g.ret(Some(r));
-    let two = define(
-        &mut p,
-        "two",
-        vec![Type::I32, Type::I32],
-        Some(Type::I32),
-        g,
-    );
+    let two = define(&mut p, "two", vec![Type::I32, Type::I32], Some(Type::I32), g);
     let (mut f, _) = Fb::new(&[]);
     let mode = f.nondet(Type::I32, false);
     let slot = f.alloca(c64(8));
@@ -246,11 +182,7 @@ fn bad_indirect_calls() {
     f.term(Terminator::Switch {
         ty: Type::I32,
         value: mode,
-        cases: vec![
-            (0, BlockCall::new(sw_null)),
-            (1, BlockCall::new(sw_data)),
-            (2, BlockCall::new(sw_arity)),
-        ],
+        cases: vec![(0, BlockCall::new(sw_null)), (1, BlockCall::new(sw_data)), (2, BlockCall::new(sw_arity))],
         default: BlockCall::new(ok),
     });
     f.switch_to(sw_null);
@@ -266,20 +198,8 @@ fn bad_indirect_calls() {
     let r = f.call_ind(Operand::Func(two), vec![c32(1), c32(2)], Some(Type::I32));
     f.ret(Some(r));
     with_main(&mut p, f);
-    assert!(matches!(
-        run(&p, &[0]).outcome,
-        Outcome::Error {
-            kind: CheckKind::NullDeref,
-            ..
-        }
-    ));
-    assert!(matches!(
-        run(&p, &[1]).outcome,
-        Outcome::Error {
-            kind: CheckKind::OutOfBounds,
-            ..
-        }
-    ));
+    assert!(matches!(run(&p, &[0]).outcome, Outcome::Error { kind: CheckKind::NullDeref, .. }));
+    assert!(matches!(run(&p, &[1]).outcome, Outcome::Error { kind: CheckKind::OutOfBounds, .. }));
     assert!(matches!(run(&p, &[2]).outcome, Outcome::Unsupported { .. }));
     assert_eq!(run(&p, &[3]).outcome, Outcome::Exit(3));
 }
@@ -293,11 +213,7 @@ fn branch_and_switch_goals() {
     let big = f.new_block();
     let small = f.new_block();
     let (k1, k2, kd, end) = (f.new_block(), f.new_block(), f.new_block(), f.new_block());
-    f.term(Terminator::Branch {
-        cond: c,
-        if_true: BlockCall::new(big),
-        if_false: BlockCall::new(small),
-    });
+    f.term(Terminator::Branch { cond: c, if_true: BlockCall::new(big), if_false: BlockCall::new(small) });
     f.switch_to(big);
     f.ret(Some(c32(100)));
     f.switch_to(small);
@@ -324,18 +240,9 @@ fn branch_and_switch_goals() {
         r.covered.iter().map(|&g| goals.goals[g].label).collect()
     };
     assert_eq!(labels(&run(&p, &[11])), vec![EdgeLabel::True]);
-    assert_eq!(
-        labels(&run(&p, &[1])),
-        vec![EdgeLabel::False, EdgeLabel::Case(1)]
-    );
-    assert_eq!(
-        labels(&run(&p, &[-2])),
-        vec![EdgeLabel::False, EdgeLabel::Case(-2)]
-    );
-    assert_eq!(
-        labels(&run(&p, &[7])),
-        vec![EdgeLabel::False, EdgeLabel::Default]
-    );
+    assert_eq!(labels(&run(&p, &[1])), vec![EdgeLabel::False, EdgeLabel::Case(1)]);
+    assert_eq!(labels(&run(&p, &[-2])), vec![EdgeLabel::False, EdgeLabel::Case(-2)]);
+    assert_eq!(labels(&run(&p, &[7])), vec![EdgeLabel::False, EdgeLabel::Default]);
     // The duplicate case 1 (index 2) is never taken: the first one wins.
     let r = run(&p, &[1]);
     assert!(r.covered.windows(2).all(|w| w[0] < w[1]));
@@ -348,46 +255,18 @@ fn line_counts() {
     let lp = f.new_block();
     let done = f.new_block();
     let i = f.body.add_param(lp, Type::I32);
-    f.term(Terminator::Jump(BlockCall {
-        block: lp,
-        args: vec![c32(0)],
-    }));
+    f.term(Terminator::Jump(BlockCall { block: lp, args: vec![c32(0)] }));
     f.switch_to(lp);
     // Two instructions on line 100, then the branch on line 101.
-    let l = Loc {
-        file: FileId::from_u32(0),
-        line: 100,
-        col: 1,
-    };
-    let (_, j) = f.body.append(
-        lp,
-        InstKind::Bin {
-            op: BinOp::Add,
-            ty: Type::I32,
-            lhs: i.into(),
-            rhs: c32(1),
-        },
-        l,
-    );
+    let l = Loc { file: FileId::from_u32(0), line: 100, col: 1 };
+    let (_, j) = f.body.append(lp, InstKind::Bin { op: BinOp::Add, ty: Type::I32, lhs: i.into(), rhs: c32(1) }, l);
     let j = Operand::Value(j.unwrap());
-    let (_, c) = f.body.append(
-        lp,
-        InstKind::Cmp {
-            pred: CmpPred::Slt,
-            ty: Type::I32,
-            lhs: j,
-            rhs: c32(7),
-        },
-        l,
-    );
+    let (_, c) = f.body.append(lp, InstKind::Cmp { pred: CmpPred::Slt, ty: Type::I32, lhs: j, rhs: c32(7) }, l);
     f.body.set_term(
         lp,
         Terminator::Branch {
             cond: Operand::Value(c.unwrap()),
-            if_true: BlockCall {
-                block: lp,
-                args: vec![j],
-            },
+            if_true: BlockCall { block: lp, args: vec![j] },
             if_false: BlockCall::new(done),
         },
         Loc { line: 101, ..l },
@@ -396,35 +275,16 @@ fn line_counts() {
     f.ret(Some(j));
     let dead = f.new_block();
     f.switch_to(dead);
-    f.body.set_term(
-        dead,
-        Terminator::Return(Some(c32(9))),
-        Loc { line: 200, ..l },
-    );
+    f.body.set_term(dead, Terminator::Return(Some(c32(9))), Loc { line: 200, ..l });
     with_main(&mut p, f);
-    let opts = RunOptions {
-        record_lines: true,
-        ..Default::default()
-    };
+    let opts = RunOptions { record_lines: true, ..Default::default() };
     let r = run_with(&p, TestVector::default(), &opts);
     assert_eq!(r.outcome, Outcome::Exit(7));
-    let count = |line: u32| {
-        r.line_counts
-            .iter()
-            .find(|c| c.line == line)
-            .map(|c| c.count)
-    };
+    let count = |line: u32| r.line_counts.iter().find(|c| c.line == line).map(|c| c.count);
     assert_eq!(count(100), Some(7));
     assert_eq!(count(101), Some(7));
-    assert_eq!(
-        count(200),
-        Some(0),
-        "lines that did not run are listed with 0"
-    );
-    assert!(r
-        .line_counts
-        .windows(2)
-        .all(|w| (w[0].file, w[0].line) < (w[1].file, w[1].line)));
+    assert_eq!(count(200), Some(0), "lines that did not run are listed with 0");
+    assert!(r.line_counts.windows(2).all(|w| (w[0].file, w[0].line) < (w[1].file, w[1].line)));
     assert!(r.line_counts.iter().all(|c: &LineCount| c.line != 0));
     // Without the option, no counts.
     assert!(run(&p, &[]).line_counts.is_empty());
@@ -441,19 +301,10 @@ fn main_arguments() {
     let slot1 = f.ptradd(ps[1], c64(8));
     let a1 = f.load(Type::Ptr, slot1);
     let isnull = f.cmp(CmpPred::Eq, Type::Ptr, a1, Operand::Const(Const::null()));
-    f.ins(InstKind::Check {
-        kind: CheckKind::Assertion,
-        cond: isnull,
-    });
+    f.ins(InstKind::Check { kind: CheckKind::Assertion, cond: isnull });
     let r = f.bin(BinOp::Add, Type::I32, chi, ps[0]);
     f.ret(Some(r));
-    define(
-        &mut p,
-        "main",
-        vec![Type::I32, Type::Ptr],
-        Some(Type::I32),
-        f,
-    );
+    define(&mut p, "main", vec![Type::I32, Type::Ptr], Some(Type::I32), f);
     assert_eq!(run(&p, &[]).outcome, Outcome::Exit(i32::from(b'm') + 1));
 }
 
@@ -464,11 +315,7 @@ fn void_main_and_unreachable() {
     let x = f.nondet(Type::I1, false);
     let a = f.new_block();
     let b = f.new_block();
-    f.term(Terminator::Branch {
-        cond: x,
-        if_true: BlockCall::new(a),
-        if_false: BlockCall::new(b),
-    });
+    f.term(Terminator::Branch { cond: x, if_true: BlockCall::new(a), if_false: BlockCall::new(b) });
     f.switch_to(a);
     f.ret(None);
     f.switch_to(b);
@@ -513,9 +360,7 @@ fn malformed_programs_do_not_panic() {
     let r = f.call(gid, vec![], Some(Type::I32));
     f.ret(Some(r));
     with_main(&mut p, f);
-    let r = prepare(&p)
-        .unwrap()
-        .run(&TestVector::default(), &RunOptions::default());
+    let r = prepare(&p).unwrap().run(&TestVector::default(), &RunOptions::default());
     assert!(matches!(r.outcome, Outcome::Unsupported { .. }));
     // Mismatched operand types and odd operations just compute something.
     let mut p = program(DataModel::ILP32);
@@ -523,22 +368,12 @@ fn malformed_programs_do_not_panic() {
     let x = f.nondet(Type::I64, true);
     let y = f.bin(BinOp::Shl, Type::Ptr, x, c64(70));
     let z = f.bin(BinOp::FAdd, Type::I8, y, x);
-    let w = f.ins(InstKind::Un {
-        op: UnOp::FNeg,
-        ty: Type::I1,
-        arg: z,
-    });
+    let w = f.ins(InstKind::Un { op: UnOp::FNeg, ty: Type::I1, arg: z });
     let v = f.cast(CastOp::FpToUi, Type::I16, Type::F32, w);
-    let u = f.ins(InstKind::Un {
-        op: UnOp::Ctlz,
-        ty: Type::F64,
-        arg: v,
-    });
+    let u = f.ins(InstKind::Un { op: UnOp::Ctlz, ty: Type::F64, arg: v });
     let s = f.cast(CastOp::Trunc, Type::I64, Type::I32, u);
     f.ret(Some(s));
     with_main(&mut p, f);
-    let r = prepare(&p)
-        .unwrap()
-        .run(&TestVector::from_ints([-1]), &RunOptions::default());
+    let r = prepare(&p).unwrap().run(&TestVector::from_ints([-1]), &RunOptions::default());
     assert!(matches!(r.outcome, Outcome::Exit(_)));
 }

@@ -88,17 +88,9 @@ fn program_of(rng: &mut Rng) -> (Program, Vec<i128>) {
         5 if w != Type::I8 => (f.cast(CastOp::Trunc, w, Type::I8, vs[a]), Type::I8),
         _ => (vs[a], w),
     };
-    let rhs = if xt == w && n > 1 && rng.below(3) == 0 {
-        vs[(a + 1) % n]
-    } else {
-        ci(xt, base + rng.small() * 50, DM)
-    };
+    let rhs = if xt == w && n > 1 && rng.below(3) == 0 { vs[(a + 1) % n] } else { ci(xt, base + rng.small() * 50, DM) };
     let c = f.cmp(rng.pick(&PREDS), xt, x, rhs);
-    f.term(Terminator::Branch {
-        cond: c,
-        if_true: BlockCall::new(ba),
-        if_false: BlockCall::new(bb),
-    });
+    f.term(Terminator::Branch { cond: c, if_true: BlockCall::new(ba), if_false: BlockCall::new(bb) });
     for (blk, sign) in [(ba, 1i64), (bb, -1i64)] {
         f.switch_to(blk);
         let mut next = Vec::new();
@@ -142,10 +134,8 @@ fn program_of(rng: &mut Rng) -> (Program, Vec<i128>) {
 fn random_loops_fast_forwarded_and_plain_agree() {
     let rounds: u64 = std::env::var("WALKDOWN_FF_ROUNDS").ok().and_then(|s| s.parse().ok()).unwrap_or(1500);
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    let options = RunOptions {
-        limits: ExecLimits { max_steps: 2_000_000, ..ExecLimits::default() },
-        record_lines: true,
-    };
+    let options =
+        RunOptions { limits: ExecLimits { max_steps: 2_000_000, ..ExecLimits::default() }, record_lines: true };
     let (mut compared, mut with_jumps, mut unfinished) = (0u64, 0u64, 0u64);
     let mut skipped_total = 0u128;
     for round in 0..rounds {
@@ -162,12 +152,7 @@ fn random_loops_fast_forwarded_and_plain_agree() {
         assert_eq!(ff.covered, plain.covered, "round {round}:\n{}", show());
         assert_eq!(ff.inputs, plain.inputs, "round {round}");
         assert_eq!(ff.line_counts, plain.line_counts, "round {round}:\n{}", show());
-        assert_eq!(
-            u128::from(ff.steps) + ff.skipped_steps,
-            u128::from(plain.steps),
-            "round {round}:\n{}",
-            show()
-        );
+        assert_eq!(u128::from(ff.steps) + ff.skipped_steps, u128::from(plain.steps), "round {round}:\n{}", show());
         compared += 1;
         if ff.fast_forwards > 0 {
             with_jumps += 1;

@@ -25,30 +25,17 @@ fn entering_reach_error_counts_its_first_line() {
     let x = f.nondet(Type::I32, true); // line 2
     let c = f.cmp(CmpPred::Eq, Type::I32, x, c32(7)); // line 3
     let (hit, miss) = (f.new_block(), f.new_block());
-    f.term(Terminator::Branch {
-        cond: c,
-        if_true: BlockCall::new(hit),
-        if_false: BlockCall::new(miss),
-    });
+    f.term(Terminator::Branch { cond: c, if_true: BlockCall::new(hit), if_false: BlockCall::new(miss) });
     f.switch_to(hit);
     f.call(re, vec![], None);
     f.ret(Some(c32(1)));
     f.switch_to(miss);
     f.ret(Some(c32(0)));
     with_main(&mut p, f);
-    let opts = RunOptions {
-        record_lines: true,
-        ..Default::default()
-    };
+    let opts = RunOptions { record_lines: true, ..Default::default() };
     let line_100 = |inputs: &[i128]| {
         let r = run_with(&p, TestVector::from_ints(inputs.iter().copied()), &opts);
-        (
-            r.outcome.is_error(),
-            r.line_counts
-                .iter()
-                .find(|l| l.line == 100)
-                .map(|l| l.count),
-        )
+        (r.outcome.is_error(), r.line_counts.iter().find(|l| l.line == 100).map(|l| l.count))
     };
     assert_eq!(line_100(&[7]), (true, Some(1)));
     assert_eq!(line_100(&[8]), (false, Some(0)));
@@ -64,13 +51,8 @@ fn entering_reach_error_counts_its_first_line() {
 fn float_inputs_for_integers_and_bools() {
     let mut p = program(DM);
     let (mut f, _) = Fb::new(&[]);
-    for (ty, signed) in [
-        (Type::I32, true),
-        (Type::I64, true),
-        (Type::I1, false),
-        (Type::I1, false),
-        (Type::F32, true),
-    ] {
+    for (ty, signed) in [(Type::I32, true), (Type::I64, true), (Type::I1, false), (Type::I1, false), (Type::F32, true)]
+    {
         f.nondet(ty, signed);
     }
     f.ret(Some(c32(0)));
@@ -89,13 +71,7 @@ fn float_inputs_for_integers_and_bools() {
     let bits: Vec<u64> = r.inputs.iter().map(|i| i.bits).collect();
     assert_eq!(
         bits,
-        vec![
-            0x540b_e400,
-            0x7538_dcfb_7618_0000,
-            0,
-            1,
-            u64::from((((1u64 << 60) + (1 << 36) + 1) as f32).to_bits())
-        ]
+        vec![0x540b_e400, 0x7538_dcfb_7618_0000, 0, 1, u64::from((((1u64 << 60) + (1 << 36) + 1) as f32).to_bits())]
     );
 }
 
@@ -105,13 +81,7 @@ fn float_inputs_for_integers_and_bools() {
 fn uninitialized_fill() {
     let mut p = program(DM);
     let malloc = declare(&mut p, "malloc", vec![Type::I64], Some(Type::Ptr), false);
-    let calloc = declare(
-        &mut p,
-        "calloc",
-        vec![Type::I64, Type::I64],
-        Some(Type::Ptr),
-        false,
-    );
+    let calloc = declare(&mut p, "calloc", vec![Type::I64, Type::I64], Some(Type::Ptr), false);
     let (mut f, _) = Fb::new(&[]);
     let s = f.alloca(c64(8));
     let a = f.load(Type::I64, s);
@@ -131,10 +101,7 @@ fn uninitialized_fill() {
     with_main(&mut p, f);
     verified(&p);
     let mut interp = Interpreter::new(&p, &Goals::compute(&p)).unwrap();
-    let run = |i: &Interpreter| {
-        i.run(&TestVector::default(), &RunOptions::default())
-            .outcome
-    };
+    let run = |i: &Interpreter| i.run(&TestVector::default(), &RunOptions::default()).outcome;
     // Zeros everywhere: nothing non-zero, calloc's block zero.
     assert_eq!(run(&interp), Outcome::Exit(2));
     interp.set_uninitialized_fill(1);

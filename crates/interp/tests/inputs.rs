@@ -37,21 +37,9 @@ fn inputs_are_consumed_in_order_and_recorded() {
     assert_eq!(
         r.inputs,
         vec![
-            ConsumedInput {
-                ty: Type::I32,
-                signed: true,
-                bits: 0xffff_ffff
-            },
-            ConsumedInput {
-                ty: Type::I8,
-                signed: false,
-                bits: 44
-            },
-            ConsumedInput {
-                ty: Type::I64,
-                signed: true,
-                bits: 5
-            },
+            ConsumedInput { ty: Type::I32, signed: true, bits: 0xffff_ffff },
+            ConsumedInput { ty: Type::I8, signed: false, bits: 44 },
+            ConsumedInput { ty: Type::I64, signed: true, bits: 5 },
         ]
     );
 }
@@ -63,10 +51,7 @@ fn exhausted_inputs_read_as_zero() {
     assert_eq!(r.outcome, Outcome::Exit(0));
     assert!(r.inputs_exhausted);
     assert_eq!(r.nondet_calls, 3);
-    assert_eq!(
-        r.inputs.iter().map(|i| i.bits).collect::<Vec<_>>(),
-        vec![7, 0, 0]
-    );
+    assert_eq!(r.inputs.iter().map(|i| i.bits).collect::<Vec<_>>(), vec![7, 0, 0]);
     // Extra inputs are simply not read.
     let r = run(&p, &[1, 2, 3, 4]);
     assert!(!r.inputs_exhausted);
@@ -90,18 +75,7 @@ fn conversions_of_inputs() {
     ]);
     let got = bits_of(
         &p,
-        &[
-            Int(-1),
-            Float(3.7),
-            Float(-3.7),
-            Float(1e10),
-            Int(5),
-            Float(0.1),
-            Int(2),
-            Int(0),
-            Int(70000),
-            Int(0x1234),
-        ],
+        &[Int(-1), Float(3.7), Float(-3.7), Float(1e10), Int(5), Float(0.1), Int(2), Int(0), Int(70000), Int(0x1234)],
     );
     assert_eq!(
         got,
@@ -130,14 +104,8 @@ fn assume_and_check() {
     let pos = f.cmp(CmpPred::Sgt, Type::I32, x, c32(0));
     f.ins(InstKind::Assume { cond: pos });
     let nz = f.cmp(CmpPred::Ne, Type::I32, x, c32(5));
-    let (chk, _) = f.ins_id(InstKind::Check {
-        kind: CheckKind::DivByZero,
-        cond: nz,
-    });
-    f.ins(InstKind::Check {
-        kind: CheckKind::Overflow,
-        cond: Operand::Const(Const::bool(true)),
-    });
+    let (chk, _) = f.ins_id(InstKind::Check { kind: CheckKind::DivByZero, cond: nz });
+    f.ins(InstKind::Check { kind: CheckKind::Overflow, cond: Operand::Const(Const::bool(true)) });
     f.ret(Some(x));
     with_main(&mut p, f);
     assert_eq!(run(&p, &[-3]).outcome, Outcome::AssumeFailed);
@@ -147,13 +115,7 @@ fn assume_and_check() {
     let g = goals.error_site(FuncId::from_u32(0), chk).unwrap();
     assert_eq!(
         r.outcome,
-        Outcome::Error {
-            kind: CheckKind::DivByZero,
-            func: FuncId::from_u32(0),
-            inst: chk,
-            loc: at(6),
-            goal: Some(g)
-        }
+        Outcome::Error { kind: CheckKind::DivByZero, func: FuncId::from_u32(0), inst: chk, loc: at(6), goal: Some(g) }
     );
     assert_eq!(r.covered, vec![g]);
     assert!(r.outcome.is_error());
@@ -173,30 +135,15 @@ fn unknown_externals_return_inputs_and_are_reported_once() {
     with_main(&mut p, f);
     let r = run(&p, &[10, 3]);
     assert_eq!(r.outcome, Outcome::Exit(7));
-    assert_eq!(
-        r.unknown_externals,
-        vec!["foo".to_string(), "bar".to_string()]
-    );
+    assert_eq!(r.unknown_externals, vec!["foo".to_string(), "bar".to_string()]);
     assert_eq!(r.nondet_calls, 2);
 }
 
 #[test]
 fn verifier_functions_by_name() {
     let mut p = program(DM);
-    let nd = declare(
-        &mut p,
-        "__VERIFIER_nondet_uint",
-        vec![],
-        Some(Type::I32),
-        false,
-    );
-    let nds = declare(
-        &mut p,
-        "__VERIFIER_nondet_int",
-        vec![],
-        Some(Type::I32),
-        false,
-    );
+    let nd = declare(&mut p, "__VERIFIER_nondet_uint", vec![], Some(Type::I32), false);
+    let nds = declare(&mut p, "__VERIFIER_nondet_int", vec![], Some(Type::I32), false);
     let assume = declare(&mut p, "__VERIFIER_assume", vec![Type::I32], None, false);
     let err = declare(&mut p, "reach_error", vec![], None, false);
     let (mut f, _) = Fb::new(&[]);
@@ -206,11 +153,7 @@ fn verifier_functions_by_name() {
     let c = f.cmp(CmpPred::Eq, Type::I32, x, c32(42));
     let bad = f.new_block();
     let good = f.new_block();
-    f.term(Terminator::Branch {
-        cond: c,
-        if_true: BlockCall::new(bad),
-        if_false: BlockCall::new(good),
-    });
+    f.term(Terminator::Branch { cond: c, if_true: BlockCall::new(bad), if_false: BlockCall::new(good) });
     f.switch_to(bad);
     f.call(err, vec![], None);
     f.term(Terminator::Unreachable);
@@ -220,23 +163,10 @@ fn verifier_functions_by_name() {
     let r = run(&p, &[-1, 1]);
     assert_eq!(r.outcome, Outcome::Exit(-1));
     assert!(r.unknown_externals.is_empty());
-    assert_eq!(
-        r.inputs[0],
-        ConsumedInput {
-            ty: Type::I32,
-            signed: false,
-            bits: 0xffff_ffff
-        }
-    );
+    assert_eq!(r.inputs[0], ConsumedInput { ty: Type::I32, signed: false, bits: 0xffff_ffff });
     assert!(r.inputs[1].signed);
     assert_eq!(run(&p, &[3, 0]).outcome, Outcome::AssumeFailed);
-    assert!(matches!(
-        run(&p, &[42, 1]).outcome,
-        Outcome::Error {
-            kind: CheckKind::ReachError,
-            ..
-        }
-    ));
+    assert!(matches!(run(&p, &[42, 1]).outcome, Outcome::Error { kind: CheckKind::ReachError, .. }));
 }
 
 /// Entering a defined `reach_error` is the error; `__assert_fail` called
@@ -247,13 +177,7 @@ fn reach_error_conventions() {
     let (mut body, _) = Fb::new(&[]);
     body.ret(None);
     let re = define(&mut p, "reach_error", vec![], None, body);
-    let af = declare(
-        &mut p,
-        "__assert_fail",
-        vec![Type::Ptr, Type::Ptr, Type::I32, Type::Ptr],
-        None,
-        false,
-    );
+    let af = declare(&mut p, "__assert_fail", vec![Type::Ptr, Type::Ptr, Type::I32, Type::Ptr], None, false);
     let name = p.globals.push(GlobalData {
         name: "fname".into(),
         size: 12,
@@ -278,11 +202,7 @@ fn reach_error_conventions() {
     f.term(Terminator::Switch {
         ty: Type::I32,
         value: which,
-        cases: vec![
-            (0, BlockCall::new(a)),
-            (1, BlockCall::new(b)),
-            (2, BlockCall::new(c)),
-        ],
+        cases: vec![(0, BlockCall::new(a)), (1, BlockCall::new(b)), (2, BlockCall::new(c))],
         default: BlockCall::new(d),
     });
     f.switch_to(a);

@@ -63,10 +63,7 @@ fn probe_program() -> (Program, Inst) {
     let s = f.alloca(c64(4));
     let off = f.nondet(Type::I64, true);
     let q = f.ptradd(s, off);
-    let (i, v) = f.ins_id(InstKind::Load {
-        ty: Type::I32,
-        ptr: q,
-    });
+    let (i, v) = f.ins_id(InstKind::Load { ty: Type::I32, ptr: q });
     f.ret(v);
     with_main(&mut p, f);
     (p, i)
@@ -86,15 +83,7 @@ fn out_of_bounds_after_the_end_and_before_the_start() {
     assert_eq!(error_kind(&r.outcome), Some(CheckKind::OutOfBounds));
     // The error site is the load, and its goal is covered.
     let goals = Goals::compute(&p);
-    let Outcome::Error {
-        inst,
-        goal: Some(g),
-        loc,
-        ..
-    } = r.outcome
-    else {
-        panic!("{:?}", r.outcome)
-    };
+    let Outcome::Error { inst, goal: Some(g), loc, .. } = r.outcome else { panic!("{:?}", r.outcome) };
     assert_eq!(inst, load);
     assert_eq!(loc.line, 5);
     assert!(matches!(goals.goals[g].kind, GoalKind::Error { inst: i, .. } if i == load));
@@ -110,18 +99,9 @@ fn null_dereference() {
     f.store(Type::I32, q, c32(1));
     f.ret(Some(c32(0)));
     with_main(&mut p, f);
-    assert_eq!(
-        error_kind(&run(&p, &[0]).outcome),
-        Some(CheckKind::NullDeref)
-    );
-    assert_eq!(
-        error_kind(&run(&p, &[0xff8]).outcome),
-        Some(CheckKind::NullDeref)
-    );
-    assert_eq!(
-        error_kind(&run(&p, &[0x1000]).outcome),
-        Some(CheckKind::OutOfBounds)
-    );
+    assert_eq!(error_kind(&run(&p, &[0]).outcome), Some(CheckKind::NullDeref));
+    assert_eq!(error_kind(&run(&p, &[0xff8]).outcome), Some(CheckKind::NullDeref));
+    assert_eq!(error_kind(&run(&p, &[0x1000]).outcome), Some(CheckKind::OutOfBounds));
 }
 
 #[test]
@@ -140,11 +120,7 @@ fn heap_use_after_free_double_free_invalid_free() {
         let c = f.cmp(CmpPred::Ne, Type::I64, b, c64(0));
         let yes = f.new_block();
         let next = f.new_block();
-        f.term(Terminator::Branch {
-            cond: c,
-            if_true: BlockCall::new(yes),
-            if_false: BlockCall::new(next),
-        });
+        f.term(Terminator::Branch { cond: c, if_true: BlockCall::new(yes), if_false: BlockCall::new(next) });
         f.switch_to(yes);
         action(f);
         f.term(Terminator::Jump(BlockCall::new(next)));
@@ -183,40 +159,16 @@ fn heap_use_after_free_double_free_invalid_free() {
         loc: Loc::UNKNOWN,
     });
     assert_eq!(run(&p, &[0]).outcome, Outcome::Exit(5));
-    assert_eq!(
-        run(&p, &[32]).outcome,
-        Outcome::Exit(5),
-        "free(NULL) is a no-op"
-    );
-    assert_eq!(
-        error_kind(&run(&p, &[1]).outcome),
-        Some(CheckKind::UseAfterFree)
-    );
-    assert_eq!(
-        error_kind(&run(&p, &[1 | 2]).outcome),
-        Some(CheckKind::UseAfterFree)
-    );
-    assert_eq!(
-        error_kind(&run(&p, &[1 | 4]).outcome),
-        Some(CheckKind::DoubleFree)
-    );
-    assert_eq!(
-        error_kind(&run(&p, &[8]).outcome),
-        Some(CheckKind::InvalidFree)
-    );
-    assert_eq!(
-        error_kind(&run(&p, &[1 | 8]).outcome),
-        Some(CheckKind::DoubleFree)
-    );
-    assert_eq!(
-        error_kind(&run(&p, &[16]).outcome),
-        Some(CheckKind::InvalidFree)
-    );
+    assert_eq!(run(&p, &[32]).outcome, Outcome::Exit(5), "free(NULL) is a no-op");
+    assert_eq!(error_kind(&run(&p, &[1]).outcome), Some(CheckKind::UseAfterFree));
+    assert_eq!(error_kind(&run(&p, &[1 | 2]).outcome), Some(CheckKind::UseAfterFree));
+    assert_eq!(error_kind(&run(&p, &[1 | 4]).outcome), Some(CheckKind::DoubleFree));
+    assert_eq!(error_kind(&run(&p, &[8]).outcome), Some(CheckKind::InvalidFree));
+    assert_eq!(error_kind(&run(&p, &[1 | 8]).outcome), Some(CheckKind::DoubleFree));
+    assert_eq!(error_kind(&run(&p, &[16]).outcome), Some(CheckKind::InvalidFree));
     // Free errors are reported at the call, with its error-site goal.
     let r = run(&p, &[1 | 4]);
-    let Outcome::Error { goal: Some(g), .. } = r.outcome else {
-        panic!()
-    };
+    let Outcome::Error { goal: Some(g), .. } = r.outcome else { panic!() };
     assert!(r.covered.contains(&g));
 }
 
@@ -234,10 +186,7 @@ fn stack_slot_is_freed_at_return() {
     let v = f.load(Type::I32, q);
     f.ret(Some(v));
     with_main(&mut p, f);
-    assert_eq!(
-        error_kind(&run(&p, &[]).outcome),
-        Some(CheckKind::UseAfterFree)
-    );
+    assert_eq!(error_kind(&run(&p, &[]).outcome), Some(CheckKind::UseAfterFree));
 }
 
 #[test]
@@ -259,11 +208,7 @@ fn writes_to_constant_globals_and_functions_fault() {
     let c = f.cmp(CmpPred::Eq, Type::I32, mode, c32(0));
     let a = f.new_block();
     let b = f.new_block();
-    f.term(Terminator::Branch {
-        cond: c,
-        if_true: BlockCall::new(a),
-        if_false: BlockCall::new(b),
-    });
+    f.term(Terminator::Branch { cond: c, if_true: BlockCall::new(a), if_false: BlockCall::new(b) });
     f.switch_to(a);
     f.store(Type::I32, g, c32(1));
     f.ret(Some(v));
@@ -273,14 +218,8 @@ fn writes_to_constant_globals_and_functions_fault() {
     let r = f.cast(CastOp::ZExt, Type::I8, Type::I32, w);
     f.ret(Some(r));
     with_main(&mut p, f);
-    assert_eq!(
-        error_kind(&run(&p, &[0]).outcome),
-        Some(CheckKind::OutOfBounds)
-    );
-    assert_eq!(
-        error_kind(&run(&p, &[1]).outcome),
-        Some(CheckKind::OutOfBounds)
-    );
+    assert_eq!(error_kind(&run(&p, &[0]).outcome), Some(CheckKind::OutOfBounds));
+    assert_eq!(error_kind(&run(&p, &[1]).outcome), Some(CheckKind::OutOfBounds));
 }
 
 /// A pointer to a slot stored in another slot, loaded back and followed;
@@ -295,28 +234,17 @@ fn pointer_chase(dm: DataModel) -> Program {
     f.store(Type::Ptr, pp, a);
     let back = f.load(Type::Ptr, pp);
     let eq = f.cmp(CmpPred::Eq, Type::Ptr, back, a);
-    f.ins(InstKind::Check {
-        kind: CheckKind::Assertion,
-        cond: eq,
-    });
+    f.ins(InstKind::Check { kind: CheckKind::Assertion, cond: eq });
     let n = f.cast(CastOp::PtrToInt, Type::Ptr, pint, back);
     let n2 = f.bin(BinOp::Add, pint, n, ci(pint, 0, dm));
     let q = f.cast(CastOp::IntToPtr, pint, Type::Ptr, n2);
     let v = f.load(Type::I32, q);
     // In a 64-bit int, the address fits the data model's width.
     let wide = f.cast(CastOp::PtrToInt, Type::Ptr, Type::I64, q);
-    let hi = f.bin(
-        BinOp::LShr,
-        Type::I64,
-        wide,
-        c64(i64::from(dm.pointer_bits()) - 1),
-    );
+    let hi = f.bin(BinOp::LShr, Type::I64, wide, c64(i64::from(dm.pointer_bits()) - 1));
     let hi = f.bin(BinOp::LShr, Type::I64, hi, c64(1));
     let ok = f.cmp(CmpPred::Eq, Type::I64, hi, c64(0));
-    f.ins(InstKind::Check {
-        kind: CheckKind::Assertion,
-        cond: ok,
-    });
+    f.ins(InstKind::Check { kind: CheckKind::Assertion, cond: ok });
     f.ret(Some(v));
     with_main(&mut p, f);
     p
@@ -324,18 +252,12 @@ fn pointer_chase(dm: DataModel) -> Program {
 
 #[test]
 fn pointers_in_memory_lp64() {
-    assert_eq!(
-        run(&pointer_chase(DataModel::LP64), &[]).outcome,
-        Outcome::Exit(99)
-    );
+    assert_eq!(run(&pointer_chase(DataModel::LP64), &[]).outcome, Outcome::Exit(99));
 }
 
 #[test]
 fn pointers_in_memory_ilp32() {
-    assert_eq!(
-        run(&pointer_chase(DataModel::ILP32), &[]).outcome,
-        Outcome::Exit(99)
-    );
+    assert_eq!(run(&pointer_chase(DataModel::ILP32), &[]).outcome, Outcome::Exit(99));
 }
 
 /// `int x = 5; int *px = &x + 1 (addend -4 back); int (*fp)() = &h;`
@@ -363,16 +285,8 @@ fn globals_with_relocations() {
             constant: true,
             init: vec![],
             relocs: vec![
-                Reloc {
-                    offset: 0,
-                    target: RelocTarget::Global(x),
-                    addend: 4,
-                },
-                Reloc {
-                    offset: pb,
-                    target: RelocTarget::Func(hid),
-                    addend: 0,
-                },
+                Reloc { offset: 0, target: RelocTarget::Global(x), addend: 4 },
+                Reloc { offset: pb, target: RelocTarget::Func(hid), addend: 0 },
             ],
             loc: Loc::UNKNOWN,
         });
@@ -411,17 +325,10 @@ fn malloc_beyond_the_limit_returns_null() {
     assert_eq!(run(&p, &[1 << 40]).outcome, Outcome::Exit(1));
     assert_eq!(run(&p, &[-1]).outcome, Outcome::Exit(1));
     let opts = RunOptions {
-        limits: walkdown_interp::ExecLimits {
-            max_memory: 50,
-            ..Default::default()
-        },
+        limits: walkdown_interp::ExecLimits { max_memory: 50, ..Default::default() },
         ..Default::default()
     };
-    let r = run_with(
-        &p,
-        walkdown_ir::testvec::TestVector::from_ints([100]),
-        &opts,
-    );
+    let r = run_with(&p, walkdown_ir::testvec::TestVector::from_ints([100]), &opts);
     assert_eq!(r.outcome, Outcome::Exit(1));
 }
 
@@ -434,10 +341,7 @@ fn huge_alloca_is_unsupported() {
     f.alloca(n);
     f.ret(Some(c32(0)));
     with_main(&mut p, f);
-    assert!(matches!(
-        run(&p, &[1 << 50]).outcome,
-        Outcome::Unsupported { .. }
-    ));
+    assert!(matches!(run(&p, &[1 << 50]).outcome, Outcome::Unsupported { .. }));
     assert_eq!(run(&p, &[0]).outcome, Outcome::Exit(0));
 }
 
@@ -456,20 +360,14 @@ fn many_calls_with_allocas() {
     let lp = f.new_block();
     let i = f.body.add_param(lp, Type::I32);
     let done = f.new_block();
-    f.term(Terminator::Jump(BlockCall {
-        block: lp,
-        args: vec![c32(0)],
-    }));
+    f.term(Terminator::Jump(BlockCall { block: lp, args: vec![c32(0)] }));
     f.switch_to(lp);
     f.call(gid, vec![], Some(Type::Ptr));
     let i2 = f.bin(BinOp::Add, Type::I32, i.into(), c32(1));
     let c = f.cmp(CmpPred::Slt, Type::I32, i2, c32(100_000));
     f.term(Terminator::Branch {
         cond: c,
-        if_true: BlockCall {
-            block: lp,
-            args: vec![i2],
-        },
+        if_true: BlockCall { block: lp, args: vec![i2] },
         if_false: BlockCall::new(done),
     });
     f.switch_to(done);
@@ -497,19 +395,10 @@ fn ilp32_pointer_arithmetic_wraps() {
     f.ret(Some(r));
     with_main(&mut p, f);
     assert_eq!(run(&p, &[0]).outcome, Outcome::Exit(77));
-    assert_eq!(
-        error_kind(&run(&p, &[-1]).outcome),
-        Some(CheckKind::OutOfBounds)
-    );
-    assert_eq!(
-        error_kind(&run(&p, &[4]).outcome),
-        Some(CheckKind::OutOfBounds)
-    );
+    assert_eq!(error_kind(&run(&p, &[-1]).outcome), Some(CheckKind::OutOfBounds));
+    assert_eq!(error_kind(&run(&p, &[4]).outcome), Some(CheckKind::OutOfBounds));
     // i32::MIN lands far from every object (wrapping at 32 bits).
-    assert_eq!(
-        error_kind(&run(&p, &[i32::MIN as i128]).outcome),
-        Some(CheckKind::OutOfBounds)
-    );
+    assert_eq!(error_kind(&run(&p, &[i32::MIN as i128]).outcome), Some(CheckKind::OutOfBounds));
 }
 
 /// The resident memory of this process, in bytes (Linux `VmRSS`).

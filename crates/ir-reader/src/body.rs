@@ -16,8 +16,8 @@ use crate::parser::{SymbolRef, SymbolTable};
 use std::collections::HashMap;
 use walkdown_ir::entity::PrimaryMap;
 use walkdown_ir::{
-    BinOp, Block, BlockCall, BlockData, Body, Callee, CastOp, CheckKind, CmpPred, DataModel, Inst,
-    InstData, InstKind, Loc, Operand, Terminator, Type, UnOp, Value, ValueData, ValueDef,
+    BinOp, Block, BlockCall, BlockData, Body, Callee, CastOp, CheckKind, CmpPred, DataModel, Inst, InstData, InstKind,
+    Loc, Operand, Terminator, Type, UnOp, Value, ValueData, ValueDef,
 };
 
 /// Words that start a top-level line, never a line of a body.
@@ -63,15 +63,11 @@ pub fn parse_body(
         }
         builder.line(&mut cursor)?;
     }
-    let (line, col) =
-        lines.last().map_or((define_line.line, define_line.end_col), |l| (l.line, l.end_col));
+    let (line, col) = lines.last().map_or((define_line.line, define_line.end_col), |l| (l.line, l.end_col));
     Err(ParseError::new(
         line,
         col,
-        format!(
-            "the body of {} is not closed by `}}`",
-            walkdown_ir::write::symbol(context.func_name)
-        ),
+        format!("the body of {} is not closed by `}}`", walkdown_ir::write::symbol(context.func_name)),
     ))
 }
 
@@ -144,12 +140,7 @@ impl<'a> BodyBuilder<'a> {
         }
     }
 
-    fn define_value(
-        &mut self,
-        index: u32,
-        token: &Token<'_>,
-        data: ValueData,
-    ) -> Result<(), ParseError> {
+    fn define_value(&mut self, index: u32, token: &Token<'_>, data: ValueData) -> Result<(), ParseError> {
         if let Some((_, first)) = self.value_defs.get(&index) {
             return Err(ParseError::new(
                 token.line,
@@ -187,11 +178,7 @@ impl<'a> BodyBuilder<'a> {
                 cursor.expect_punct(Punct::Colon)?;
                 let ty = cursor.expect_type()?;
                 let position = u32::try_from(self.blocks[block].params.len()).unwrap_or(u32::MAX);
-                self.define_value(
-                    value,
-                    value_token,
-                    ValueData { ty, def: ValueDef::Param(block, position) },
-                )?;
+                self.define_value(value, value_token, ValueData { ty, def: ValueDef::Param(block, position) })?;
                 self.blocks[block].params.push(Value::from_u32(value));
                 if cursor.eat_punct(Punct::RParen) {
                     break;
@@ -205,10 +192,7 @@ impl<'a> BodyBuilder<'a> {
         cursor.expect_end()
     }
 
-    fn value_name<'t>(
-        &self,
-        cursor: &mut LineCursor<'t>,
-    ) -> Result<(u32, &'t Token<'t>), ParseError> {
+    fn value_name<'t>(&self, cursor: &mut LineCursor<'t>) -> Result<(u32, &'t Token<'t>), ParseError> {
         match cursor.peek() {
             Some(token @ Token { kind: TokenKind::Word(w), .. }) => match entity_index(w, "v") {
                 Some(index) => {
@@ -224,19 +208,15 @@ impl<'a> BodyBuilder<'a> {
     /// `[vN =] instruction [!loc]` or `terminator [!loc]`.
     fn statement(&mut self, cursor: &mut LineCursor<'_>) -> Result<(), ParseError> {
         let Some(current) = self.blocks.keys().last() else {
-            return Err(cursor
-                .error_here("expected a block label such as `b0:` before the first instruction"));
+            return Err(cursor.error_here("expected a block label such as `b0:` before the first instruction"));
         };
         if self.terminated.last() == Some(&true) {
-            return Err(cursor.error_here(format!(
-                "block {current} already ended with its terminator; a new block needs a label"
-            )));
+            return Err(cursor
+                .error_here(format!("block {current} already ended with its terminator; a new block needs a label")));
         }
-        let names_a_value = cursor.peek().is_some_and(
-            |t| matches!(t.kind, TokenKind::Word(w) if entity_index(w, "v").is_some()),
-        );
-        let then_equals =
-            cursor.peek_second().is_some_and(|t| t.kind == TokenKind::Punct(Punct::Equals));
+        let names_a_value =
+            cursor.peek().is_some_and(|t| matches!(t.kind, TokenKind::Word(w) if entity_index(w, "v").is_some()));
+        let then_equals = cursor.peek_second().is_some_and(|t| t.kind == TokenKind::Punct(Punct::Equals));
         let result = if names_a_value && then_equals {
             let named = self.value_name(cursor)?;
             cursor.expect_punct(Punct::Equals)?;
@@ -247,11 +227,7 @@ impl<'a> BodyBuilder<'a> {
         let (mnemonic, mnemonic_token) = cursor.expect_word("an instruction or a terminator")?;
         if let Some(term) = self.terminator(mnemonic, cursor)? {
             if let Some((_, token)) = result {
-                return Err(ParseError::new(
-                    token.line,
-                    token.col,
-                    format!("`{mnemonic}` defines no value"),
-                ));
+                return Err(ParseError::new(token.line, token.col, format!("`{mnemonic}` defines no value")));
             }
             let loc = cursor.optional_loc()?;
             cursor.expect_end()?;
@@ -289,11 +265,7 @@ impl<'a> BodyBuilder<'a> {
     }
 
     /// The terminator `mnemonic` starts, or `None` when it starts none.
-    fn terminator(
-        &mut self,
-        mnemonic: &str,
-        cursor: &mut LineCursor<'_>,
-    ) -> Result<Option<Terminator>, ParseError> {
+    fn terminator(&mut self, mnemonic: &str, cursor: &mut LineCursor<'_>) -> Result<Option<Terminator>, ParseError> {
         Ok(Some(match mnemonic {
             "jump" => Terminator::Jump(self.block_call(cursor)?),
             "br" => {
@@ -306,8 +278,8 @@ impl<'a> BodyBuilder<'a> {
             }
             "switch" => self.switch(cursor)?,
             "ret" => {
-                let returns_nothing = cursor.at_end()
-                    || cursor.peek().is_some_and(|t| t.kind == TokenKind::Punct(Punct::Bang));
+                let returns_nothing =
+                    cursor.at_end() || cursor.peek().is_some_and(|t| t.kind == TokenKind::Punct(Punct::Bang));
                 Terminator::Return(if returns_nothing { None } else { Some(self.operand(cursor)?) })
             }
             "unreachable" => Terminator::Unreachable,
@@ -367,11 +339,7 @@ impl<'a> BodyBuilder<'a> {
             "cmp" => {
                 let (name, pred_token) = cursor.expect_word("a comparison predicate")?;
                 let pred = CmpPred::from_name(name).ok_or_else(|| {
-                    ParseError::new(
-                        pred_token.line,
-                        pred_token.col,
-                        format!("unknown comparison predicate `{name}`"),
-                    )
+                    ParseError::new(pred_token.line, pred_token.col, format!("unknown comparison predicate `{name}`"))
                 })?;
                 let ty = cursor.expect_type()?;
                 let (lhs, rhs) = self.operand_pair(cursor)?;
@@ -412,11 +380,7 @@ impl<'a> BodyBuilder<'a> {
             "check" => {
                 let (name, kind_token) = cursor.expect_word("a check kind")?;
                 let kind = CheckKind::from_name(name).ok_or_else(|| {
-                    ParseError::new(
-                        kind_token.line,
-                        kind_token.col,
-                        format!("unknown check kind `{name}`"),
-                    )
+                    ParseError::new(kind_token.line, kind_token.col, format!("unknown check kind `{name}`"))
                 })?;
                 InstKind::Check { kind, cond: self.operand(cursor)? }
             }
@@ -434,10 +398,7 @@ impl<'a> BodyBuilder<'a> {
     fn call(&mut self, cursor: &mut LineCursor<'_>) -> Result<InstKind, ParseError> {
         let ret = if cursor.eat_word("void") {
             None
-        } else if cursor
-            .peek()
-            .is_some_and(|t| matches!(&t.kind, TokenKind::Word(w) if Type::from_name(w).is_some()))
-        {
+        } else if cursor.peek().is_some_and(|t| matches!(&t.kind, TokenKind::Word(w) if Type::from_name(w).is_some())) {
             Some(cursor.expect_type()?)
         } else {
             return Err(cursor.expected("a return type or `void`"));
@@ -466,19 +427,12 @@ impl<'a> BodyBuilder<'a> {
 
     fn lookup(&self, name: &str, token: &Token<'_>) -> Result<SymbolRef, ParseError> {
         self.context.symbols.get(name).copied().ok_or_else(|| {
-            ParseError::new(
-                token.line,
-                token.col,
-                format!("unknown symbol {}", walkdown_ir::write::symbol(name)),
-            )
+            ParseError::new(token.line, token.col, format!("unknown symbol {}", walkdown_ir::write::symbol(name)))
         })
     }
 
     /// `OPERAND, OPERAND`.
-    fn operand_pair(
-        &mut self,
-        cursor: &mut LineCursor<'_>,
-    ) -> Result<(Operand, Operand), ParseError> {
+    fn operand_pair(&mut self, cursor: &mut LineCursor<'_>) -> Result<(Operand, Operand), ParseError> {
         let first = self.operand(cursor)?;
         cursor.expect_punct(Punct::Comma)?;
         Ok((first, self.operand(cursor)?))
@@ -504,8 +458,7 @@ impl<'a> BodyBuilder<'a> {
 
     /// `vN`, `TYPE LITERAL` or `@symbol`.
     fn operand(&mut self, cursor: &mut LineCursor<'_>) -> Result<Operand, ParseError> {
-        const WHAT: &str =
-            "an operand (a value such as `v0`, a constant such as `i32 1`, or a `@symbol`)";
+        const WHAT: &str = "an operand (a value such as `v0`, a constant such as `i32 1`, or a `@symbol`)";
         match cursor.peek() {
             Some(token @ Token { kind: TokenKind::Word(word), .. }) => {
                 if let Some(index) = entity_index(word, "v") {
@@ -518,9 +471,9 @@ impl<'a> BodyBuilder<'a> {
                 };
                 cursor.bump();
                 let (text, literal_token) = cursor.expect_literal(&format!("a {ty} literal"))?;
-                literal::constant(ty, text, self.context.data_model).map(Operand::Const).map_err(
-                    |message| ParseError::new(literal_token.line, literal_token.col, message),
-                )
+                literal::constant(ty, text, self.context.data_model)
+                    .map(Operand::Const)
+                    .map_err(|message| ParseError::new(literal_token.line, literal_token.col, message))
             }
             Some(token @ Token { kind: TokenKind::Symbol(name), .. }) => {
                 let symbol = self.lookup(name, token)?;
@@ -556,21 +509,17 @@ impl<'a> BodyBuilder<'a> {
     /// Resolves the recorded uses and lays the values out by id.
     fn finish(self) -> Result<Body, ParseError> {
         let where_ = self.in_function();
-        if let Some(bad) =
-            self.block_uses.iter().find(|m| !self.blocks.is_valid(Block::from_u32(m.index)))
-        {
+        if let Some(bad) = self.block_uses.iter().find(|m| !self.blocks.is_valid(Block::from_u32(m.index))) {
             return Err(bad.error(format!("block b{} does not exist {where_}", bad.index)));
         }
-        if let Some(bad) = self.value_uses.iter().find(|m| !self.value_defs.contains_key(&m.index))
-        {
+        if let Some(bad) = self.value_uses.iter().find(|m| !self.value_defs.contains_key(&m.index)) {
             return Err(bad.error(format!("v{} is never defined {where_}", bad.index)));
         }
         let count = u32::try_from(self.value_defs.len()).unwrap_or(u32::MAX);
         if let Some(missing) = (0..count).find(|k| !self.value_defs.contains_key(k)) {
             // Some id at or above `count` takes the missing one's place.
             let highest = self.value_defs.values().map(|(_, m)| m).max_by_key(|m| m.index);
-            let (line, col, highest_index) =
-                highest.map_or((0, 0, count), |m| (m.line, m.col, m.index));
+            let (line, col, highest_index) = highest.map_or((0, 0, count), |m| (m.line, m.col, m.index));
             return Err(ParseError::new(
                 line,
                 col,

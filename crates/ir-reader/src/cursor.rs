@@ -157,9 +157,8 @@ impl<'a> LineCursor<'a> {
     pub fn expect_unsigned<T: TryFrom<i128>>(&mut self, what: &str) -> Result<T, ParseError> {
         match self.peek() {
             Some(t @ Token { kind: TokenKind::Number(s), .. }) => {
-                let value = literal::parse_unsigned::<T>(s).ok_or_else(|| {
-                    ParseError::new(t.line, t.col, format!("`{s}` is not a valid {what}"))
-                })?;
+                let value = literal::parse_unsigned::<T>(s)
+                    .ok_or_else(|| ParseError::new(t.line, t.col, format!("`{s}` is not a valid {what}")))?;
                 self.next += 1;
                 Ok(value)
             }

@@ -118,8 +118,7 @@ pub fn tokenize(text: &str) -> Result<Vec<TokenLine<'_>>, ParseError> {
     let mut lines = Vec::new();
     for (index, line_text) in text.split('\n').enumerate() {
         let line_no = u32::try_from(index + 1).unwrap_or(u32::MAX);
-        let (tokens, end_col) =
-            LineLexer { text: line_text, pos: 0, col: 1, line: line_no }.run()?;
+        let (tokens, end_col) = LineLexer { text: line_text, pos: 0, col: 1, line: line_no }.run()?;
         if !tokens.is_empty() {
             lines.push(TokenLine { line: line_no, tokens, end_col });
         }
@@ -245,8 +244,7 @@ impl<'a> LineLexer<'a> {
             b if b.is_ascii_digit() => Ok(self.number()),
             b if is_word_start(b) => Ok(TokenKind::Word(self.take_while(is_word_byte))),
             _ => {
-                let other =
-                    self.text.get(self.pos..).and_then(|rest| rest.chars().next()).unwrap_or('?');
+                let other = self.text.get(self.pos..).and_then(|rest| rest.chars().next()).unwrap_or('?');
                 Err(self.error_at(self.col, format!("unexpected character {other:?}")))
             }
         }
@@ -306,10 +304,7 @@ impl<'a> LineLexer<'a> {
                 Some(b'\\') => {
                     let digit = |b: Option<u8>| b.and_then(|b| char::from(b).to_digit(16));
                     let (Some(high), Some(low)) = (digit(self.peek(1)), digit(self.peek(2))) else {
-                        return Err(self.error_at(
-                            self.col,
-                            "a `\\` in a string must be followed by two hex digits",
-                        ));
+                        return Err(self.error_at(self.col, "a `\\` in a string must be followed by two hex digits"));
                     };
                     // Two hex digits always fit a byte.
                     bytes.push(u8::try_from(high * 16 + low).unwrap_or(u8::MAX));

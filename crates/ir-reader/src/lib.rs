@@ -80,14 +80,12 @@ fn reject_overflowing_relocs(program: &Program) -> Result<(), VerifyErrors> {
         .globals
         .iter()
         .flat_map(|(id, global)| {
-            global.relocs.iter().filter(|r| r.offset.checked_add(pointer_bytes).is_none()).map(
-                move |r| VerifyError {
-                    func: format!("global {}", global.name),
-                    block: None,
-                    loc: global.loc,
-                    message: format!("bad relocation at offset {} of {id}", r.offset),
-                },
-            )
+            global.relocs.iter().filter(|r| r.offset.checked_add(pointer_bytes).is_none()).map(move |r| VerifyError {
+                func: format!("global {}", global.name),
+                block: None,
+                loc: global.loc,
+                message: format!("bad relocation at offset {} of {id}", r.offset),
+            })
         })
         .collect();
     if errors.is_empty() {

@@ -14,18 +14,17 @@ pub fn parse_integer(text: &str) -> Option<i128> {
         Some(b'+') => (false, &text[1..]),
         _ => (false, text),
     };
-    let value =
-        if let Some(hex) = magnitude.strip_prefix("0x").or_else(|| magnitude.strip_prefix("0X")) {
-            if hex.is_empty() || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-                return None;
-            }
-            i128::from_str_radix(hex, 16).ok()?
-        } else {
-            if magnitude.is_empty() || !magnitude.bytes().all(|b| b.is_ascii_digit()) {
-                return None;
-            }
-            magnitude.parse::<i128>().ok()?
-        };
+    let value = if let Some(hex) = magnitude.strip_prefix("0x").or_else(|| magnitude.strip_prefix("0X")) {
+        if hex.is_empty() || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        i128::from_str_radix(hex, 16).ok()?
+    } else {
+        if magnitude.is_empty() || !magnitude.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        magnitude.parse::<i128>().ok()?
+    };
     Some(if negative { -value } else { value })
 }
 
@@ -64,8 +63,7 @@ pub fn int_bits(text: &str, width: u32) -> Result<u64, String> {
 /// (`0x7ff8000000000000`, how NaNs are written).
 pub fn float_bits(text: &str, ty: Type) -> Result<u64, String> {
     if text.starts_with("0x") || text.starts_with("0X") {
-        let bits = parse_unsigned::<u64>(text)
-            .ok_or_else(|| format!("`{text}` is not a hex bit pattern"))?;
+        let bits = parse_unsigned::<u64>(text).ok_or_else(|| format!("`{text}` is not a hex bit pattern"))?;
         if ty == Type::F32 && bits > u64::from(u32::MAX) {
             return Err(format!("`{text}` does not fit in 32 bits"));
         }
@@ -93,9 +91,8 @@ pub fn constant(ty: Type, text: &str, data_model: DataModel) -> Result<Const, St
 /// `None` for any other word, including ones with leading zeros (`v01`).
 pub fn entity_index(word: &str, prefix: &str) -> Option<u32> {
     let digits = word.strip_prefix(prefix)?;
-    let canonical = !digits.is_empty()
-        && digits.bytes().all(|b| b.is_ascii_digit())
-        && (digits == "0" || !digits.starts_with('0'));
+    let canonical =
+        !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) && (digits == "0" || !digits.starts_with('0'));
     if !canonical {
         return None;
     }

@@ -13,9 +13,7 @@ use crate::cursor::LineCursor;
 use crate::error::ParseError;
 use crate::lexer::{Punct, Token, TokenKind, TokenLine};
 use std::collections::HashMap;
-use walkdown_ir::{
-    DataModel, FuncData, FuncId, GlobalData, GlobalId, Loc, Program, Reloc, RelocTarget, Type,
-};
+use walkdown_ir::{DataModel, FuncData, FuncId, GlobalData, GlobalId, Loc, Program, Reloc, RelocTarget, Type};
 
 /// What a `@name` refers to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,28 +36,21 @@ pub fn parse_lines(lines: &[TokenLine<'_>]) -> Result<Program, ParseError> {
 
 /// The first pass: reserves an id (with a placeholder entry) for every
 /// `global`, `declare` and `define` line, in textual order.
-fn register_symbols(
-    lines: &[TokenLine<'_>],
-    program: &mut Program,
-) -> Result<SymbolTable, ParseError> {
+fn register_symbols(lines: &[TokenLine<'_>], program: &mut Program) -> Result<SymbolTable, ParseError> {
     let mut symbols = SymbolTable::new();
     let mut first_seen: HashMap<String, u32> = HashMap::new();
     for line in lines {
         let (Some(keyword), Some(name_token)) = (line.tokens.first(), line.tokens.get(1)) else {
             continue;
         };
-        let (TokenKind::Word(keyword), TokenKind::Symbol(name)) = (&keyword.kind, &name_token.kind)
-        else {
+        let (TokenKind::Word(keyword), TokenKind::Symbol(name)) = (&keyword.kind, &name_token.kind) else {
             continue;
         };
         let symbol = match *keyword {
             "global" => SymbolRef::Global(program.globals.push(placeholder_global(name))),
-            "declare" | "define" => SymbolRef::Func(program.funcs.push(FuncData::external(
-                name,
-                Vec::new(),
-                None,
-                false,
-            ))),
+            "declare" | "define" => {
+                SymbolRef::Func(program.funcs.push(FuncData::external(name, Vec::new(), None, false)))
+            }
             _ => continue,
         };
         if let Some(previous_line) = first_seen.get(name.as_ref()) {
@@ -126,9 +117,7 @@ impl TopLevel<'_> {
                     return Err(ParseError::new(
                         keyword_token.line,
                         keyword_token.col,
-                        format!(
-                            "expected `datamodel`, `file`, `global`, `declare` or `define`, found `{other}`"
-                        ),
+                        format!("expected `datamodel`, `file`, `global`, `declare` or `define`, found `{other}`"),
                     ))
                 }
             }
@@ -136,11 +125,7 @@ impl TopLevel<'_> {
         Ok(self.program)
     }
 
-    fn datamodel(
-        &mut self,
-        cursor: &mut LineCursor<'_>,
-        keyword: &Token<'_>,
-    ) -> Result<(), ParseError> {
+    fn datamodel(&mut self, cursor: &mut LineCursor<'_>, keyword: &Token<'_>) -> Result<(), ParseError> {
         if self.seen_datamodel || self.seen_item {
             return Err(ParseError::new(
                 keyword.line,
@@ -151,20 +136,15 @@ impl TopLevel<'_> {
         self.seen_datamodel = true;
         let (name, token) = cursor.expect_word("a data model (LP64 or ILP32)")?;
         self.program.data_model = DataModel::from_name(name).ok_or_else(|| {
-            ParseError::new(
-                token.line,
-                token.col,
-                format!("unknown data model `{name}` (LP64 or ILP32)"),
-            )
+            ParseError::new(token.line, token.col, format!("unknown data model `{name}` (LP64 or ILP32)"))
         })?;
         cursor.expect_end()
     }
 
     fn file(&mut self, cursor: &mut LineCursor<'_>) -> Result<(), ParseError> {
         let (bytes, token) = cursor.expect_string("a quoted file name")?;
-        let name = String::from_utf8(bytes.to_vec()).map_err(|_| {
-            ParseError::new(token.line, token.col, "a file name must be valid UTF-8")
-        })?;
+        let name = String::from_utf8(bytes.to_vec())
+            .map_err(|_| ParseError::new(token.line, token.col, "a file name must be valid UTF-8"))?;
         cursor.expect_end()?;
         self.program.files.push(name);
         Ok(())
@@ -172,11 +152,7 @@ impl TopLevel<'_> {
 
     fn lookup(&self, name: &str, token: &Token<'_>) -> Result<SymbolRef, ParseError> {
         self.symbols.get(name).copied().ok_or_else(|| {
-            ParseError::new(
-                token.line,
-                token.col,
-                format!("unknown symbol {}", walkdown_ir::write::symbol(name)),
-            )
+            ParseError::new(token.line, token.col, format!("unknown symbol {}", walkdown_ir::write::symbol(name)))
         })
     }
 
@@ -207,8 +183,7 @@ impl TopLevel<'_> {
         }
         let loc = cursor.optional_loc()?;
         cursor.expect_end()?;
-        self.program.globals[id] =
-            GlobalData { name: name.to_string(), size, align, constant, init, relocs, loc };
+        self.program.globals[id] = GlobalData { name: name.to_string(), size, align, constant, init, relocs, loc };
         Ok(())
     }
 
@@ -223,9 +198,8 @@ impl TopLevel<'_> {
         };
         let addend = match cursor.peek() {
             Some(Token { kind: TokenKind::Number(text), line, col }) => {
-                let value = crate::literal::parse_i64(text).ok_or_else(|| {
-                    ParseError::new(*line, *col, format!("`{text}` is not a 64-bit addend"))
-                })?;
+                let value = crate::literal::parse_i64(text)
+                    .ok_or_else(|| ParseError::new(*line, *col, format!("`{text}` is not a 64-bit addend")))?;
                 cursor.bump();
                 value
             }
@@ -274,20 +248,12 @@ impl TopLevel<'_> {
         Ok(())
     }
 
-    fn define(
-        &mut self,
-        cursor: &mut LineCursor<'_>,
-        define_line: &TokenLine<'_>,
-    ) -> Result<(), ParseError> {
+    fn define(&mut self, cursor: &mut LineCursor<'_>, define_line: &TokenLine<'_>) -> Result<(), ParseError> {
         let sig = self.signature(cursor)?;
         let library = cursor.eat_word("library");
         cursor.expect_punct(Punct::LBrace)?;
         cursor.expect_end()?;
-        let context = BodyContext {
-            symbols: &self.symbols,
-            data_model: self.program.data_model,
-            func_name: &sig.name,
-        };
+        let context = BodyContext { symbols: &self.symbols, data_model: self.program.data_model, func_name: &sig.name };
         let rest = self.lines.get(self.next..).unwrap_or_default();
         let (body, consumed) = parse_body(rest, define_line, &context)?;
         self.next += consumed;

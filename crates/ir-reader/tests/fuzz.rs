@@ -73,7 +73,9 @@ fn mutate(rng: &mut Rng, text: &str, seeds: &[String], vocabulary: &[&str]) -> S
             let i = rng.below(n);
             let from = SWAPS[rng.below(SWAPS.len())];
             let to = SWAPS[rng.below(SWAPS.len())];
-            if from.as_bytes()[0] == to.as_bytes()[0] || (from.starts_with(['i', 'p', 'f']) && to.starts_with(['i', 'p', 'f'])) {
+            if from.as_bytes()[0] == to.as_bytes()[0]
+                || (from.starts_with(['i', 'p', 'f']) && to.starts_with(['i', 'p', 'f']))
+            {
                 lines[i] = replace_word_once(&lines[i], from, to);
             }
         }
@@ -211,7 +213,10 @@ fn structural_mutations_never_panic_hang_or_misplace_errors() {
     });
     match wait.recv_timeout(Duration::from_secs(300)) {
         Ok(Ok(((slowest, text), kinds))) => {
-            eprintln!("{n} inputs: {} refused by the parser, {} by the verifier, {} accepted", kinds[0], kinds[1], kinds[2]);
+            eprintln!(
+                "{n} inputs: {} refused by the parser, {} by the verifier, {} accepted",
+                kinds[0], kinds[1], kinds[2]
+            );
             // The mutations are meant to reach past the lexer and parser.
             assert!(kinds[1] * 50 >= n && kinds[2] * 20 >= n, "too few inputs reach the verifier: {kinds:?}");
             // A reader linear in its input takes microseconds on these

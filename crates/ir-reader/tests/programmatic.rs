@@ -10,8 +10,8 @@ use walkdown_ir::entity::EntityRef;
 use walkdown_ir::verify::verify_program;
 use walkdown_ir::write::program_to_string;
 use walkdown_ir::{
-    BinOp, Block, BlockCall, Body, CastOp, CheckKind, CmpPred, Const, DataModel, FileId, FuncData,
-    GlobalData, InstKind, Loc, Operand, Program, Reloc, RelocTarget, Terminator, Type, UnOp, Value,
+    BinOp, Block, BlockCall, Body, CastOp, CheckKind, CmpPred, Const, DataModel, FileId, FuncData, GlobalData,
+    InstKind, Loc, Operand, Program, Reloc, RelocTarget, Terminator, Type, UnOp, Value,
 };
 use walkdown_ir_reader::parse_program;
 
@@ -47,8 +47,7 @@ fn counting_loop() -> Program {
         relocs: Vec::new(),
         loc: loc(1, 5),
     });
-    let putchar =
-        p.funcs.push(FuncData::external("putchar", vec![Type::I32], Some(Type::I32), false));
+    let putchar = p.funcs.push(FuncData::external("putchar", vec![Type::I32], Some(Type::I32), false));
     p.globals.push(GlobalData {
         name: "hooks".into(),
         size: 16,
@@ -72,11 +71,7 @@ fn counting_loop() -> Program {
     let total = body.add_param(header, Type::I64);
     let result = body.add_param(exit, Type::I64);
 
-    let (_, bound) = body.append(
-        entry,
-        InstKind::Load { ty: Type::I32, ptr: Operand::Global(limit) },
-        loc(4, 15),
-    );
+    let (_, bound) = body.append(entry, InstKind::Load { ty: Type::I32, ptr: Operand::Global(limit) }, loc(4, 15));
     let bound = bound.expect("load has a result");
     body.set_term(
         entry,
@@ -107,21 +102,12 @@ fn counting_loop() -> Program {
     );
     let (_, sum) = body.append(
         latch,
-        InstKind::Bin {
-            op: BinOp::Add,
-            ty: Type::I64,
-            lhs: total.into(),
-            rhs: wide.expect("sext").into(),
-        },
+        InstKind::Bin { op: BinOp::Add, ty: Type::I64, lhs: total.into(), rhs: wide.expect("sext").into() },
         loc(6, 11),
     );
     body.append(
         latch,
-        InstKind::Call {
-            callee: walkdown_ir::Callee::Direct(putchar),
-            args: vec![i.into()],
-            ret: Some(Type::I32),
-        },
+        InstKind::Call { callee: walkdown_ir::Callee::Direct(putchar), args: vec![i.into()], ret: Some(Type::I32) },
         loc(7, 5),
     );
     let (_, next) = body.append(
@@ -136,10 +122,7 @@ fn counting_loop() -> Program {
     );
     body.set_term(
         latch,
-        Terminator::Jump(BlockCall {
-            block: header,
-            args: vec![next.expect("add").into(), sum.expect("add").into()],
-        }),
+        Terminator::Jump(BlockCall { block: header, args: vec![next.expect("add").into(), sum.expect("add").into()] }),
         loc(5, 3),
     );
     body.set_term(exit, Terminator::Return(Some(result.into())), loc(9, 3));
@@ -169,23 +152,13 @@ fn program_built_out_of_order_keeps_its_value_ids() {
     let second = body.add_block();
     let late_param = body.add_param(second, Type::F64); // v0, in b1
     let early = body.create_inst(InstKind::Nondet { ty: Type::F64, signed: true }, loc(2, 2)); // i0, v1
-    let (_, first) =
-        body.append(entry, InstKind::Nondet { ty: Type::F64, signed: true }, loc(1, 1)); // i1, v2
+    let (_, first) = body.append(entry, InstKind::Nondet { ty: Type::F64, signed: true }, loc(1, 1)); // i1, v2
     body.blocks[entry].insts.push(early);
     let early_value = body.insts[early].result.expect("nondet has a result");
-    body.set_term(
-        entry,
-        Terminator::Jump(BlockCall { block: second, args: vec![early_value.into()] }),
-        loc(3, 3),
-    );
+    body.set_term(entry, Terminator::Jump(BlockCall { block: second, args: vec![early_value.into()] }), loc(3, 3));
     let (_, sum) = body.append(
         second,
-        InstKind::Bin {
-            op: BinOp::FAdd,
-            ty: Type::F64,
-            lhs: late_param.into(),
-            rhs: first.expect("nondet").into(),
-        },
+        InstKind::Bin { op: BinOp::FAdd, ty: Type::F64, lhs: late_param.into(), rhs: first.expect("nondet").into() },
         loc(4, 4),
     );
     body.set_term(second, Terminator::Return(Some(sum.expect("fadd").into())), loc(5, 5));
@@ -194,10 +167,8 @@ fn program_built_out_of_order_keeps_its_value_ids() {
     verify_program(&p).expect("well formed");
 
     let parsed = assert_round_trip(&p);
-    let original_body =
-        p.funcs[p.func_by_name("main").expect("main")].body.as_ref().expect("defined");
-    let parsed_body =
-        parsed.funcs[parsed.func_by_name("main").expect("main")].body.as_ref().expect("defined");
+    let original_body = p.funcs[p.func_by_name("main").expect("main")].body.as_ref().expect("defined");
+    let parsed_body = parsed.funcs[parsed.func_by_name("main").expect("main")].body.as_ref().expect("defined");
     assert_eq!(parsed.func_by_name("abort").map(|f| f.index()), Some(0));
     assert_eq!(parsed_body.values.len(), original_body.values.len());
     for (v, data) in original_body.values.iter() {
@@ -220,8 +191,7 @@ fn unplaced_instruction_results_make_the_text_unreadable() {
     let mut body = Body::default();
     let entry = body.add_block();
     body.create_inst(InstKind::Nondet { ty: Type::I32, signed: true }, Loc::UNKNOWN); // v0, never placed
-    let (_, kept) =
-        body.append(entry, InstKind::Nondet { ty: Type::I32, signed: true }, Loc::UNKNOWN);
+    let (_, kept) = body.append(entry, InstKind::Nondet { ty: Type::I32, signed: true }, Loc::UNKNOWN);
     body.set_term(entry, Terminator::Return(Some(kept.expect("nondet").into())), Loc::UNKNOWN);
     define(&mut p, "main", Vec::new(), Some(Type::I32), body);
     let error = parse_program(&program_to_string(&p)).expect_err("v0 is missing");
@@ -234,11 +204,7 @@ fn unknown_locations_print_nothing() {
     let mut p = Program::new(DataModel::LP64);
     let mut body = Body::default();
     let entry = body.add_block();
-    body.set_term(
-        entry,
-        Terminator::Return(None),
-        Loc { file: FileId::from_u32(1), line: 0, col: 0 },
-    );
+    body.set_term(entry, Terminator::Return(None), Loc { file: FileId::from_u32(1), line: 0, col: 0 });
     define(&mut p, "main", Vec::new(), None, body);
     let parsed = assert_round_trip(&p);
     let parsed_body = parsed.funcs[walkdown_ir::FuncId::new(0)].body.as_ref().expect("defined");
@@ -273,9 +239,7 @@ fn every_operator_round_trips() {
     let mut body = Body::default();
     let entry = body.add_block();
     let params: Vec<Value> = Type::ALL.iter().map(|&ty| body.add_param(entry, ty)).collect();
-    let of = |ty: Type| -> Operand {
-        Operand::Value(params[Type::ALL.iter().position(|&t| t == ty).unwrap_or(0)])
-    };
+    let of = |ty: Type| -> Operand { Operand::Value(params[Type::ALL.iter().position(|&t| t == ty).unwrap_or(0)]) };
     let mut kinds = Vec::new();
     for &op in BinOp::ALL {
         let ty = if op.is_float() { Type::F64 } else { Type::I32 };
@@ -342,16 +306,7 @@ fn constants_keep_their_exact_bits() {
         for &ty in &Type::ALL {
             let bits = ty.bits(dm);
             let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
-            let edges = [
-                0,
-                1,
-                mask,
-                mask >> 1,
-                (mask >> 1) + 1,
-                0x7ff8_0000_0000_0000,
-                0x7fc0_0000,
-                0x8000_0000,
-            ];
+            let edges = [0, 1, mask, mask >> 1, (mask >> 1) + 1, 0x7ff8_0000_0000_0000, 0x7fc0_0000, 0x8000_0000];
             for raw in edges.into_iter().chain((0..500).map(|_| rng.next())) {
                 consts.push(Const { ty, bits: raw & mask });
             }
@@ -378,17 +333,7 @@ fn constants_keep_their_exact_bits() {
 /// non-ASCII letters, a leading digit, or nothing at all.
 #[test]
 fn odd_names_round_trip() {
-    let names = [
-        "",
-        "a b",
-        "1st",
-        "quote\"d",
-        "back\\slash",
-        "tab\there",
-        "\u{e9}t\u{e9}",
-        "new\nline",
-        "$x.y_z",
-    ];
+    let names = ["", "a b", "1st", "quote\"d", "back\\slash", "tab\there", "\u{e9}t\u{e9}", "new\nline", "$x.y_z"];
     let mut p = Program::new(DataModel::LP64);
     for (i, name) in names.iter().enumerate() {
         p.files.push(format!("dir/{name}.c"));

@@ -82,10 +82,9 @@ fn check(text: &str) -> Option<String> {
         let printed = program_to_string(&program);
         match parse_program(&printed) {
             Ok(again) if program_to_string(&again) == printed => None,
-            Ok(again) => Some(format!(
-                "not a fixed point:\n{printed}\n--- reprinted ---\n{}",
-                program_to_string(&again)
-            )),
+            Ok(again) => {
+                Some(format!("not a fixed point:\n{printed}\n--- reprinted ---\n{}", program_to_string(&again)))
+            }
             Err(e) => Some(format!("printed text does not parse: {e}\n{printed}")),
         }
     }));
@@ -156,12 +155,7 @@ fn word_ranges(text: &str, select: impl Fn(&str) -> bool) -> Vec<(usize, usize)>
 }
 
 /// Replaces one word that `select` accepts with one of `replacements`.
-fn replace_word(
-    rng: &mut Rng,
-    text: &str,
-    select: impl Fn(&str) -> bool,
-    replacements: &[&str],
-) -> String {
+fn replace_word(rng: &mut Rng, text: &str, select: impl Fn(&str) -> bool, replacements: &[&str]) -> String {
     let ranges = word_ranges(text, select);
     if ranges.is_empty() {
         return text.to_string();

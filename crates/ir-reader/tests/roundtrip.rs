@@ -7,8 +7,8 @@ mod common;
 use common::{assert_canonical, assert_same_text, parse, reprint};
 use walkdown_ir::entity::EntityRef;
 use walkdown_ir::{
-    BinOp, Block, Builtin, Callee, CheckKind, Const, DataModel, FileId, InstKind, Loc, Operand,
-    RelocTarget, Terminator, Type, Value, ValueDef,
+    BinOp, Block, Builtin, Callee, CheckKind, Const, DataModel, FileId, InstKind, Loc, Operand, RelocTarget,
+    Terminator, Type, Value, ValueDef,
 };
 
 /// Every global form, declarations (variadic, void, quoted names), and
@@ -19,21 +19,12 @@ const INTEGERS: &str = include_str!("programs/integers.wir");
 fn integer_program_is_canonical() {
     let p = assert_canonical(INTEGERS);
     assert_eq!(p.data_model, DataModel::LP64);
-    assert_eq!(
-        p.files.values().cloned().collect::<Vec<_>>(),
-        vec!["main.c", "lib/odd \"name\"\\.h"]
-    );
+    assert_eq!(p.files.values().cloned().collect::<Vec<_>>(), vec!["main.c", "lib/odd \"name\"\\.h"]);
     let table = &p.globals[p.global_by_name("table").expect("table")];
     assert_eq!(table.relocs.len(), 3);
-    assert_eq!(
-        table.relocs[1].target,
-        RelocTarget::Func(p.func_by_name("helper").expect("helper"))
-    );
+    assert_eq!(table.relocs[1].target, RelocTarget::Func(p.func_by_name("helper").expect("helper")));
     assert_eq!(table.relocs[1].addend, -4);
-    assert_eq!(
-        table.relocs[2].target,
-        RelocTarget::Global(p.global_by_name("odd name").expect("odd"))
-    );
+    assert_eq!(table.relocs[2].target, RelocTarget::Global(p.global_by_name("odd name").expect("odd")));
     let message = &p.globals[p.global_by_name("message").expect("message")];
     assert!(message.constant);
     assert_eq!(message.init, b"hi\n\0");
@@ -66,15 +57,9 @@ fn integer_program_is_canonical() {
     );
     assert_eq!(v2.loc, Loc { file: FileId::from_u32(0), line: 21, col: 3 });
     // Direct calls, indirect calls through a function's address.
-    let call_kinds: Vec<&InstKind> = arith
-        .insts
-        .values()
-        .map(|d| &d.kind)
-        .filter(|k| matches!(k, InstKind::Call { .. }))
-        .collect();
-    assert!(
-        matches!(call_kinds[3], InstKind::Call { callee: Callee::Direct(f), .. } if *f == helper)
-    );
+    let call_kinds: Vec<&InstKind> =
+        arith.insts.values().map(|d| &d.kind).filter(|k| matches!(k, InstKind::Call { .. })).collect();
+    assert!(matches!(call_kinds[3], InstKind::Call { callee: Callee::Direct(f), .. } if *f == helper));
     assert!(matches!(
         call_kinds[4],
         InstKind::Call { callee: Callee::Indirect(Operand::Func(f)), .. } if *f == helper
@@ -125,10 +110,7 @@ fn control_flow_program_is_canonical() {
     let p = assert_canonical(CONTROL);
     let main = p.funcs[p.entry().expect("main")].body.as_ref().expect("defined");
     // Ids are the printed ones, even where the use comes first in the text.
-    assert_eq!(
-        main.values[Value::new(10)].def,
-        ValueDef::Inst(main.blocks[Block::new(2)].insts[0])
-    );
+    assert_eq!(main.values[Value::new(10)].def, ValueDef::Inst(main.blocks[Block::new(2)].insts[0]));
     assert_eq!(main.values[Value::new(11)].def, ValueDef::Param(Block::new(3), 0));
     assert_eq!(main.values[Value::new(16)].ty, Type::I8);
     assert_eq!(main.values[Value::new(20)].def, ValueDef::Param(Block::new(8), 2));
@@ -137,8 +119,7 @@ fn control_flow_program_is_canonical() {
         InstKind::Nondet { ty: Type::I8, signed: false }
     ));
     // Instructions are numbered in program order.
-    let order: Vec<usize> =
-        main.blocks.values().flat_map(|b| b.insts.iter().map(|i| i.index())).collect();
+    let order: Vec<usize> = main.blocks.values().flat_map(|b| b.insts.iter().map(|i| i.index())).collect();
     assert_eq!(order, (0..main.insts.len()).collect::<Vec<_>>());
     let kinds: Vec<CheckKind> = main
         .insts
@@ -158,12 +139,8 @@ fn control_flow_program_is_canonical() {
         }
         other => panic!("expected a switch, got {other:?}"),
     }
-    assert_eq!(
-        main.blocks[Block::new(4)].term_loc,
-        Loc { file: FileId::from_u32(0), line: 47, col: 7 }
-    );
-    let nothing =
-        p.funcs[p.func_by_name("nothing").expect("nothing")].body.as_ref().expect("defined");
+    assert_eq!(main.blocks[Block::new(4)].term_loc, Loc { file: FileId::from_u32(0), line: 47, col: 7 });
+    let nothing = p.funcs[p.func_by_name("nothing").expect("nothing")].body.as_ref().expect("defined");
     assert_eq!(nothing.blocks[Block::new(0)].term, Terminator::Return(None));
 }
 
@@ -175,22 +152,15 @@ const MEMORY: &str = include_str!("programs/memory.wir");
 fn memory_program_is_canonical() {
     let p = assert_canonical(MEMORY);
     let body = p.funcs[p.func_by_name("memory").expect("memory")].body.as_ref().expect("defined");
-    let stores: Vec<&InstKind> = body
-        .insts
-        .values()
-        .map(|d| &d.kind)
-        .filter(|k| matches!(k, InstKind::Store { .. }))
-        .collect();
+    let stores: Vec<&InstKind> =
+        body.insts.values().map(|d| &d.kind).filter(|k| matches!(k, InstKind::Store { .. })).collect();
     let memory = p.func_by_name("memory").expect("memory");
     assert!(matches!(stores[9], InstKind::Store { value: Operand::Func(f), .. } if *f == memory));
     assert!(matches!(
         stores[11],
         InstKind::Store { value: Operand::Const(Const { ty: Type::Ptr, bits: 0xdead_beef }), .. }
     ));
-    assert!(matches!(
-        body.insts[body.blocks[Block::new(0)].insts[1]].kind,
-        InstKind::Alloca { align: 1, .. }
-    ));
+    assert!(matches!(body.insts[body.blocks[Block::new(0)].insts[1]].kind, InstKind::Alloca { align: 1, .. }));
 }
 
 /// The 32-bit data model: pointer-width sizes and offsets are `i32`.

@@ -174,11 +174,7 @@ const CASES: &[(&str, &str, &str)] = &[
 #[test]
 fn verifier_reports_each_ill_formed_program() {
     for (what, body, expected) in CASES {
-        let text = if body.starts_with("datamodel") {
-            body.to_string()
-        } else {
-            format!("datamodel LP64\n{body}")
-        };
+        let text = if body.starts_with("datamodel") { body.to_string() } else { format!("datamodel LP64\n{body}") };
         let canonical = reprint(&text);
         match parse_and_verify(&text) {
             Err(ReadError::Verify(errors)) => {
@@ -242,7 +238,9 @@ fn verifier_errors_name_the_line_of_the_text() {
     let Err(ReadError::Verify(errors)) = parse_and_verify("datamodel LP64\n\n\ndefine @g() {\n}\n") else { panic!() };
     assert_eq!(errors.errors[0].0, Some(4));
     // A global's error names the `global` line.
-    let Err(ReadError::Verify(errors)) = parse_and_verify("datamodel LP64\n\nglobal @g size 2 align 1 = \"\\01\\02\\03\"\n") else {
+    let Err(ReadError::Verify(errors)) =
+        parse_and_verify("datamodel LP64\n\nglobal @g size 2 align 1 = \"\\01\\02\\03\"\n")
+    else {
         panic!()
     };
     assert_eq!(errors.errors[0].0, Some(3), "{}", errors);

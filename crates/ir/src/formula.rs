@@ -8,7 +8,9 @@
 //! width changes. Division and shifts are left out (a C expression must
 //! not fault or be undefined where it is evaluated).
 
-use crate::{BinOp, Block, Body, CastOp, CheckKind, CmpPred, Const, FuncId, Inst, InstKind, Loc, Operand, Program, Type, Value};
+use crate::{
+    BinOp, Block, Body, CastOp, CheckKind, CmpPred, Const, FuncId, Inst, InstKind, Loc, Operand, Program, Type, Value,
+};
 
 /// An integer term.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -198,14 +200,23 @@ impl Formula {
             }
             Formula::Not(f) => {
                 let arg = f.emit(body, block, loc);
-                append(body, block, InstKind::Bin { op: BinOp::Xor, ty: Type::I1, lhs: arg, rhs: Operand::Const(Const::bool(true)) }, loc)
+                append(
+                    body,
+                    block,
+                    InstKind::Bin { op: BinOp::Xor, ty: Type::I1, lhs: arg, rhs: Operand::Const(Const::bool(true)) },
+                    loc,
+                )
             }
             Formula::And(fs) | Formula::Or(fs) => {
                 let (op, unit) = if matches!(self, Formula::And(_)) { (BinOp::And, true) } else { (BinOp::Or, false) };
                 let mut acc = Operand::Const(Const::bool(unit));
                 for (k, f) in fs.iter().enumerate() {
                     let x = f.emit(body, block, loc);
-                    acc = if k == 0 { x } else { append(body, block, InstKind::Bin { op, ty: Type::I1, lhs: acc, rhs: x }, loc) };
+                    acc = if k == 0 {
+                        x
+                    } else {
+                        append(body, block, InstKind::Bin { op, ty: Type::I1, lhs: acc, rhs: x }, loc)
+                    };
                 }
                 acc
             }
@@ -271,7 +282,11 @@ pub fn instrument_assumes(program: &Program, invariants: &[BlockInvariant]) -> P
 
 /// Puts the formula of each invariant, then `stmt` of its value, before
 /// the existing instructions of its block.
-fn instrument_first(program: &Program, invariants: &[BlockInvariant], stmt: impl Fn(Operand) -> InstKind) -> (Program, Vec<Option<Inst>>) {
+fn instrument_first(
+    program: &Program,
+    invariants: &[BlockInvariant],
+    stmt: impl Fn(Operand) -> InstKind,
+) -> (Program, Vec<Option<Inst>>) {
     let mut p = program.clone();
     let mut added = Vec::with_capacity(invariants.len());
     for inv in invariants {
@@ -314,7 +329,11 @@ impl LinearEquality {
         let mut sum: Option<Term> = None;
         for &(c, v) in &self.terms {
             let x = Term::value(rename(v));
-            let x = if c == 1 { x } else { Term::Bin { op: BinOp::Mul, ty: self.ty, lhs: Box::new(k(c)), rhs: Box::new(x) } };
+            let x = if c == 1 {
+                x
+            } else {
+                Term::Bin { op: BinOp::Mul, ty: self.ty, lhs: Box::new(k(c)), rhs: Box::new(x) }
+            };
             sum = Some(match sum {
                 None => x,
                 Some(s) => Term::Bin { op: BinOp::Add, ty: self.ty, lhs: Box::new(s), rhs: Box::new(x) },

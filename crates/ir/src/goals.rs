@@ -185,7 +185,11 @@ pub fn is_foreign_code(f: &crate::FuncData) -> bool {
 }
 
 fn sign_extend(v: u64, bits: u32) -> i64 {
-    if bits >= 64 { v as i64 } else { ((v << (64 - bits)) as i64) >> (64 - bits) }
+    if bits >= 64 {
+        v as i64
+    } else {
+        ((v << (64 - bits)) as i64) >> (64 - bits)
+    }
 }
 
 /// The class of errors `inst` may raise, if it is an error site.
@@ -206,8 +210,8 @@ fn error_site(program: &Program, body: &Body, inst: Inst) -> Option<ErrorSite> {
             use crate::program::Builtin::*;
             match program.funcs[*f].builtin? {
                 Free | Realloc => Some(ErrorSite::Free),
-                Memset | Memcpy | Memmove | Memcmp | Strlen | Strcmp | Strncmp | Strcpy
-                | Strncpy | Strchr | Strcat | Strncat | Strrchr | Strstr | Strnlen | Memchr => Some(ErrorSite::Memory),
+                Memset | Memcpy | Memmove | Memcmp | Strlen | Strcmp | Strncmp | Strcpy | Strncpy | Strchr | Strcat
+                | Strncat | Strrchr | Strstr | Strnlen | Memchr => Some(ErrorSite::Memory),
                 _ => None,
             }
         }

@@ -147,10 +147,7 @@ mnemonic_enum! {
 impl BinOp {
     /// Whether the result is `i1` whatever the operand type.
     pub fn yields_bool(self) -> bool {
-        matches!(
-            self,
-            BinOp::SAddO | BinOp::UAddO | BinOp::SSubO | BinOp::USubO | BinOp::SMulO | BinOp::UMulO
-        )
+        matches!(self, BinOp::SAddO | BinOp::UAddO | BinOp::SSubO | BinOp::USubO | BinOp::SMulO | BinOp::UMulO)
     }
     /// Whether operands are floats.
     pub fn is_float(self) -> bool {
@@ -417,13 +414,12 @@ pub enum Terminator {
 impl Terminator {
     /// The destinations, in order (for a switch: cases, then default).
     pub fn successors(&self) -> impl Iterator<Item = &BlockCall> {
-        let (first, second, rest): (Option<&BlockCall>, Option<&BlockCall>, &[(u64, BlockCall)]) =
-            match self {
-                Terminator::Jump(d) => (Some(d), None, &[]),
-                Terminator::Branch { if_true, if_false, .. } => (Some(if_true), Some(if_false), &[]),
-                Terminator::Switch { cases, default, .. } => (None, Some(default), cases.as_slice()),
-                Terminator::Return(_) | Terminator::Unreachable => (None, None, &[]),
-            };
+        let (first, second, rest): (Option<&BlockCall>, Option<&BlockCall>, &[(u64, BlockCall)]) = match self {
+            Terminator::Jump(d) => (Some(d), None, &[]),
+            Terminator::Branch { if_true, if_false, .. } => (Some(if_true), Some(if_false), &[]),
+            Terminator::Switch { cases, default, .. } => (None, Some(default), cases.as_slice()),
+            Terminator::Return(_) | Terminator::Unreachable => (None, None, &[]),
+        };
         first.into_iter().chain(rest.iter().map(|(_, c)| c)).chain(second)
     }
 

@@ -13,8 +13,8 @@
 
 #![deny(missing_docs)]
 
-pub mod entity;
 pub mod entities;
+pub mod entity;
 pub mod formula;
 pub mod goals;
 pub mod inst;
@@ -28,12 +28,8 @@ pub mod write;
 
 pub use entities::{Block, FileId, FuncId, GlobalId, Inst, Value};
 pub use inst::{
-    BinOp, BlockCall, Callee, CastOp, CheckKind, CmpPred, Const, InstData, InstKind, Operand,
-    Terminator, UnOp,
+    BinOp, BlockCall, Callee, CastOp, CheckKind, CmpPred, Const, InstData, InstKind, Operand, Terminator, UnOp,
 };
 pub use loc::Loc;
-pub use program::{
-    BlockData, Body, Builtin, FuncData, GlobalData, Program, Reloc, RelocTarget, ValueData,
-    ValueDef,
-};
+pub use program::{BlockData, Body, Builtin, FuncData, GlobalData, Program, Reloc, RelocTarget, ValueData, ValueDef};
 pub use types::{DataModel, Type};

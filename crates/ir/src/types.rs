@@ -46,8 +46,7 @@ impl Type {
     }
 
     /// All types, in the order the textual IR lists them.
-    pub const ALL: [Type; 8] =
-        [Type::I1, Type::I8, Type::I16, Type::I32, Type::I64, Type::Ptr, Type::F32, Type::F64];
+    pub const ALL: [Type; 8] = [Type::I1, Type::I8, Type::I16, Type::I32, Type::I64, Type::Ptr, Type::F32, Type::F64];
 
     /// The integer type of `bits` bits, if there is one.
     pub fn int(bits: u32) -> Option<Type> {

@@ -99,7 +99,11 @@ pub fn verify_program(p: &Program) -> Result<(), VerifyErrors> {
             FuncVerifier { p, fid, body, errors: &mut errors }.run();
         }
     }
-    if errors.is_empty() { Ok(()) } else { Err(VerifyErrors(errors)) }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(VerifyErrors(errors))
+    }
 }
 
 struct FuncVerifier<'a> {
@@ -119,12 +123,7 @@ struct DefPoint {
 
 impl FuncVerifier<'_> {
     fn err(&mut self, block: Option<Block>, loc: Loc, message: String) {
-        self.errors.push(VerifyError {
-            func: self.p.funcs[self.fid].name.clone(),
-            block,
-            loc,
-            message,
-        });
+        self.errors.push(VerifyError { func: self.p.funcs[self.fid].name.clone(), block, loc, message });
     }
 
     fn run(mut self) {
@@ -134,11 +133,13 @@ impl FuncVerifier<'_> {
             self.err(None, func.loc, "a defined function has no blocks".into());
             return;
         }
-        let entry_types: Vec<Type> =
-            body.blocks[Body::ENTRY].params.iter().map(|v| self.vty(*v)).collect();
+        let entry_types: Vec<Type> = body.blocks[Body::ENTRY].params.iter().map(|v| self.vty(*v)).collect();
         if entry_types != func.params {
-            self.err(Some(Body::ENTRY), func.loc, format!(
-                "entry parameters {entry_types:?} differ from the signature {:?}", func.params));
+            self.err(
+                Some(Body::ENTRY),
+                func.loc,
+                format!("entry parameters {entry_types:?} differ from the signature {:?}", func.params),
+            );
         }
 
         // Definitions: each value defined once, where it says.
@@ -170,13 +171,19 @@ impl FuncVerifier<'_> {
                             self.err(Some(b), d.loc, format!("result {v} does not point back to {i}"));
                         } else {
                             if body.values[v].ty != ty {
-                                self.err(Some(b), d.loc, format!("result {v} has type {} but the operation yields {ty}", body.values[v].ty));
+                                self.err(
+                                    Some(b),
+                                    d.loc,
+                                    format!("result {v} has type {} but the operation yields {ty}", body.values[v].ty),
+                                );
                             }
                             defs.set(v, DefPoint { block: Some(b), pos: n as u32 + 1 });
                         }
                     }
                     (None, None) => {}
-                    (Some(v), None) => self.err(Some(b), d.loc, format!("{v} is the result of an operation without one")),
+                    (Some(v), None) => {
+                        self.err(Some(b), d.loc, format!("{v} is the result of an operation without one"))
+                    }
                     (None, Some(_)) => self.err(Some(b), d.loc, format!("{i} has no result value")),
                 }
             }
@@ -253,7 +260,15 @@ impl FuncVerifier<'_> {
         }
     }
 
-    fn check_use(&mut self, defs: &SecondaryMap<Value, DefPoint>, doms: &Dominators, b: Block, pos: u32, o: &Operand, loc: Loc) {
+    fn check_use(
+        &mut self,
+        defs: &SecondaryMap<Value, DefPoint>,
+        doms: &Dominators,
+        b: Block,
+        pos: u32,
+        o: &Operand,
+        loc: Loc,
+    ) {
         match *o {
             Operand::Value(v) => {
                 if !self.body.values.is_valid(v) {
@@ -340,9 +355,7 @@ impl FuncVerifier<'_> {
                     CastOp::FpExt => *from == Type::F32 && *to == Type::F64,
                     CastOp::PtrToInt => *from == Type::Ptr && to.is_int(),
                     CastOp::IntToPtr => from.is_int() && *to == Type::Ptr,
-                    CastOp::Bitcast => {
-                        from != to && from.bits(dm) == to.bits(dm) && (from.is_float() != to.is_float())
-                    }
+                    CastOp::Bitcast => from != to && from.bits(dm) == to.bits(dm) && (from.is_float() != to.is_float()),
                 };
                 if !ok {
                     self.err(Some(b), loc, format!("illegal cast {op} from {from} to {to}"));
@@ -472,7 +485,12 @@ impl Dominators {
     }
 }
 
-fn intersect(idom: &SecondaryMap<Block, Option<Block>>, rpo: &SecondaryMap<Block, u32>, mut a: Block, mut b: Block) -> Block {
+fn intersect(
+    idom: &SecondaryMap<Block, Option<Block>>,
+    rpo: &SecondaryMap<Block, u32>,
+    mut a: Block,
+    mut b: Block,
+) -> Block {
     while a != b {
         while rpo[a] > rpo[b] {
             a = idom[a].unwrap_or(a);

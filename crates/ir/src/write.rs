@@ -234,11 +234,19 @@ fn const_text(c: Const, p: &Program) -> String {
         Type::Ptr => format!("{:#x}", c.bits),
         Type::F64 => {
             let v = f64::from_bits(c.bits);
-            if v.is_nan() { format!("{:#x}", c.bits) } else { format!("{v:?}") }
+            if v.is_nan() {
+                format!("{:#x}", c.bits)
+            } else {
+                format!("{v:?}")
+            }
         }
         Type::F32 => {
             let v = f32::from_bits(c.bits as u32);
-            if v.is_nan() { format!("{:#x}", c.bits) } else { format!("{v:?}") }
+            if v.is_nan() {
+                format!("{:#x}", c.bits)
+            } else {
+                format!("{v:?}")
+            }
         }
         _ => int_text(c, p),
     }
@@ -248,7 +256,11 @@ fn const_text(c: Const, p: &Program) -> String {
 fn int_text(c: Const, p: &Program) -> String {
     let bits = c.ty.bits(p.data_model);
     let v = if bits >= 64 { c.bits as i64 } else { ((c.bits << (64 - bits)) as i64) >> (64 - bits) };
-    if c.ty == Type::I1 { c.bits.to_string() } else { v.to_string() }
+    if c.ty == Type::I1 {
+        c.bits.to_string()
+    } else {
+        v.to_string()
+    }
 }
 
 /// `@name`, quoted when it holds characters outside `[A-Za-z0-9_.$]`.
@@ -256,7 +268,11 @@ pub fn symbol(name: &str) -> String {
     let plain = !name.is_empty()
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'$')
         && !name.as_bytes()[0].is_ascii_digit();
-    if plain { format!("@{name}") } else { format!("@{}", quote(name.as_bytes())) }
+    if plain {
+        format!("@{name}")
+    } else {
+        format!("@{}", quote(name.as_bytes()))
+    }
 }
 
 /// A double-quoted string; bytes outside printable ASCII, `"` and `\` are

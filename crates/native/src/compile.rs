@@ -64,11 +64,18 @@ pub struct BuildSettings {
 }
 
 /// The task's flags under [`BuildSettings::sanitize`] (also given when linking).
-pub const SANITIZE_FLAGS: &[&str] = &["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"];
+pub const SANITIZE_FLAGS: &[&str] =
+    &["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"];
 
 impl Default for BuildSettings {
     fn default() -> Self {
-        BuildSettings { compiler: PathBuf::from("gcc"), gcov: PathBuf::from("gcov"), build_parent: None, debug: false, sanitize: false }
+        BuildSettings {
+            compiler: PathBuf::from("gcc"),
+            gcov: PathBuf::from("gcov"),
+            build_parent: None,
+            debug: false,
+            sanitize: false,
+        }
     }
 }
 
@@ -100,13 +107,8 @@ pub fn machine_flag(data_model: DataModel) -> &'static str {
 impl NativeBuild {
     /// Copy `task` into a fresh build directory (without line markers),
     /// compile it and the harness, and link them.
-    pub fn compile(
-        task: &Path,
-        data_model: DataModel,
-        settings: &BuildSettings,
-    ) -> Result<NativeBuild, NativeError> {
-        let source =
-            fs::read(task).map_err(|source| NativeError::ReadTask { path: task.to_path_buf(), source })?;
+    pub fn compile(task: &Path, data_model: DataModel, settings: &BuildSettings) -> Result<NativeBuild, NativeError> {
+        let source = fs::read(task).map_err(|source| NativeError::ReadTask { path: task.to_path_buf(), source })?;
         let file_name = task
             .file_name()
             .ok_or_else(|| NativeError::ReadTask {

@@ -29,7 +29,13 @@ fn c_string_body(text: &str) -> String {
 /// The driver's C source for `vector`, to be linked with `program_name`
 /// built for `data_model`; `driver_name` is the driver's own file name and
 /// `origin` names the test, for the header comment.
-pub fn standalone_driver(vector: &TestVector, program_name: &str, driver_name: &str, data_model: DataModel, origin: &str) -> String {
+pub fn standalone_driver(
+    vector: &TestVector,
+    program_name: &str,
+    driver_name: &str,
+    data_model: DataModel,
+    origin: &str,
+) -> String {
     let comment = |s: &str| s.replace("*/", "* /");
     let mut out = String::new();
     out.push_str(&format!(

@@ -29,7 +29,12 @@ pub struct EvaSettings {
 
 impl Default for EvaSettings {
     fn default() -> Self {
-        EvaSettings { frama_c: PathBuf::from("frama-c"), timeout: Duration::from_secs(60), domains: "octagon".into(), precision: 8 }
+        EvaSettings {
+            frama_c: PathBuf::from("frama-c"),
+            timeout: Duration::from_secs(60),
+            domains: "octagon".into(),
+            precision: 8,
+        }
     }
 }
 
@@ -59,10 +64,55 @@ pub struct EvaRun {
 /// (`frama-c -eva-builtins-list`, Frama-C 25): a default specification
 /// generated for them is not what EVA runs.
 pub const EVA_AUTO_BUILTINS: &[&str] = &[
-    "acos", "acosf", "alloca", "asin", "asinf", "atan", "atan2", "atan2f", "atanf", "calloc", "ceil", "ceilf", "cos", "cosf", "exp",
-    "expf", "floor", "floorf", "fmod", "fmodf", "free", "log", "log10", "log10f", "logf", "malloc", "memchr", "memcpy", "memmove",
-    "memset", "pow", "powf", "rawmemchr", "realloc", "reallocarray", "round", "roundf", "sin", "sinf", "sqrt", "sqrtf", "strchr",
-    "strlen", "strnlen", "trunc", "truncf", "wcschr", "wcslen", "wmemchr",
+    "acos",
+    "acosf",
+    "alloca",
+    "asin",
+    "asinf",
+    "atan",
+    "atan2",
+    "atan2f",
+    "atanf",
+    "calloc",
+    "ceil",
+    "ceilf",
+    "cos",
+    "cosf",
+    "exp",
+    "expf",
+    "floor",
+    "floorf",
+    "fmod",
+    "fmodf",
+    "free",
+    "log",
+    "log10",
+    "log10f",
+    "logf",
+    "malloc",
+    "memchr",
+    "memcpy",
+    "memmove",
+    "memset",
+    "pow",
+    "powf",
+    "rawmemchr",
+    "realloc",
+    "reallocarray",
+    "round",
+    "roundf",
+    "sin",
+    "sinf",
+    "sqrt",
+    "sqrtf",
+    "strchr",
+    "strlen",
+    "strnlen",
+    "trunc",
+    "truncf",
+    "wcschr",
+    "wcslen",
+    "wmemchr",
 ];
 
 /// The names `marker` introduces in `log` (up to the next `,`, space or `.`).
@@ -84,7 +134,9 @@ fn names_after(log: &str, marker: &str) -> Vec<String> {
 #[derive(Debug, thiserror::Error)]
 pub enum EvaError {
     /// `frama-c` is not installed.
-    #[error("frama-c was not found ({0}): install Debian's frama-c-base (scripts/setup does) to use --annotations eva")]
+    #[error(
+        "frama-c was not found ({0}): install Debian's frama-c-base (scripts/setup does) to use --annotations eva"
+    )]
     Missing(String),
     /// The task could not be read or the copy written.
     #[error("{0}")]
@@ -113,7 +165,12 @@ const STUBS: &[(&str, &str)] = &[
 
 /// Runs EVA on `source`; `undefined` are the functions the program declares
 /// without a body (stubs are written for those [`STUBS`] knows).
-pub fn run_eva(source: &Path, data_model: DataModel, undefined: &[String], settings: &EvaSettings) -> Result<EvaRun, EvaError> {
+pub fn run_eva(
+    source: &Path,
+    data_model: DataModel,
+    undefined: &[String],
+    settings: &EvaSettings,
+) -> Result<EvaRun, EvaError> {
     let text = std::fs::read(source).map_err(|e| EvaError::Io(format!("{}: {e}", source.display())))?;
     let text = String::from_utf8_lossy(&crate::linemarkers::strip_line_markers(&text)).into_owned();
     let (copy, error_calls) = assert_at_error_calls(&text);
@@ -123,7 +180,8 @@ pub fn run_eva(source: &Path, data_model: DataModel, undefined: &[String], setti
     std::fs::write(&task, copy).map_err(|e| EvaError::Io(format!("{}: {e}", task.display())))?;
     let stubs: Vec<&str> = STUBS.iter().filter(|(n, _)| undefined.iter().any(|u| u == n)).map(|(_, s)| *s).collect();
     let stub_file = dir.path().join("walkdown_stubs.c");
-    std::fs::write(&stub_file, stubs.join("\n") + "\n").map_err(|e| EvaError::Io(format!("{}: {e}", stub_file.display())))?;
+    std::fs::write(&stub_file, stubs.join("\n") + "\n")
+        .map_err(|e| EvaError::Io(format!("{}: {e}", stub_file.display())))?;
     let csv_file = dir.path().join("report.csv");
     let machdep = match data_model {
         DataModel::ILP32 => "x86_32",
@@ -135,7 +193,11 @@ pub fn run_eva(source: &Path, data_model: DataModel, undefined: &[String], setti
         .arg(settings.timeout.as_secs_f64().to_string())
         .arg(&settings.frama_c)
         .args(["-machdep", machdep, "-eva"])
-        .args(if settings.domains.is_empty() { vec![] } else { vec!["-eva-domains".to_string(), settings.domains.clone()] })
+        .args(if settings.domains.is_empty() {
+            vec![]
+        } else {
+            vec!["-eva-domains".to_string(), settings.domains.clone()]
+        })
         .args(["-eva-precision".to_string(), settings.precision.min(11).to_string()])
         .arg(&task)
         .arg(&stub_file)
@@ -153,7 +215,8 @@ pub fn run_eva(source: &Path, data_model: DataModel, undefined: &[String], setti
         Some(127) => return Err(EvaError::Missing(settings.frama_c.display().to_string())),
         Some(c) => {
             // Its own words for the failure, where its log has them.
-            let user_error = log.split("User Error:").nth(1).and_then(|rest| rest.lines().map(str::trim).find(|l| !l.is_empty()));
+            let user_error =
+                log.split("User Error:").nth(1).and_then(|rest| rest.lines().map(str::trim).find(|l| !l.is_empty()));
             let log_tail = user_error.map_or(tail, |e| e.to_string());
             return Err(EvaError::Failed { status: c.to_string(), log_tail });
         }
@@ -181,7 +244,8 @@ pub fn assert_at_error_calls(text: &str) -> (String, Vec<u32>) {
         let mut rest = line;
         let mut done = String::new();
         loop {
-            let found = ["reach_error", "__VERIFIER_error"].iter().filter_map(|name| rest.find(name).map(|i| (i, *name))).min();
+            let found =
+                ["reach_error", "__VERIFIER_error"].iter().filter_map(|name| rest.find(name).map(|i| (i, *name))).min();
             let Some((i, name)) = found else {
                 done.push_str(rest);
                 break;
@@ -194,9 +258,8 @@ pub fn assert_at_error_calls(text: &str) -> (String, Vec<u32>) {
             let before = format!("{}{}", done, &rest[..i]);
             let prev = before.trim_end();
             let word_start = i == 0 || !rest[..i].ends_with(|c: char| c.is_alphanumeric() || c == '_');
-            let statement_context = prev.is_empty()
-                || prev.ends_with([';', '{', '}', ')', ':'])
-                || prev.ends_with("else");
+            let statement_context =
+                prev.is_empty() || prev.ends_with([';', '{', '}', ')', ':']) || prev.ends_with("else");
             if is_call && word_start && statement_context {
                 done.push_str(&rest[..i]);
                 done.push_str("/*@ assert \\false; */ ");

@@ -119,8 +119,8 @@ pub fn aggregate_gcov_json(stdout: &str, task_name: &OsStr) -> Result<GcovCovera
     let mut coverage = GcovCoverage::default();
     let mut found = false;
     for chunk in stdout.lines().map(str::trim).filter(|l| l.starts_with('{')) {
-        let document: Value = serde_json::from_str(chunk)
-            .map_err(|e| NativeError::Gcov { message: format!("unreadable JSON: {e}") })?;
+        let document: Value =
+            serde_json::from_str(chunk).map_err(|e| NativeError::Gcov { message: format!("unreadable JSON: {e}") })?;
         let files = document.get("files").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
         for file in files {
             let name = file.get("file").and_then(Value::as_str).unwrap_or_default();
@@ -149,16 +149,13 @@ fn add_file(coverage: &mut GcovCoverage, file: &Value) -> Result<(), NativeError
             .and_then(Value::as_u64)
             .and_then(|n| u32::try_from(n).ok())
             .ok_or_else(|| malformed("line without line_number"))?;
-        let count =
-            line.get("count").and_then(execution_count).ok_or_else(|| malformed("line without count"))?;
+        let count = line.get("count").and_then(execution_count).ok_or_else(|| malformed("line without count"))?;
         let entry = coverage.lines.entry(number).or_insert(0);
         *entry = (*entry).max(count);
         let branches = line.get("branches").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
         let counts: Vec<u64> = branches
             .iter()
-            .map(|b| {
-                b.get("count").and_then(execution_count).ok_or_else(|| malformed("branch without count"))
-            })
+            .map(|b| b.get("count").and_then(execution_count).ok_or_else(|| malformed("branch without count")))
             .collect::<Result<_, _>>()?;
         coverage.branches_total += counts.len() as u64;
         coverage.branches_covered += counts.iter().filter(|&&c| c > 0).count() as u64;
@@ -175,7 +172,8 @@ fn add_file(coverage: &mut GcovCoverage, file: &Value) -> Result<(), NativeError
         if count > 0 {
             coverage.functions_covered += 1;
         }
-        let line = |key: &str| function.get(key).and_then(Value::as_u64).and_then(|n| u32::try_from(n).ok()).unwrap_or(0);
+        let line =
+            |key: &str| function.get(key).and_then(Value::as_u64).and_then(|n| u32::try_from(n).ok()).unwrap_or(0);
         coverage.functions.push(GcovFunction {
             name: function.get("name").and_then(Value::as_str).unwrap_or_default().to_string(),
             start_line: line("start_line"),

@@ -98,8 +98,8 @@ impl HarnessReport {
 
 #[cfg(test)]
 mod tests {
-    use walkdown_ir::testvec::InputValue;
     use super::*;
+    use walkdown_ir::testvec::InputValue;
 
     #[test]
     fn input_text_spellings() {

@@ -13,9 +13,7 @@ use std::time::{Duration, Instant};
 use walkdown_ir::testvec::TestVector;
 
 use crate::compile::NativeBuild;
-use crate::harness::{
-    input_file_text, HarnessReport, ENV_EXHAUSTED, ENV_INPUTS, ENV_MEMORY_LIMIT_MB, ENV_REPORT,
-};
+use crate::harness::{input_file_text, HarnessReport, ENV_EXHAUSTED, ENV_INPUTS, ENV_MEMORY_LIMIT_MB, ENV_REPORT};
 use crate::NativeError;
 
 /// What a `nondet` call does once the test vector is used up.
@@ -143,20 +141,19 @@ impl NativeBuild {
         let id = self.run_counter.fetch_add(1, Ordering::Relaxed);
         let inputs_path = self.run_dir.join(format!("run-{id}.in"));
         let report_path = self.run_dir.join(format!("run-{id}.report"));
-        fs::write(&inputs_path, input_file_text(vector)).map_err(|source| NativeError::Io {
-            context: format!("writing {}", inputs_path.display()),
-            source,
-        })?;
+        fs::write(&inputs_path, input_file_text(vector))
+            .map_err(|source| NativeError::Io { context: format!("writing {}", inputs_path.display()), source })?;
 
         let stderr_path = self.run_dir.join(format!("run-{id}.err"));
-        let stderr = if limits.capture_stderr {
-            Stdio::from(fs::File::create(&stderr_path).map_err(|source| NativeError::Io {
-                context: format!("creating {}", stderr_path.display()),
-                source,
-            })?)
-        } else {
-            Stdio::null()
-        };
+        let stderr =
+            if limits.capture_stderr {
+                Stdio::from(fs::File::create(&stderr_path).map_err(|source| NativeError::Io {
+                    context: format!("creating {}", stderr_path.display()),
+                    source,
+                })?)
+            } else {
+                Stdio::null()
+            };
         let mut command = Command::new(&self.executable);
         if self.sanitized {
             command
@@ -183,9 +180,8 @@ impl NativeBuild {
         };
 
         let started = Instant::now();
-        let mut child = command
-            .spawn()
-            .map_err(|source| NativeError::ToolNotRun { tool: self.executable.clone(), source })?;
+        let mut child =
+            command.spawn().map_err(|source| NativeError::ToolNotRun { tool: self.executable.clone(), source })?;
         let (status, timed_out) = wait_with_timeout(&mut child, limits)?;
         let elapsed = started.elapsed();
 
@@ -245,9 +241,8 @@ fn wait_with_timeout(child: &mut Child, limits: &RunLimits) -> Result<(ExitStatu
         return Ok((status, true));
     }
     signal_group(child, libc::SIGKILL);
-    let status = child
-        .wait()
-        .map_err(|source| NativeError::Io { context: "waiting for the program".into(), source })?;
+    let status =
+        child.wait().map_err(|source| NativeError::Io { context: "waiting for the program".into(), source })?;
     Ok((status, true))
 }
 
@@ -257,9 +252,8 @@ fn poll_until(child: &mut Child, deadline: Instant) -> Result<Option<ExitStatus>
     // a generator replays thousands of them.
     let mut nap = Duration::from_micros(100);
     loop {
-        let waited = child
-            .try_wait()
-            .map_err(|source| NativeError::Io { context: "waiting for the program".into(), source })?;
+        let waited =
+            child.try_wait().map_err(|source| NativeError::Io { context: "waiting for the program".into(), source })?;
         if let Some(status) = waited {
             return Ok(Some(status));
         }

@@ -38,40 +38,17 @@ pub struct UnitRun {
 impl UnitBuild {
     /// Builds `source` with `gcc -g -w -O0` for `data_model`, with the
     /// sanitizers when `sanitize`.
-    pub fn compile(
-        source: &Path,
-        data_model: DataModel,
-        sanitize: bool,
-    ) -> Result<UnitBuild, NativeError> {
-        let dir = tempfile::tempdir().map_err(|source| NativeError::Io {
-            context: "cannot make a scratch directory".into(),
-            source,
-        })?;
-        let exe = dir.path().join(if sanitize {
-            "unit_tests_asan"
-        } else {
-            "unit_tests"
-        });
+    pub fn compile(source: &Path, data_model: DataModel, sanitize: bool) -> Result<UnitBuild, NativeError> {
+        let dir = tempfile::tempdir()
+            .map_err(|source| NativeError::Io { context: "cannot make a scratch directory".into(), source })?;
+        let exe = dir.path().join(if sanitize { "unit_tests_asan" } else { "unit_tests" });
         let flags: &[&str] = if sanitize { SANITIZE_FLAGS } else { &[] };
         let mut gcc = Command::new("gcc");
-        gcc.args(["-g", "-w", "-O0", machine_flag(data_model)])
-            .args(flags)
-            .arg(source)
-            .arg("-o")
-            .arg(&exe);
-        let out = gcc.output().map_err(|source| NativeError::ToolNotRun {
-            tool: "gcc".into(),
-            source,
-        })?;
+        gcc.args(["-g", "-w", "-O0", machine_flag(data_model)]).args(flags).arg(source).arg("-o").arg(&exe);
+        let out = gcc.output().map_err(|source| NativeError::ToolNotRun { tool: "gcc".into(), source })?;
         if !out.status.success() {
-            let stderr = String::from_utf8_lossy(&out.stderr)
-                .chars()
-                .take(2000)
-                .collect();
-            return Err(NativeError::CompileFailed {
-                command: format!("{gcc:?}"),
-                stderr,
-            });
+            let stderr = String::from_utf8_lossy(&out.stderr).chars().take(2000).collect();
+            return Err(NativeError::CompileFailed { command: format!("{gcc:?}"), stderr });
         }
         Ok(UnitBuild { exe, _dir: dir })
     }
@@ -81,20 +58,9 @@ impl UnitBuild {
         let o = Command::new(&self.exe)
             .arg(test)
             .output()
-            .map_err(|source| NativeError::ToolNotRun {
-                tool: self.exe.clone(),
-                source,
-            })?;
-        let said = format!(
-            "{}{}",
-            String::from_utf8_lossy(&o.stdout),
-            String::from_utf8_lossy(&o.stderr)
-        );
-        Ok(UnitRun {
-            signal: o.status.signal(),
-            code: o.status.code(),
-            said,
-        })
+            .map_err(|source| NativeError::ToolNotRun { tool: self.exe.clone(), source })?;
+        let said = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+        Ok(UnitRun { signal: o.status.signal(), code: o.status.code(), said })
     }
 }
 
@@ -128,19 +94,10 @@ fn gcc_in(dir: &Path, args: &[&str]) -> Result<(), NativeError> {
         .args(args)
         .current_dir(dir)
         .output()
-        .map_err(|source| NativeError::ToolNotRun {
-            tool: "gcc".into(),
-            source,
-        })?;
+        .map_err(|source| NativeError::ToolNotRun { tool: "gcc".into(), source })?;
     if !o.status.success() {
-        let stderr = String::from_utf8_lossy(&o.stderr)
-            .chars()
-            .take(2000)
-            .collect();
-        return Err(NativeError::CompileFailed {
-            command: format!("gcc {}", args.join(" ")),
-            stderr,
-        });
+        let stderr = String::from_utf8_lossy(&o.stderr).chars().take(2000).collect();
+        return Err(NativeError::CompileFailed { command: format!("gcc {}", args.join(" ")), stderr });
     }
     Ok(())
 }
@@ -156,86 +113,39 @@ pub fn validate_unit_tests(
     let io = |context: String| move |source| NativeError::Io { context, source };
     let dir = tempfile::tempdir().map_err(io("cannot make a scratch directory".into()))?;
     let source = dir.path().join("unit_tests.c");
-    std::fs::copy(unit_tests, &source)
-        .map_err(io(format!("cannot read {}", unit_tests.display())))?;
+    std::fs::copy(unit_tests, &source).map_err(io(format!("cannot read {}", unit_tests.display())))?;
     let arch = machine_flag(data_model);
-    gcc_in(
-        dir.path(),
-        &[
-            "--coverage",
-            "-g",
-            "-O0",
-            "-w",
-            arch,
-            "-c",
-            "unit_tests.c",
-            "-o",
-            "unit_tests.o",
-        ],
-    )?;
+    gcc_in(dir.path(), &["--coverage", "-g", "-O0", "-w", arch, "-c", "unit_tests.c", "-o", "unit_tests.o"])?;
     // The tests call libgcov's dump through a weak reference, which does
     // not pull it from the archive by itself.
-    gcc_in(
-        dir.path(),
-        &[
-            "--coverage",
-            arch,
-            "-Wl,-u,__gcov_dump",
-            "unit_tests.o",
-            "-o",
-            "unit_tests",
-        ],
-    )?;
+    gcc_in(dir.path(), &["--coverage", arch, "-Wl,-u,__gcov_dump", "unit_tests.o", "-o", "unit_tests"])?;
     let exe = dir.path().join("unit_tests");
     let ran = Command::new(&exe)
         .current_dir(dir.path())
         .output()
         .map_err(|source| NativeError::ToolNotRun { tool: exe, source })?;
     let stdout = String::from_utf8_lossy(&ran.stdout);
-    let lines = stdout
-        .lines()
-        .filter(|l| l.contains("[walkdown: "))
-        .map(str::to_string)
-        .collect();
+    let lines = stdout.lines().filter(|l| l.contains("[walkdown: ")).map(str::to_string).collect();
     let gcov = Command::new("gcov")
         .args(["--json-format", "--stdout", "-b", "-c", "-o"])
         .arg(dir.path())
         .arg("unit_tests.gcda")
         .current_dir(dir.path())
         .output()
-        .map_err(|source| NativeError::ToolNotRun {
-            tool: "gcov".into(),
-            source,
-        })?;
+        .map_err(|source| NativeError::ToolNotRun { tool: "gcov".into(), source })?;
     let name = program.file_name().unwrap_or_default();
     let coverage = crate::gcov::aggregate_gcov_json(&String::from_utf8_lossy(&gcov.stdout), name)?;
-    let functions = coverage
-        .functions
-        .iter()
-        .map(|f| function_coverage(&coverage, f))
-        .collect();
-    Ok(UnitValidation {
-        lines,
-        coverage,
-        functions,
-    })
+    let functions = coverage.functions.iter().map(|f| function_coverage(&coverage, f)).collect();
+    Ok(UnitValidation { lines, coverage, functions })
 }
 
 /// The branch figures of `f` from the whole file's counts.
 fn function_coverage(coverage: &GcovCoverage, f: &crate::GcovFunction) -> FunctionCoverage {
-    let counts = coverage
-        .branch_counts
-        .range(f.start_line..=f.end_line)
-        .flat_map(|(_, c)| c.iter());
+    let counts = coverage.branch_counts.range(f.start_line..=f.end_line).flat_map(|(_, c)| c.iter());
     let (mut branches, mut covered) = (0, 0);
     for &c in counts {
         branches += 1;
         covered += u64::from(c > 0);
     }
-    FunctionCoverage {
-        name: f.name.clone(),
-        branches,
-        covered,
-        entered: f.execution_count > 0,
-    }
+    FunctionCoverage { name: f.name.clone(), branches, covered, entered: f.execution_count > 0 }
 }

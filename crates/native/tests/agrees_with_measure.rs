@@ -56,8 +56,7 @@ fn write_suite(dir: &Path, tests: &[Vec<&str>]) {
 
 fn measure(task: &Path, suite: &Path, out: &Path) -> Value {
     let script = shared_dir().join("eval/measure.py");
-    let result =
-        Command::new("python3").arg(&script).arg(task).arg(suite).arg("--json").arg(out).output().unwrap();
+    let result = Command::new("python3").arg(&script).arg(task).arg(suite).arg("--json").arg(out).output().unwrap();
     assert!(result.status.success(), "measure.py failed: {}", String::from_utf8_lossy(&result.stderr));
     serde_json::from_str(&fs::read_to_string(out).unwrap()).unwrap()
 }
@@ -73,8 +72,7 @@ fn compare(seed: &str, tests: &[Vec<&str>]) {
     assert!(suite.invalid.is_empty(), "{:?}", suite.invalid);
     let ours = validate_suite(&task, &suite.vectors(), DataModel::LP64, &RunLimits::default()).unwrap();
 
-    let figure =
-        |key: &str| reference[key].as_u64().unwrap_or_else(|| panic!("{seed}: measure.py has no {key}"));
+    let figure = |key: &str| reference[key].as_u64().unwrap_or_else(|| panic!("{seed}: measure.py has no {key}"));
     let coverage = &ours.coverage;
     assert_eq!(coverage.branches_total, figure("branches_total"), "{seed}: branches total");
     assert_eq!(coverage.branches_covered, figure("branches_covered"), "{seed}: branches covered");
@@ -114,14 +112,7 @@ fn seed_suites_measure_the_same() {
     compare("counter_branches.c", &[matching, high, vec!["-3", "0", "0"], vec!["1"], vec![]]);
     compare(
         "diamonds.c",
-        &[
-            vec!["11", "12"],
-            vec!["11", "5"],
-            vec!["3", "25"],
-            vec!["3", "4"],
-            vec!["0", "0"],
-            vec!["0x1", "'\\n'"],
-        ],
+        &[vec!["11", "12"], vec!["11", "5"], vec!["3", "25"], vec!["3", "4"], vec!["0", "0"], vec!["0x1", "'\\n'"]],
     );
     // x == 0 dereferences NULL: the SIGSEGV handler must keep the coverage.
     compare("hex_abs.c", &[vec!["5"], vec!["-5"], vec!["0"]]);
@@ -139,11 +130,6 @@ fn seed_suites_measure_the_same() {
     // value == 5 after the swap divides by zero (SIGFPE).
     compare(
         "node_swap.c",
-        &[
-            vec!["5", "2", "1", "0"],
-            vec!["1", "2", "1", "1"],
-            vec!["3", "1", "0", "0"],
-            vec!["7", "2", "1", "1"],
-        ],
+        &[vec!["5", "2", "1", "0"], vec!["1", "2", "1", "1"], vec!["3", "1", "0", "0"], vec!["7", "2", "1", "1"]],
     );
 }

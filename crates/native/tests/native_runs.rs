@@ -78,8 +78,7 @@ fn crashes_keep_their_report_and_coverage() {
     let overflow = run_ints(&build, &[13]);
     assert_eq!(overflow.outcome, NativeOutcome::Signal(libc::SIGSEGV));
     assert!(overflow.harness_reported);
-    let recursion_line =
-        source.lines().position(|l| l.contains("frame[0] = (char)depth")).unwrap() as u32 + 1;
+    let recursion_line = source.lines().position(|l| l.contains("frame[0] = (char)depth")).unwrap() as u32 + 1;
     assert!(build.coverage().unwrap().lines[&recursion_line] > 1000);
 }
 
@@ -146,8 +145,7 @@ fn values_convert_like_c_casts() {
     }
     let build = build("outcomes.c", DataModel::LP64);
     assert_eq!(run_ints(&build, &[7, -1]).outcome, NativeOutcome::Exit(7));
-    let floats =
-        TestVector { values: vec![InputValue::Int(8), InputValue::Float(1.5), InputValue::Float(-2.7)] };
+    let floats = TestVector { values: vec![InputValue::Int(8), InputValue::Float(1.5), InputValue::Float(-2.7)] };
     assert_eq!(build.run(&floats, &limits()).unwrap().outcome, NativeOutcome::Exit(8));
     assert_eq!(run_ints(&build, &[9, 255]).outcome, NativeOutcome::Exit(9));
     assert_eq!(run_ints(&build, &[11, (1 << 32) + 5]).outcome, NativeOutcome::Exit(64));
@@ -165,8 +163,28 @@ fn float_inputs_convert_like_the_interpreter() {
         return;
     }
     let values = [
-        0.5, -2.75, 3e9, -3e9, 1e10, 9.3e18, -9.3e18, 1e19, -1e19, 1.2345678901234568e18, 2e19, 1e20, -1e20,
-        1.8446744073709552e19, 1.7e38, -1.7e38, 4e38, 1e300, -1e300, f64::INFINITY, f64::NEG_INFINITY, f64::NAN,
+        0.5,
+        -2.75,
+        3e9,
+        -3e9,
+        1e10,
+        9.3e18,
+        -9.3e18,
+        1e19,
+        -1e19,
+        1.2345678901234568e18,
+        2e19,
+        1e20,
+        -1e20,
+        1.8446744073709552e19,
+        1.7e38,
+        -1.7e38,
+        4e38,
+        1e300,
+        -1e300,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
     ];
     for data_model in [DataModel::LP64, DataModel::ILP32] {
         let build = build("float_inputs.c", data_model);
@@ -273,8 +291,7 @@ fn compile_errors_are_reported() {
     std::fs::write(&broken, "int main(void) { return }\n").unwrap();
     let error = NativeBuild::compile(&broken, DataModel::LP64, &BuildSettings::default()).unwrap_err();
     assert!(matches!(error, walkdown_native::NativeError::CompileFailed { .. }), "{error}");
-    let missing =
-        NativeBuild::compile(&dir.path().join("none.c"), DataModel::LP64, &BuildSettings::default());
+    let missing = NativeBuild::compile(&dir.path().join("none.c"), DataModel::LP64, &BuildSettings::default());
     assert!(matches!(missing, Err(walkdown_native::NativeError::ReadTask { .. })));
 }
 

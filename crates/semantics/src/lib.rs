@@ -168,7 +168,9 @@ impl<'a> Sym<'a> {
                 };
                 ok(self.pool.binop(o, a, amount))
             }
-            BinOp::SAddO | BinOp::SSubO | BinOp::SMulO if let Some(over) = self.signed_overflow_cheaply(op, w, a, b) => {
+            BinOp::SAddO | BinOp::SSubO | BinOp::SMulO
+                if let Some(over) = self.signed_overflow_cheaply(op, w, a, b) =>
+            {
                 self.bool_to_bv1(over)
             }
             BinOp::SAddO | BinOp::SSubO | BinOp::SMulO => {

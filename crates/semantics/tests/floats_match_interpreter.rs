@@ -64,7 +64,13 @@ fn int_value(rng: &mut Rng, bits: u32) -> u64 {
 
 /// Evaluates `build(x, y)` with symbols `x`, `y` of the given widths set to
 /// `a` and `b`.
-fn eval2(wa: u32, wb: u32, a: u64, b: u64, build: impl FnOnce(&mut Sym, walkdown_smt::ExprId, walkdown_smt::ExprId) -> walkdown_smt::ExprId) -> u128 {
+fn eval2(
+    wa: u32,
+    wb: u32,
+    a: u64,
+    b: u64,
+    build: impl FnOnce(&mut Sym, walkdown_smt::ExprId, walkdown_smt::ExprId) -> walkdown_smt::ExprId,
+) -> u128 {
     let mut pool = ExprPool::new();
     let (xs, x) = pool.new_symbol("x", wa).unwrap();
     let (ys, y) = pool.new_symbol("y", wb).unwrap();
@@ -83,8 +89,20 @@ fn eval2(wa: u32, wb: u32, a: u64, b: u64, build: impl FnOnce(&mut Sym, walkdown
 fn float_arithmetic_and_comparisons_match_the_interpreter() {
     let mut rng = Rng::new(7);
     let preds = [
-        CmpPred::FOeq, CmpPred::FOne, CmpPred::FOlt, CmpPred::FOle, CmpPred::FOgt, CmpPred::FOge, CmpPred::FUeq,
-        CmpPred::FUne, CmpPred::FUlt, CmpPred::FUle, CmpPred::FUgt, CmpPred::FUge, CmpPred::FOrd, CmpPred::FUno,
+        CmpPred::FOeq,
+        CmpPred::FOne,
+        CmpPred::FOlt,
+        CmpPred::FOle,
+        CmpPred::FOgt,
+        CmpPred::FOge,
+        CmpPred::FUeq,
+        CmpPred::FUne,
+        CmpPred::FUlt,
+        CmpPred::FUle,
+        CmpPred::FUgt,
+        CmpPred::FUge,
+        CmpPred::FOrd,
+        CmpPred::FUno,
     ];
     for _ in 0..3000 {
         let ty = if rng.next_u64() % 2 == 0 { Type::F32 } else { Type::F64 };

@@ -24,7 +24,24 @@ fn signed(bits: u128, w: u32) -> i128 {
 fn values(w: u32, seed: &mut u64) -> Vec<u128> {
     let mask = if w == 128 { u128::MAX } else { (1u128 << w) - 1 };
     let min = 1u128 << (w - 1);
-    let mut v: Vec<u128> = vec![0, 1, 2, 3, 7, 10, mask, mask - 1, mask - 9, min, min + 1, min - 1, min - 2, min / 10, min / 10 + 1, min / 3];
+    let mut v: Vec<u128> = vec![
+        0,
+        1,
+        2,
+        3,
+        7,
+        10,
+        mask,
+        mask - 1,
+        mask - 9,
+        min,
+        min + 1,
+        min - 1,
+        min - 2,
+        min / 10,
+        min / 10 + 1,
+        min / 3,
+    ];
     for _ in 0..24 {
         *seed ^= *seed << 13;
         *seed ^= *seed >> 7;

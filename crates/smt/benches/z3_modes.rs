@@ -29,37 +29,13 @@ fn queries() -> Vec<(&'static str, Vec<Bool>)> {
     let byte = |arr: &Array, at: u64| arr.select(&k(at, 32)).as_bv().expect("byte");
     vec![
         ("trivial", vec![a.bvadd(k(1, 32)).bvslt(&a)]),
-        (
-            "64-bit div/rem",
-            vec![
-                x.bvudiv(k(7, 64)).eq(k(1_234_567, 64)),
-                x.bvurem(k(7, 64)).eq(k(3, 64)),
-            ],
-        ),
-        (
-            "32-bit factoring",
-            vec![
-                x32.bvmul(&y32).eq(k(3_000_000_021, 32)),
-                x32.bvugt(k(1, 32)),
-                y32.bvugt(k(1, 32)),
-            ],
-        ),
-        (
-            "64-bit mul",
-            vec![x.bvmul(k(0x1_2345_6789, 64)).eq(k(0xdead_beef_cafe, 64))],
-        ),
-        (
-            "array",
-            vec![byte(&st, 5).eq(k(9, 8)), byte(&m, 5).eq(k(3, 8))],
-        ),
+        ("64-bit div/rem", vec![x.bvudiv(k(7, 64)).eq(k(1_234_567, 64)), x.bvurem(k(7, 64)).eq(k(3, 64))]),
+        ("32-bit factoring", vec![x32.bvmul(&y32).eq(k(3_000_000_021, 32)), x32.bvugt(k(1, 32)), y32.bvugt(k(1, 32))]),
+        ("64-bit mul", vec![x.bvmul(k(0x1_2345_6789, 64)).eq(k(0xdead_beef_cafe, 64))]),
+        ("array", vec![byte(&st, 5).eq(k(9, 8)), byte(&m, 5).eq(k(3, 8))]),
         (
             "signed div/rem",
-            vec![
-                x.bvsrem(&y).eq(k(5, 64)),
-                y.bvslt(k(100, 64)),
-                y.bvsgt(k(0, 64)),
-                x.bvsdiv(&y).eq(k(77_777, 64)),
-            ],
+            vec![x.bvsrem(&y).eq(k(5, 64)), y.bvslt(k(100, 64)), y.bvsgt(k(0, 64)), x.bvsdiv(&y).eq(k(77_777, 64))],
         ),
     ]
 }
@@ -68,12 +44,7 @@ fn solver_modes() {
     let qs = queries();
     let reuse = Solver::new();
     let smt = Tactic::new("smt");
-    for mode in [
-        "fresh default",
-        "fresh QF_ABV",
-        "fresh smt tactic",
-        "push/pop default",
-    ] {
+    for mode in ["fresh default", "fresh QF_ABV", "fresh smt tactic", "push/pop default"] {
         let mut line = format!("{mode:>18}:");
         for (name, q) in &qs {
             let n = 5;
@@ -113,7 +84,6 @@ fn solver_modes() {
     }
 }
 
-
 /// Measures push/pop on one Z3 solver against a fresh solver per query on
 /// the concolic sequence; prints the times.
 fn push_pop_vs_fresh() {
@@ -126,12 +96,7 @@ fn push_pop_vs_fresh() {
         for q in &qs {
             s.check(&prog.pool, &Query::new(&q.constraints)).unwrap();
         }
-        println!(
-            "{} queries, {}: {:?}",
-            qs.len(),
-            if incremental { "push/pop" } else { "fresh" },
-            t.elapsed()
-        );
+        println!("{} queries, {}: {:?}", qs.len(), if incremental { "push/pop" } else { "fresh" }, t.elapsed());
     }
 }
 

@@ -22,10 +22,7 @@ pub struct ExprDisplay<'a> {
 impl ExprPool {
     /// An SMT-LIB-like rendering of `id` with shared subterms `let`-bound.
     pub fn display(&self, id: ExprId) -> ExprDisplay<'_> {
-        ExprDisplay {
-            pool: self,
-            root: id,
-        }
+        ExprDisplay { pool: self, root: id }
     }
 }
 
@@ -41,14 +38,7 @@ pub(crate) fn array_label(pool: &ExprPool, array: ArrayId) -> String {
 }
 
 fn is_leaf(node: &Node) -> bool {
-    matches!(
-        node,
-        Node::Bool(_)
-            | Node::Bv { .. }
-            | Node::Var { .. }
-            | Node::ArrayVar { .. }
-            | Node::ConstArray { .. }
-    )
+    matches!(node, Node::Bool(_) | Node::Bv { .. } | Node::Var { .. } | Node::ArrayVar { .. } | Node::ConstArray { .. })
 }
 
 fn write_bv(out: &mut impl Write, width: u32, value: u128) -> fmt::Result {
@@ -94,13 +84,7 @@ impl fmt::Display for ExprDisplay<'_> {
             }
             let d = 1 + node
                 .children()
-                .map(|c| {
-                    if bound.contains_key(&c) {
-                        0
-                    } else {
-                        depth.get(&c).copied().unwrap_or(0)
-                    }
-                })
+                .map(|c| if bound.contains_key(&c) { 0 } else { depth.get(&c).copied().unwrap_or(0) })
                 .max()
                 .unwrap_or(0);
             let shared = parents.get(&id).copied().unwrap_or(0) > 1;
@@ -112,10 +96,7 @@ impl fmt::Display for ExprDisplay<'_> {
                 depth.insert(id, d);
             }
         }
-        let printer = Printer {
-            pool,
-            bound: &bound,
-        };
+        let printer = Printer { pool, bound: &bound };
         for &b in &bindings {
             write!(f, "(let (({b} ")?;
             printer.term(f, b, true)?;
@@ -169,12 +150,8 @@ impl Printer<'_> {
             Node::BvUn(op, a) => app(f, op.smt_name(), &[*a]),
             Node::BvBin(op, a, b) => app(f, op.smt_name(), &[*a, *b]),
             Node::Cmp(op, a, b) => app(f, op.smt_name(), &[*a, *b]),
-            Node::ZExt { arg, width: to } => {
-                app(f, &format!("(_ zero_extend {})", to - width(*arg)), &[*arg])
-            }
-            Node::SExt { arg, width: to } => {
-                app(f, &format!("(_ sign_extend {})", to - width(*arg)), &[*arg])
-            }
+            Node::ZExt { arg, width: to } => app(f, &format!("(_ zero_extend {})", to - width(*arg)), &[*arg]),
+            Node::SExt { arg, width: to } => app(f, &format!("(_ sign_extend {})", to - width(*arg)), &[*arg]),
             Node::Extract { arg, hi, lo } => app(f, &format!("(_ extract {hi} {lo})"), &[*arg]),
             Node::Concat(h, l) => app(f, "concat", &[*h, *l]),
             Node::FpBin(op, a, b) => app(f, op.smt_name(), &[*a, *b]),
@@ -185,11 +162,7 @@ impl Printer<'_> {
                 app(f, &format!("(_ {}.to_fp {width})", if *signed { "sbv" } else { "ubv" }), &[*arg])
             }
             Node::Select { array, index } => app(f, "select", &[*array, *index]),
-            Node::Store {
-                array,
-                index,
-                value,
-            } => app(f, "store", &[*array, *index, *value]),
+            Node::Store { array, index, value } => app(f, "store", &[*array, *index, *value]),
         }
     }
 }

@@ -176,10 +176,7 @@ impl ExprPool {
         match self.sort(id) {
             Sort::Array { .. } => Value::Array(self.materialize(id, a, &mut memo)),
             Sort::Bool => Value::Bool(self.eval_scalar(id, &mut env, &mut memo) != 0),
-            Sort::BitVec(width) => Value::Bv {
-                width,
-                bits: self.eval_scalar(id, &mut env, &mut memo),
-            },
+            Sort::BitVec(width) => Value::Bv { width, bits: self.eval_scalar(id, &mut env, &mut memo) },
         }
     }
 
@@ -187,9 +184,7 @@ impl ExprPool {
     pub fn satisfies(&self, constraints: &[ExprId], a: &Assignment) -> bool {
         let mut memo = Memo::default();
         let mut env = a;
-        constraints
-            .iter()
-            .all(|&c| self.eval_scalar(c, &mut env, &mut memo) == 1)
+        constraints.iter().all(|&c| self.eval_scalar(c, &mut env, &mut memo) == 1)
     }
 
     // Builds the full contents of an array expression: the base's contents
@@ -200,20 +195,11 @@ impl ExprPool {
         let mut cur = id;
         let base = loop {
             match *self.get(cur) {
-                Node::Store {
-                    array,
-                    index,
-                    value,
-                } => {
+                Node::Store { array, index, value } => {
                     stores.push((index, value));
                     cur = array;
                 }
-                Node::ConstArray { value, .. } => {
-                    break ArrayValue {
-                        default: value,
-                        bytes: BTreeMap::new(),
-                    }
-                }
+                Node::ConstArray { value, .. } => break ArrayValue { default: value, bytes: BTreeMap::new() },
                 Node::ArrayVar { array, .. } => break a.array(array).cloned().unwrap_or_default(),
                 Node::Ite { cond, then, els } => {
                     cur = if self.eval_scalar(cond, &mut env, memo) == 1 { then } else { els };
@@ -296,11 +282,7 @@ impl ExprPool {
                 let mut cur = array;
                 loop {
                     match *self.get(cur) {
-                        Node::Store {
-                            array,
-                            index: j,
-                            value,
-                        } => {
+                        Node::Store { array, index: j, value } => {
                             if get(j) == i {
                                 break get(value);
                             }

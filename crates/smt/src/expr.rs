@@ -111,12 +111,8 @@ impl ExprPool {
             merged: 0,
         };
         // Two nodes in an empty pool always fit.
-        pool.true_id = pool
-            .intern(Node::Bool(true), Sort::Bool)
-            .unwrap_or(ExprId(0));
-        pool.false_id = pool
-            .intern(Node::Bool(false), Sort::Bool)
-            .unwrap_or(ExprId(1));
+        pool.true_id = pool.intern(Node::Bool(true), Sort::Bool).unwrap_or(ExprId(0));
+        pool.false_id = pool.intern(Node::Bool(false), Sort::Bool).unwrap_or(ExprId(1));
         pool
     }
 
@@ -343,22 +339,14 @@ impl ExprPool {
     fn bv_width(&self, op: &'static str, id: ExprId) -> Result<u32, ExprError> {
         match self.sort(id) {
             Sort::BitVec(w) => Ok(w),
-            found => Err(ExprError::SortMismatch {
-                op,
-                expected: "a bit-vector",
-                found,
-            }),
+            found => Err(ExprError::SortMismatch { op, expected: "a bit-vector", found }),
         }
     }
 
     fn expect_bool(&self, op: &'static str, id: ExprId) -> Result<(), ExprError> {
         match self.sort(id) {
             Sort::Bool => Ok(()),
-            found => Err(ExprError::SortMismatch {
-                op,
-                expected: "Bool",
-                found,
-            }),
+            found => Err(ExprError::SortMismatch { op, expected: "Bool", found }),
         }
     }
 
@@ -366,11 +354,7 @@ impl ExprPool {
         let wa = self.bv_width(op, a)?;
         let wb = self.bv_width(op, b)?;
         if wa != wb {
-            return Err(ExprError::Mismatch {
-                op,
-                left: Sort::BitVec(wa),
-                right: Sort::BitVec(wb),
-            });
+            return Err(ExprError::Mismatch { op, left: Sort::BitVec(wa), right: Sort::BitVec(wb) });
         }
         Ok(wa)
     }
@@ -378,11 +362,7 @@ impl ExprPool {
     fn array_index_width_of(&self, op: &'static str, id: ExprId) -> Result<u32, ExprError> {
         match self.sort(id) {
             Sort::Array { index_width } => Ok(index_width),
-            found => Err(ExprError::SortMismatch {
-                op,
-                expected: "an array",
-                found,
-            }),
+            found => Err(ExprError::SortMismatch { op, expected: "an array", found }),
         }
     }
 
@@ -411,13 +391,7 @@ impl ExprPool {
     /// so `-1i64 as u128` gives all ones at any width.
     pub fn bv_const(&mut self, width: u32, value: u128) -> R {
         check_width(width)?;
-        self.intern(
-            Node::Bv {
-                width,
-                value: value & mask(width),
-            },
-            Sort::BitVec(width),
-        )
+        self.intern(Node::Bv { width, value: value & mask(width) }, Sort::BitVec(width))
     }
 
     /// A fresh bit-vector symbol, distinct from every other even if the
@@ -426,45 +400,26 @@ impl ExprPool {
         check_width(width)?;
         let sym = SymId(u32::try_from(self.symbols.len()).map_err(|_| ExprError::PoolFull)?);
         let expr = self.intern(Node::Var { sym, width }, Sort::BitVec(width))?;
-        self.symbols.push(SymbolInfo {
-            name: name.to_string(),
-            width,
-            expr,
-        });
+        self.symbols.push(SymbolInfo { name: name.to_string(), width, expr });
         Ok((sym, expr))
     }
 
     /// A fresh symbolic byte array indexed by `index_width` (32 or 64) bits.
-    pub fn new_array(
-        &mut self,
-        name: &str,
-        index_width: u32,
-    ) -> Result<(ArrayId, ExprId), ExprError> {
+    pub fn new_array(&mut self, name: &str, index_width: u32) -> Result<(ArrayId, ExprId), ExprError> {
         check_index_width(index_width)?;
         let array = ArrayId(u32::try_from(self.arrays.len()).map_err(|_| ExprError::PoolFull)?);
-        let expr = self.intern(
-            Node::ArrayVar { array, index_width },
-            Sort::Array { index_width },
-        )?;
-        self.arrays.push(ArrayInfo {
-            name: name.to_string(),
-            index_width,
-            expr,
-        });
+        let expr = self.intern(Node::ArrayVar { array, index_width }, Sort::Array { index_width })?;
+        self.arrays.push(ArrayInfo { name: name.to_string(), index_width, expr });
         Ok((array, expr))
     }
 
     /// An array holding `value` at every index.
     pub fn const_array(&mut self, index_width: u32, value: u8) -> R {
         check_index_width(index_width)?;
-        self.intern(
-            Node::ConstArray { index_width, value },
-            Sort::Array { index_width },
-        )
+        self.intern(Node::ConstArray { index_width, value }, Sort::Array { index_width })
     }
 
     // ----- Booleans ------------------------------------------------------
-
 }
 
 fn check_width(width: u32) -> Result<(), ExprError> {
@@ -499,20 +454,12 @@ impl Clone for ExprPool {
             symbols: self
                 .symbols
                 .iter()
-                .map(|s| SymbolInfo {
-                    name: s.name.clone(),
-                    width: s.width,
-                    expr: s.expr,
-                })
+                .map(|s| SymbolInfo { name: s.name.clone(), width: s.width, expr: s.expr })
                 .collect(),
             arrays: self
                 .arrays
                 .iter()
-                .map(|a| ArrayInfo {
-                    name: a.name.clone(),
-                    index_width: a.index_width,
-                    expr: a.expr,
-                })
+                .map(|a| ArrayInfo { name: a.name.clone(), index_width: a.index_width, expr: a.expr })
                 .collect(),
             true_id: self.true_id,
             false_id: self.false_id,

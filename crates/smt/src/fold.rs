@@ -78,10 +78,7 @@ impl BvBinOp {
 
     /// Whether swapping the operands gives the same result.
     pub fn is_commutative(self) -> bool {
-        matches!(
-            self,
-            BvBinOp::Add | BvBinOp::Mul | BvBinOp::And | BvBinOp::Or | BvBinOp::Xor
-        )
+        matches!(self, BvBinOp::Add | BvBinOp::Mul | BvBinOp::And | BvBinOp::Or | BvBinOp::Xor)
     }
 }
 

@@ -31,12 +31,7 @@ pub struct SlicingSolver<S> {
 impl<S: Solver> SlicingSolver<S> {
     /// Slices queries before passing them to `inner`.
     pub fn new(inner: S) -> Self {
-        SlicingSolver {
-            inner,
-            counter: Counter::default(),
-            kept: 0,
-            dropped: 0,
-        }
+        SlicingSolver { inner, counter: Counter::default(), kept: 0, dropped: 0 }
     }
 
     /// The solver below this layer.
@@ -85,11 +80,7 @@ pub fn slice(pool: &ExprPool, query: &Query<'_>) -> Vec<ExprId> {
         }
         first_of.push(first);
     }
-    let focus_root = first_of
-        .last()
-        .copied()
-        .flatten()
-        .map(|i| find(&mut parent, i));
+    let focus_root = first_of.last().copied().flatten().map(|i| find(&mut parent, i));
     let mut out = Vec::new();
     for (k, &c) in cs.iter().enumerate() {
         let keep = match first_of[k] {
@@ -118,21 +109,14 @@ impl<S: Solver> Solver for SlicingSolver<S> {
         let shrunk = sliced.len() < query.constraints.len();
         self.kept += sliced.len() as u64;
         self.dropped += (query.constraints.len() - sliced.len()) as u64;
-        let answer = if shrunk {
-            self.inner.check(pool, &Query::new(&sliced))
-        } else {
-            self.inner.check(pool, query)
-        };
+        let answer = if shrunk { self.inner.check(pool, &Query::new(&sliced)) } else { self.inner.check(pool, query) };
         // A "hit" here is a query this layer made smaller.
         self.counter.record(&answer, shrunk, start.elapsed());
         answer
     }
 
     fn stats(&self, out: &mut Vec<LayerStats>) {
-        out.push(self.counter.stats(
-            "slicing",
-            vec![("kept", self.kept), ("dropped", self.dropped)],
-        ));
+        out.push(self.counter.stats("slicing", vec![("kept", self.kept), ("dropped", self.dropped)]));
         self.inner.stats(out);
     }
 }
@@ -209,7 +193,8 @@ impl<S: Solver> Solver for CachingSolver<S> {
             return answer;
         }
         let answer = self.inner.check(pool, query);
-        let cut_short = matches!(answer, Ok(Answer::Unknown(_))) && self.deadline.is_some_and(|d| Instant::now() + DEADLINE_SLACK >= d);
+        let cut_short = matches!(answer, Ok(Answer::Unknown(_)))
+            && self.deadline.is_some_and(|d| Instant::now() + DEADLINE_SLACK >= d);
         if let (Ok(a), false) = (&answer, cut_short) {
             if self.order.len() >= self.capacity {
                 if let Some(old) = self.order.pop_front() {
@@ -224,10 +209,7 @@ impl<S: Solver> Solver for CachingSolver<S> {
     }
 
     fn stats(&self, out: &mut Vec<LayerStats>) {
-        out.push(
-            self.counter
-                .stats("cache", vec![("entries", self.answers.len() as u64)]),
-        );
+        out.push(self.counter.stats("cache", vec![("entries", self.answers.len() as u64)]));
         self.inner.stats(out);
     }
 }
@@ -287,11 +269,8 @@ impl<S: Solver> CexCachingSolver<S> {
         }
         let leaves = query.leaves(pool);
         // Most recent first: the last model is the likeliest to fit.
-        let found = self
-            .models
-            .iter()
-            .rev()
-            .position(|m| m.assigns_all(&leaves) && pool.satisfies(query.constraints, m))?;
+        let found =
+            self.models.iter().rev().position(|m| m.assigns_all(&leaves) && pool.satisfies(query.constraints, m))?;
         let m = &self.models[self.models.len() - 1 - found];
         let mut restricted = Model::new();
         for &leaf in &leaves {
@@ -371,10 +350,7 @@ impl<S: Solver> Solver for CexCachingSolver<S> {
     }
 
     fn stats(&self, out: &mut Vec<LayerStats>) {
-        out.push(self.counter.stats(
-            "cex-cache",
-            vec![("sat-hits", self.sat_hits), ("unsat-hits", self.unsat_hits)],
-        ));
+        out.push(self.counter.stats("cex-cache", vec![("sat-hits", self.sat_hits), ("unsat-hits", self.unsat_hits)]));
         self.inner.stats(out);
     }
 }

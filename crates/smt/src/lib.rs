@@ -37,15 +37,10 @@ mod z3backend;
 
 pub use display::ExprDisplay;
 pub use eval::{ArrayValue, Assignment, Value};
-pub use expr::{
-    ArrayId, Children, ExprError, ExprId, ExprPool, Leaf, Node, Sort, SymId, MAX_WIDTH,
-};
-pub use fold::{BvBinOp, BvUnOp, CmpOp};
+pub use expr::{ArrayId, Children, ExprError, ExprId, ExprPool, Leaf, Node, Sort, SymId, MAX_WIDTH};
 pub use float::{FpBinOp, FpCmpOp};
-pub use layers::{
-    slice, CachingSolver, CexCachingSolver, SlicingSolver, DEFAULT_CACHE_CAPACITY,
-    DEFAULT_CEX_CAPACITY,
-};
+pub use fold::{BvBinOp, BvUnOp, CmpOp};
+pub use layers::{slice, CachingSolver, CexCachingSolver, SlicingSolver, DEFAULT_CACHE_CAPACITY, DEFAULT_CEX_CAPACITY};
 pub use solver::{Answer, LayerStats, Model, Query, Solver, SolverError};
 pub use stack::{SolverSettings, SolverStack};
 pub use z3backend::{Z3Settings, Z3Solver};

@@ -234,21 +234,13 @@ pub trait Solver {
     }
 
     /// Whether the conjunction is satisfiable; `None` when unknown.
-    fn is_sat(
-        &mut self,
-        pool: &ExprPool,
-        constraints: &[ExprId],
-    ) -> Result<Option<bool>, SolverError> {
+    fn is_sat(&mut self, pool: &ExprPool, constraints: &[ExprId]) -> Result<Option<bool>, SolverError> {
         Ok(self.check(pool, &Query::new(constraints))?.as_bool())
     }
 
     /// A model of the conjunction; `None` when unsat or unknown (use
     /// [`Solver::check`] to tell them apart).
-    fn model(
-        &mut self,
-        pool: &ExprPool,
-        constraints: &[ExprId],
-    ) -> Result<Option<Model>, SolverError> {
+    fn model(&mut self, pool: &ExprPool, constraints: &[ExprId]) -> Result<Option<Model>, SolverError> {
         Ok(match self.check(pool, &Query::new(constraints))? {
             Answer::Sat(m) => Some(m),
             _ => None,

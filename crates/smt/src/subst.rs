@@ -49,7 +49,11 @@ impl ExprPool {
             }
             let m = |c: &ExprId| memo[c];
             let rebuilt = match &node {
-                Node::Bool(_) | Node::Bv { .. } | Node::Var { .. } | Node::ArrayVar { .. } | Node::ConstArray { .. } => x,
+                Node::Bool(_)
+                | Node::Bv { .. }
+                | Node::Var { .. }
+                | Node::ArrayVar { .. }
+                | Node::ConstArray { .. } => x,
                 Node::Not(a) => self.not(m(a))?,
                 Node::And(xs) => {
                     let v: Vec<ExprId> = xs.iter().map(m).collect();

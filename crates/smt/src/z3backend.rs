@@ -48,11 +48,7 @@ pub struct Z3Settings {
 
 impl Default for Z3Settings {
     fn default() -> Self {
-        Z3Settings {
-            max_nonlinear: Some(64),
-            timeout_ms: Some(10_000),
-            work_limit: None,
-        }
+        Z3Settings { max_nonlinear: Some(64), timeout_ms: Some(10_000), work_limit: None }
     }
 }
 
@@ -189,16 +185,11 @@ impl Z3Solver {
             let t = self.build(pool, id, node)?;
             self.terms.insert(id, t);
         }
-        self.terms
-            .get(&root)
-            .cloned()
-            .ok_or_else(|| SolverError::Backend(format!("{root} was not translated")))
+        self.terms.get(&root).cloned().ok_or_else(|| SolverError::Backend(format!("{root} was not translated")))
     }
 
     fn child(&self, id: ExprId) -> Result<&Term, SolverError> {
-        self.terms
-            .get(&id)
-            .ok_or_else(|| SolverError::Backend(format!("operand {id} not translated")))
+        self.terms.get(&id).ok_or_else(|| SolverError::Backend(format!("operand {id} not translated")))
     }
 
     fn bool_of(&self, id: ExprId) -> Result<Bool, SolverError> {
@@ -236,21 +227,13 @@ impl Z3Solver {
                 &Sort::bitvector(index_width),
                 &Sort::bitvector(8),
             )),
-            Node::ConstArray { index_width, value } => Term::Array(Array::const_array(
-                &Sort::bitvector(index_width),
-                &BV::from_u64(u64::from(value), 8),
-            )),
+            Node::ConstArray { index_width, value } => {
+                Term::Array(Array::const_array(&Sort::bitvector(index_width), &BV::from_u64(u64::from(value), 8)))
+            }
             Node::Not(a) => Term::Bool(self.bool_of(a)?.not()),
             Node::And(ref xs) | Node::Or(ref xs) => {
-                let args = xs
-                    .iter()
-                    .map(|&x| self.bool_of(x))
-                    .collect::<Result<Vec<_>, _>>()?;
-                Term::Bool(if matches!(node, Node::And(_)) {
-                    Bool::and(&args)
-                } else {
-                    Bool::or(&args)
-                })
+                let args = xs.iter().map(|&x| self.bool_of(x)).collect::<Result<Vec<_>, _>>()?;
+                Term::Bool(if matches!(node, Node::And(_)) { Bool::and(&args) } else { Bool::or(&args) })
             }
             Node::Ite { cond, then, els } => {
                 let c = self.bool_of(cond)?;
@@ -336,20 +319,11 @@ impl Z3Solver {
             }
             Node::Select { array, index } => {
                 let byte = self.array_of(array)?.select(&self.bv_of(index)?);
-                Term::Bv(
-                    byte.as_bv().ok_or_else(|| {
-                        SolverError::Backend(format!("select {id} is not a byte"))
-                    })?,
-                )
+                Term::Bv(byte.as_bv().ok_or_else(|| SolverError::Backend(format!("select {id} is not a byte")))?)
             }
-            Node::Store {
-                array,
-                index,
-                value,
-            } => Term::Array(
-                self.array_of(array)?
-                    .store(&self.bv_of(index)?, &self.bv_of(value)?),
-            ),
+            Node::Store { array, index, value } => {
+                Term::Array(self.array_of(array)?.store(&self.bv_of(index)?, &self.bv_of(value)?))
+            }
         })
     }
 
@@ -377,7 +351,9 @@ impl Z3Solver {
         }
         let mut params = Params::new();
         // The per-query limit, cut to what is left before the deadline.
-        let left_ms = self.deadline.map(|d| d.saturating_duration_since(std::time::Instant::now()).as_millis().clamp(1, u128::from(u32::MAX)) as u32);
+        let left_ms = self.deadline.map(|d| {
+            d.saturating_duration_since(std::time::Instant::now()).as_millis().clamp(1, u128::from(u32::MAX)) as u32
+        });
         let timeout_ms = match (self.settings.timeout_ms, left_ms) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -421,11 +397,9 @@ impl Z3Solver {
         let count = resource_count(solver);
         let answer = match result {
             SatResult::Unsat => Ok(Answer::Unsat),
-            SatResult::Unknown => Ok(Answer::Unknown(
-                solver
-                    .get_reason_unknown()
-                    .unwrap_or_else(|| "unknown".to_string()),
-            )),
+            SatResult::Unknown => {
+                Ok(Answer::Unknown(solver.get_reason_unknown().unwrap_or_else(|| "unknown".to_string())))
+            }
             SatResult::Sat => match solver.get_model() {
                 Some(m) => self.read_model(pool, query, &m).map(Answer::Sat),
                 None => Err(SolverError::Backend("sat without a model".to_string())),
@@ -438,12 +412,7 @@ impl Z3Solver {
         answer
     }
 
-    fn read_model(
-        &self,
-        pool: &ExprPool,
-        query: &Query<'_>,
-        model: &z3::Model,
-    ) -> Result<Assignment, SolverError> {
+    fn read_model(&self, pool: &ExprPool, query: &Query<'_>, model: &z3::Model) -> Result<Assignment, SolverError> {
         let mut out = Assignment::new();
         let leaves = query.leaves(pool);
         for &leaf in &leaves {
@@ -458,14 +427,7 @@ impl Z3Solver {
         // Array contents are fetched only where the query reads them: the
         // evaluator runs the query and asks Z3 for each byte it touches,
         // which both fills the model and checks it.
-        let mut env = ModelReads {
-            solver: self,
-            pool,
-            model,
-            syms: &out,
-            reads: FxHashMap::default(),
-            error: None,
-        };
+        let mut env = ModelReads { solver: self, pool, model, syms: &out, reads: FxHashMap::default(), error: None };
         let mut memo = Memo::default();
         let mut failed = None;
         for &c in query.constraints {
@@ -484,25 +446,14 @@ impl Z3Solver {
             out.set_array(array, cur);
         }
         if let Some(c) = failed {
-            return Err(SolverError::BadModel {
-                constraint: c,
-                detail: pool.display(c).to_string(),
-            });
+            return Err(SolverError::BadModel { constraint: c, detail: pool.display(c).to_string() });
         }
         Ok(out)
     }
 
-    fn sym_value(
-        &self,
-        pool: &ExprPool,
-        sym: SymId,
-        model: &z3::Model,
-    ) -> Result<u128, SolverError> {
+    fn sym_value(&self, pool: &ExprPool, sym: SymId, model: &z3::Model) -> Result<u128, SolverError> {
         let Some(Term::Bv(bv)) = self.terms.get(&pool.symbol_expr(sym)) else {
-            return Err(SolverError::Backend(format!(
-                "symbol {} not translated",
-                sym.0
-            )));
+            return Err(SolverError::Backend(format!("symbol {} not translated", sym.0)));
         };
         read_bv(model, bv, pool.symbol_width(sym))
     }
@@ -672,15 +623,13 @@ impl Env for ModelReads<'_> {
         let width = self.pool.array_index_width(array);
         let byte = match self.solver.terms.get(&expr) {
             Some(Term::Array(a)) => bv_numeral(width, index).and_then(|i| {
-                let sel = a.select(&i).as_bv().ok_or_else(|| {
-                    SolverError::Backend("array element is not a bit-vector".to_string())
-                })?;
+                let sel = a
+                    .select(&i)
+                    .as_bv()
+                    .ok_or_else(|| SolverError::Backend("array element is not a bit-vector".to_string()))?;
                 read_bv(self.model, &sel, 8)
             }),
-            _ => Err(SolverError::Backend(format!(
-                "array {} not translated",
-                array.0
-            ))),
+            _ => Err(SolverError::Backend(format!("array {} not translated", array.0))),
         };
         match byte {
             Ok(b) => {
@@ -720,7 +669,7 @@ impl Solver for Z3Solver {
                 self.base.clear();
                 if let Some(s) = &self.incremental {
                     s.reset();
-                    }
+                }
                 let msg = payload
                     .downcast_ref::<&str>()
                     .map(|s| s.to_string())

@@ -18,7 +18,13 @@ fn select_through_array_ite() {
     let m = p.ite(cond, a, b).unwrap();
     let r = p.select(m, i).unwrap();
     let want = p.eq(r, two).unwrap();
-    let mut s = SolverStack::build(&SolverSettings { cache: false, slicing: false, cex_cache: false, timeout_ms: Some(5000), work_limit: None });
+    let mut s = SolverStack::build(&SolverSettings {
+        cache: false,
+        slicing: false,
+        cex_cache: false,
+        timeout_ms: Some(5000),
+        work_limit: None,
+    });
     let model = s.model(&p, &[want]).unwrap().expect("sat");
     assert_eq!(model.sym(c_sym), Some(0));
     assert!(p.satisfies(&[want], &model));

@@ -238,4 +238,3 @@ fn models_of_narrow_windows_are_bit_exact() {
     let v = f64::from_bits(m.sym(vs).unwrap() as u64);
     assert_eq!(v * 3.0, 7.5);
 }
-

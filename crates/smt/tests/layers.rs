@@ -14,19 +14,9 @@ fn slicing_keeps_answers_and_shrinks_queries() {
     let mut prog = program();
     let qs = concolic_queries(&mut prog, RUNS, 7);
     let off = run(ALL_OFF, &prog, &qs);
-    let on = run(
-        SolverSettings {
-            slicing: true,
-            ..ALL_OFF
-        },
-        &prog,
-        &qs,
-    );
+    let on = run(SolverSettings { slicing: true, ..ALL_OFF }, &prog, &qs);
     assert_eq!(off.answers, on.answers);
-    assert_eq!(
-        off.z3_calls, on.z3_calls,
-        "slicing alone answers nothing itself"
-    );
+    assert_eq!(off.z3_calls, on.z3_calls, "slicing alone answers nothing itself");
     assert!(
         on.z3_constraints * 2 < off.z3_constraints,
         "constraints sent to z3: {} with slicing, {} without",
@@ -34,19 +24,9 @@ fn slicing_keeps_answers_and_shrinks_queries() {
         off.z3_constraints
     );
     // Behind a cache, smaller queries collide more often.
-    let cache = SolverSettings {
-        cache: true,
-        ..ALL_OFF
-    };
+    let cache = SolverSettings { cache: true, ..ALL_OFF };
     let cache_only = run(cache, &prog, &qs);
-    let both = run(
-        SolverSettings {
-            slicing: true,
-            ..cache
-        },
-        &prog,
-        &qs,
-    );
+    let both = run(SolverSettings { slicing: true, ..cache }, &prog, &qs);
     assert_eq!(off.answers, both.answers);
     assert!(
         both.z3_calls < cache_only.z3_calls,
@@ -61,22 +41,10 @@ fn cache_keeps_answers_and_saves_calls() {
     let mut prog = program();
     let qs = concolic_queries(&mut prog, RUNS, 8);
     let off = run(ALL_OFF, &prog, &qs);
-    let on = run(
-        SolverSettings {
-            cache: true,
-            ..ALL_OFF
-        },
-        &prog,
-        &qs,
-    );
+    let on = run(SolverSettings { cache: true, ..ALL_OFF }, &prog, &qs);
     assert_eq!(off.answers, on.answers);
     assert_eq!(off.z3_calls, qs.len() as u64);
-    assert!(
-        on.z3_calls < off.z3_calls,
-        "{} vs {}",
-        on.z3_calls,
-        off.z3_calls
-    );
+    assert!(on.z3_calls < off.z3_calls, "{} vs {}", on.z3_calls, off.z3_calls);
     let cache = &on.report[0];
     assert_eq!(cache.layer, "cache");
     assert_eq!(cache.hits + on.z3_calls, qs.len() as u64);
@@ -87,21 +55,9 @@ fn cex_cache_keeps_answers_and_saves_calls() {
     let mut prog = program();
     let qs = concolic_queries(&mut prog, RUNS, 9);
     let off = run(ALL_OFF, &prog, &qs);
-    let on = run(
-        SolverSettings {
-            cex_cache: true,
-            ..ALL_OFF
-        },
-        &prog,
-        &qs,
-    );
+    let on = run(SolverSettings { cex_cache: true, ..ALL_OFF }, &prog, &qs);
     assert_eq!(off.answers, on.answers);
-    assert!(
-        on.z3_calls < off.z3_calls,
-        "{} vs {}",
-        on.z3_calls,
-        off.z3_calls
-    );
+    assert!(on.z3_calls < off.z3_calls, "{} vs {}", on.z3_calls, off.z3_calls);
     let cex = &on.report[0];
     assert_eq!(cex.layer, "cex-cache");
     let note = |k: &str| cex.notes.iter().find(|(n, _)| *n == k).map(|(_, v)| *v);
@@ -133,10 +89,7 @@ fn udiv_by_zero_follows_smt_lib_in_z3() {
     let p = &mut prog.pool;
     let (z_is_0, div_is_ones) = (prog.branches[3], prog.branches[4]);
     let mut s = Z3Solver::new(Z3Settings::default());
-    assert_eq!(
-        s.must_be_true(p, &[z_is_0], div_is_ones).unwrap(),
-        Some(true)
-    );
+    assert_eq!(s.must_be_true(p, &[z_is_0], div_is_ones).unwrap(), Some(true));
     assert_eq!(s.may_be_true(p, &[], div_is_ones).unwrap(), Some(true));
     let not_ones = p.not(div_is_ones).unwrap();
     assert_eq!(s.is_sat(p, &[not_ones]).unwrap(), Some(true));
@@ -207,9 +160,7 @@ impl Solver for DeadlineBound {
     ) -> Result<walkdown_smt::Answer, walkdown_smt::SolverError> {
         self.calls += 1;
         Ok(match self.deadline {
-            Some(d) if std::time::Instant::now() >= d => {
-                walkdown_smt::Answer::Unknown("timeout".into())
-            }
+            Some(d) if std::time::Instant::now() >= d => walkdown_smt::Answer::Unknown("timeout".into()),
             _ => walkdown_smt::Answer::Unsat,
         })
     }
@@ -231,15 +182,9 @@ fn cache_forgets_answers_the_deadline_cut_short() {
     let mut cache = walkdown_smt::CachingSolver::new(DeadlineBound::default());
     cache.set_deadline(Some(std::time::Instant::now()));
     let q = walkdown_smt::Query::new(std::slice::from_ref(&c));
-    assert!(matches!(
-        cache.check(&pool, &q).unwrap(),
-        walkdown_smt::Answer::Unknown(_)
-    ));
+    assert!(matches!(cache.check(&pool, &q).unwrap(), walkdown_smt::Answer::Unknown(_)));
     cache.set_deadline(None);
-    assert!(
-        cache.check(&pool, &q).unwrap().is_unsat(),
-        "asked again, not answered from the cache"
-    );
+    assert!(cache.check(&pool, &q).unwrap().is_unsat(), "asked again, not answered from the cache");
     assert_eq!(cache.inner().calls, 2);
     assert!(cache.check(&pool, &q).unwrap().is_unsat());
     assert_eq!(cache.inner().calls, 2, "an answer given in time is kept");

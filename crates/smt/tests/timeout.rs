@@ -5,10 +5,7 @@ use std::time::{Duration, Instant};
 use walkdown_smt::{Answer, ExprPool, Query, Solver, SolverSettings, SolverStack};
 
 fn is_prime(n: u64) -> bool {
-    n >= 2
-        && (2..)
-            .take_while(|d| d * d <= n)
-            .all(|d| !n.is_multiple_of(d))
+    n >= 2 && (2..).take_while(|d| d * d <= n).all(|d| !n.is_multiple_of(d))
 }
 
 /// `x * y == n` for two unrelated 31- and 32-bit primes; factors near
@@ -37,10 +34,7 @@ fn factoring_query(pool: &mut ExprPool) -> Vec<walkdown_smt::ExprId> {
 fn factoring_a_64_bit_semiprime_times_out() {
     let mut pool = ExprPool::new();
     let cs = factoring_query(&mut pool);
-    let settings = SolverSettings {
-        timeout_ms: Some(100),
-        ..SolverSettings::default()
-    };
+    let settings = SolverSettings { timeout_ms: Some(100), ..SolverSettings::default() };
     let mut solver = SolverStack::build(&settings);
     let start = Instant::now();
     let answer = solver.check(&pool, &Query::new(&cs)).unwrap();
@@ -65,7 +59,8 @@ fn a_work_limit_ends_the_query_reproducibly() {
         std::thread::spawn(|| {
             let mut pool = ExprPool::new();
             let cs = factoring_query(&mut pool);
-            let settings = SolverSettings { timeout_ms: Some(60_000), work_limit: Some(200_000), ..SolverSettings::default() };
+            let settings =
+                SolverSettings { timeout_ms: Some(60_000), work_limit: Some(200_000), ..SolverSettings::default() };
             let mut solver = SolverStack::build(&settings);
             let start = Instant::now();
             let answer = solver.check(&pool, &Query::new(&cs)).unwrap();

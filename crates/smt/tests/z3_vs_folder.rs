@@ -10,9 +10,7 @@
 mod common;
 
 use common::Rng;
-use walkdown_smt::{
-    Answer, BvBinOp, BvUnOp, CmpOp, ExprId, ExprPool, Query, Solver, Z3Settings, Z3Solver,
-};
+use walkdown_smt::{Answer, BvBinOp, BvUnOp, CmpOp, ExprId, ExprPool, Query, Solver, Z3Settings, Z3Solver};
 
 const WIDTHS: [u32; 6] = [1, 7, 8, 32, 64, 128];
 const SAMPLES: usize = 12;
@@ -46,22 +44,14 @@ impl Check {
     fn expect(&mut self, what: &str, pins: &[(ExprId, ExprId)], term: ExprId, want: ExprId) {
         let w = self.pool.width(term).unwrap();
         let r = self.pool.new_symbol("r", w).unwrap().1;
-        let mut cs: Vec<ExprId> = pins
-            .iter()
-            .map(|&(s, v)| self.pool.eq(s, v).unwrap())
-            .collect();
+        let mut cs: Vec<ExprId> = pins.iter().map(|&(s, v)| self.pool.eq(s, v).unwrap()).collect();
         cs.push(self.pool.eq(r, term).unwrap());
         let differs = self.pool.ne(r, want).unwrap();
         let same = self.pool.eq(r, want).unwrap();
         let mut bad = cs.clone();
         bad.push(differs);
         let a = self.z3.check(&self.pool, &Query::new(&bad)).unwrap();
-        assert_eq!(
-            a,
-            Answer::Unsat,
-            "{what}: z3 computes something other than {}",
-            self.pool.display(want)
-        );
+        assert_eq!(a, Answer::Unsat, "{what}: z3 computes something other than {}", self.pool.display(want));
         let mut good = cs;
         good.push(same);
         match self.z3.check(&self.pool, &Query::new(&good)).unwrap() {
@@ -71,11 +61,7 @@ impl Check {
                         walkdown_smt::Node::Var { sym, .. } => *sym,
                         _ => unreachable!(),
                     };
-                    assert_eq!(
-                        m.sym(sym),
-                        self.pool.as_bv_const(v),
-                        "{what}: model read-back"
-                    );
+                    assert_eq!(m.sym(sym), self.pool.as_bv_const(v), "{what}: model read-back");
                 }
             }
             other => panic!("{what}: expected sat, got {other:?}"),
@@ -100,12 +86,7 @@ fn z3_agrees_with_folder_on_binary_operators() {
                 let folded = k.pool.binop(op, k1, k2).unwrap();
                 assert!(k.pool.as_bv_const(folded).is_some());
                 let term = k.pool.binop(op, x, y).unwrap();
-                k.expect(
-                    &format!("{op:?} w{w} {c1:#x} {c2:#x}"),
-                    &[(x, k1), (y, k2)],
-                    term,
-                    folded,
-                );
+                k.expect(&format!("{op:?} w{w} {c1:#x} {c2:#x}"), &[(x, k1), (y, k2)], term, folded);
             }
         }
     }
@@ -126,20 +107,11 @@ fn z3_agrees_with_folder_on_comparisons_and_unary_operators() {
             let (k1, k2) = (k.c(w, c1), k.c(w, c2));
             for op in CmpOp::ALL {
                 let folded = k.pool.cmp(op, k1, k2).unwrap();
-                let bit = if k.pool.as_bool_const(folded).unwrap() {
-                    one
-                } else {
-                    zero
-                };
+                let bit = if k.pool.as_bool_const(folded).unwrap() { one } else { zero };
                 // Through a 1-bit ite, since results must be bit-vectors.
                 let c = k.pool.cmp(op, x, y).unwrap();
                 let term = k.pool.ite(c, one, zero).unwrap();
-                k.expect(
-                    &format!("{op:?} w{w} {c1:#x} {c2:#x}"),
-                    &[(x, k1), (y, k2)],
-                    term,
-                    bit,
-                );
+                k.expect(&format!("{op:?} w{w} {c1:#x} {c2:#x}"), &[(x, k1), (y, k2)], term, bit);
             }
             for op in [BvUnOp::Not, BvUnOp::Neg] {
                 let folded = k.pool.unop(op, k1).unwrap();
@@ -177,12 +149,7 @@ fn z3_agrees_with_folder_on_widths_and_arrays() {
             if hi - lo + 1 < w {
                 let folded = k.pool.extract(k1, hi, lo).unwrap();
                 let term = k.pool.extract(x, hi, lo).unwrap();
-                k.expect(
-                    &format!("extract w{w} [{hi}:{lo}]"),
-                    &[(x, k1)],
-                    term,
-                    folded,
-                );
+                k.expect(&format!("extract w{w} [{hi}:{lo}]"), &[(x, k1)], term, folded);
             }
             if w < 128 {
                 let wl = 1 + rng.below(u64::from(128 - w)) as u32;
@@ -191,12 +158,7 @@ fn z3_agrees_with_folder_on_widths_and_arrays() {
                 let k2 = k.c(wl, c2);
                 let folded = k.pool.concat(k1, k2).unwrap();
                 let term = k.pool.concat(x, y).unwrap();
-                k.expect(
-                    &format!("concat w{w}+{wl}"),
-                    &[(x, k1), (y, k2)],
-                    term,
-                    folded,
-                );
+                k.expect(&format!("concat w{w}+{wl}"), &[(x, k1), (y, k2)], term, folded);
             }
         }
     }
@@ -216,12 +178,7 @@ fn z3_agrees_with_folder_on_widths_and_arrays() {
             let term = k.pool.select(st, j).unwrap();
             let want = k.c(8, if ci == cj { cv } else { u128::from(base) });
             let (ki, kj, kv) = (k.c(iw, ci), k.c(iw, cj), k.c(8, cv));
-            k.expect(
-                &format!("select/store i{iw}"),
-                &[(i, ki), (j, kj), (v, kv)],
-                term,
-                want,
-            );
+            k.expect(&format!("select/store i{iw}"), &[(i, ki), (j, kj), (v, kv)], term, want);
         }
     }
 }

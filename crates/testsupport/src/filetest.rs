@@ -36,8 +36,12 @@ use walkdown_ir::testvec::TestVector;
 use walkdown_ir::Program;
 
 /// The directories that hold filetests, relative to the workspace root.
-pub const FIXTURE_DIRS: &[&str] =
-    &["crates/absint/tests/wir", "crates/bmc/tests/fixtures", "crates/cegar/tests/fixtures", "crates/concolic/tests/fixtures"];
+pub const FIXTURE_DIRS: &[&str] = &[
+    "crates/absint/tests/wir",
+    "crates/bmc/tests/fixtures",
+    "crates/cegar/tests/fixtures",
+    "crates/concolic/tests/fixtures",
+];
 
 /// What an engine says of a goal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -165,7 +169,8 @@ fn comment_prefix(path: &Path) -> &'static str {
 }
 
 fn is_kind_list(s: &str) -> bool {
-    !s.is_empty() && s.split(',').all(|k| !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+    !s.is_empty()
+        && s.split(',').all(|k| !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'))
 }
 
 impl Fixture {
@@ -179,8 +184,14 @@ impl Fixture {
     pub fn parse(path: &Path, text: String) -> Result<Fixture, String> {
         let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
         let prefix = comment_prefix(path);
-        let mut fx =
-            Fixture { path: path.to_path_buf(), name: name.clone(), text: String::new(), runs: vec![], expects: vec![], outputs: vec![] };
+        let mut fx = Fixture {
+            path: path.to_path_buf(),
+            name: name.clone(),
+            text: String::new(),
+            runs: vec![],
+            expects: vec![],
+            outputs: vec![],
+        };
         for (i, raw) in text.lines().enumerate() {
             let line = i + 1;
             let err = |m: &str| format!("{name}:{line}: {m}: `{}`", raw.trim());
@@ -225,7 +236,12 @@ impl Fixture {
                 "output" => {
                     let kind = kinds.ok_or_else(|| err("output needs a kind"))?.to_string();
                     let (query, want) = body.split_once("=>").ok_or_else(|| err("output is QUERY => TEXT"))?;
-                    fx.outputs.push(Output { kind, query: query.trim().to_string(), want: want.trim().to_string(), line });
+                    fx.outputs.push(Output {
+                        kind,
+                        query: query.trim().to_string(),
+                        want: want.trim().to_string(),
+                        line,
+                    });
                 }
                 _ => {}
             }
@@ -498,7 +514,11 @@ fn check(
     for (i, v) in o.verdicts.iter().enumerate() {
         let id = GoalId::new(i);
         if *v == Verdict::Unreachable && judged.covered.contains(&id) {
-            failures.push(format!("{name}: {} at line {} proved unreachable but covered by a test", goals.describe(id), goals.goals[id].loc.line));
+            failures.push(format!(
+                "{name}: {} at line {} proved unreachable but covered by a test",
+                goals.describe(id),
+                goals.goals[id].loc.line
+            ));
         }
     }
     let mut bless = Vec::new();
@@ -629,7 +649,8 @@ pub fn compare_kinds(subs: &[&dyn SubTest], compile_c: &dyn Fn(&Path) -> Result<
             for o in outcomes {
                 let mut ignored = Vec::new();
                 let judged = judge(&interp, &o, &fx.name, &mut ignored);
-                let dead = (0..goals.len()).filter(|&i| o.verdicts[i] == Verdict::Unreachable).map(GoalId::new).collect();
+                let dead =
+                    (0..goals.len()).filter(|&i| o.verdicts[i] == Verdict::Unreachable).map(GoalId::new).collect();
                 claims.push((sub.kind(), dead, judged.covered));
             }
         }
@@ -664,16 +685,24 @@ mod tests {
         assert!(matches!(&fx.expects[0].target, Target::Goal { at: Where::Line(8), goal } if goal == "true"));
         assert_eq!(fx.expects[1].kinds, ["bmc", "cegar"]);
         assert!(matches!(fx.expects[2].target, Target::Others));
-        let wir = "; test: absint\n; expect: main:b4 succ 0 unreachable\n; output absint: interval main:b2 v1 => [0, 9]\n";
+        let wir =
+            "; test: absint\n; expect: main:b4 succ 0 unreachable\n; output absint: interval main:b2 v1 => [0, 9]\n";
         let fx = Fixture::parse(Path::new("a.wir"), wir.to_string()).unwrap();
-        assert!(matches!(&fx.expects[0].target, Target::Goal { at: Where::Block(f, 4), goal } if f == "main" && goal == "succ 0"));
+        assert!(
+            matches!(&fx.expects[0].target, Target::Goal { at: Where::Block(f, 4), goal } if f == "main" && goal == "succ 0")
+        );
         assert_eq!(fx.outputs[0].query, "interval main:b2 v1");
         assert_eq!(fx.outputs[0].want, "[0, 9]");
     }
 
     #[test]
     fn refuses_what_it_cannot_read() {
-        for bad in ["// test: bmc unwind\n", "// test: bmc\n// expect: 3 true maybe\n", "//! expect 3 true covered\n", "int x;\n"] {
+        for bad in [
+            "// test: bmc unwind\n",
+            "// test: bmc\n// expect: 3 true maybe\n",
+            "//! expect 3 true covered\n",
+            "int x;\n",
+        ] {
             assert!(Fixture::parse(Path::new("a.c"), bad.to_string()).is_err(), "{bad}");
         }
     }

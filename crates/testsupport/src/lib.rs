@@ -305,5 +305,10 @@ pub fn map_corpus<R: Send>(corpus: &[CorpusProgram], check: impl Fn(&CorpusProgr
             });
         }
     });
-    results.into_inner().unwrap_or_else(|e| e.into_inner()).into_iter().map(|r| r.expect("a corpus worker died")).collect()
+    results
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .into_iter()
+        .map(|r| r.expect("a corpus worker died"))
+        .collect()
 }

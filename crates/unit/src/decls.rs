@@ -75,7 +75,10 @@ impl IntKind {
     }
     /// Whether it is signed.
     pub fn signed(self) -> bool {
-        matches!(self, IntKind::Char | IntKind::SChar | IntKind::Short | IntKind::Int | IntKind::Long | IntKind::LongLong)
+        matches!(
+            self,
+            IntKind::Char | IntKind::SChar | IntKind::Short | IntKind::Int | IntKind::Long | IntKind::LongLong
+        )
     }
 }
 
@@ -169,7 +172,8 @@ impl Decls {
     /// Reads the declarations of a translation unit's JSON AST.
     pub fn from_ast(ast: &Json, file: &str) -> Result<Decls, UnitError> {
         let top: &[Json] = ast.get("inner").and_then(Json::as_array).map_or(&[], Vec::as_slice);
-        let mut reader = Reader { file, records_by_id: HashMap::new(), structs_by_name: HashMap::new(), typedefs: HashMap::new() };
+        let mut reader =
+            Reader { file, records_by_id: HashMap::new(), structs_by_name: HashMap::new(), typedefs: HashMap::new() };
         // First the names: struct definitions (by tag and by node id) and
         // typedefs, so later types can refer to any of them.
         let mut record_nodes = Vec::new();
@@ -241,7 +245,9 @@ impl Decls {
                 continue;
             }
             // Tables (arrays) keep their contents; scalars and pointers are inputs.
-            if let Ok(ty @ (CType::Int(_) | CType::Float | CType::Double | CType::LongDouble | CType::Ptr(_))) = reader.parse(text, line_of(node)) {
+            if let Ok(ty @ (CType::Int(_) | CType::Float | CType::Double | CType::LongDouble | CType::Ptr(_))) =
+                reader.parse(text, line_of(node))
+            {
                 decls.globals.push((name, ty));
             }
         }
@@ -386,7 +392,9 @@ impl Reader<'_> {
                 Some((_, Some(id))) if self.records_by_id.contains_key(id) => Ok(CType::Struct(self.records_by_id[id])),
                 Some((_, Some(_))) => match self.typedefs[*name].0.strip_prefix("struct ") {
                     // A typedef of a struct declared before its definition.
-                    Some(tag) if self.structs_by_name.contains_key(tag.trim()) => Ok(CType::Struct(self.structs_by_name[tag.trim()])),
+                    Some(tag) if self.structs_by_name.contains_key(tag.trim()) => {
+                        Ok(CType::Struct(self.structs_by_name[tag.trim()]))
+                    }
                     _ => Err(self.unsupported(format!("type `{name}`"), line)),
                 },
                 Some((underlying, None)) => self.parse_depth(underlying, line, depth + 1),

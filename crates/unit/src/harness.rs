@@ -97,8 +97,10 @@ pub const PROGRAM_MAIN: &str = "__walkdown_program_main";
 /// Whether a parameter name reads as an array length.
 fn is_length_name(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
-    matches!(n.as_str(), "n" | "len" | "length" | "size" | "count" | "num" | "cnt" | "nelem" | "nelems" | "nitems" | "sz")
-        || n.ends_with("_len")
+    matches!(
+        n.as_str(),
+        "n" | "len" | "length" | "size" | "count" | "num" | "cnt" | "nelem" | "nelems" | "nitems" | "sz"
+    ) || n.ends_with("_len")
         || n.ends_with("_size")
         || n.ends_with("_count")
         || n.ends_with("len") && n.len() <= 6
@@ -120,7 +122,11 @@ impl Unit {
             let (_, ty) = &sig.params[i];
             let (next_name, next_ty) = &sig.params[i + 1];
             let array_like = matches!(ty, CType::Ptr(inner) if !matches!(**inner, CType::Void | CType::FuncPtr(_)));
-            if array_like && matches!(next_ty, CType::Int(k) if *k != IntKind::Bool) && is_length_name(next_name) && plan[i] == ParamPlan::Value {
+            if array_like
+                && matches!(next_ty, CType::Int(k) if *k != IntKind::Bool)
+                && is_length_name(next_name)
+                && plan[i] == ParamPlan::Value
+            {
                 plan[i] = ParamPlan::ArrayWithLength(i + 1);
                 plan[i + 1] = ParamPlan::LengthOf(i);
             }
@@ -145,7 +151,9 @@ impl Unit {
             decls.refs.get(*f).is_some_and(|(called, _)| called.iter().any(|c| c.starts_with("__VERIFIER_nondet_")))
         }) {
             return Err(UnitError::Unsupported {
-                construct: format!("`{f}` reads inputs itself (__VERIFIER_nondet_*); unit mode builds every input of the entry"),
+                construct: format!(
+                    "`{f}` reads inputs itself (__VERIFIER_nondet_*); unit mode builds every input of the entry"
+                ),
                 file: decls.file.clone(),
                 line: decls.funcs.iter().find(|d| d.name == *f).map_or(0, |d| d.line),
             });
@@ -208,7 +216,13 @@ impl Unit {
     /// (at least 16, at most 4096). A slot past it is null at once, in the
     /// harness and the decoder alike.
     pub fn slot_capacity(&self) -> usize {
-        let roots: u64 = self.entry.params.iter().chain(&self.globals).map(|(_, t)| self.slots_in(t, 0)).fold(0, u64::saturating_add);
+        let roots: u64 = self
+            .entry
+            .params
+            .iter()
+            .chain(&self.globals)
+            .map(|(_, t)| self.slots_in(t, 0))
+            .fold(0, u64::saturating_add);
         let widest = self.struct_types().iter().map(|&i| self.slots_in(&CType::Struct(i), 0)).max().unwrap_or(0);
         let n = roots.saturating_add(widest.saturating_mul(u64::from(self.settings.max_objects))).saturating_add(1);
         n.clamp(16, MAX_SLOTS) as usize
@@ -266,10 +280,16 @@ impl Unit {
             CType::Ptr(inner) => match &**inner {
                 CType::Struct(_) => 1,
                 CType::Void | CType::FuncPtr(_) => 0,
-                elem => u64::from(self.settings.max_array).saturating_mul(self.slots_in(elem, depth + 1)).saturating_add(1),
+                elem => {
+                    u64::from(self.settings.max_array).saturating_mul(self.slots_in(elem, depth + 1)).saturating_add(1)
+                }
             },
             CType::Array(elem, n) => n.saturating_mul(self.slots_in(elem, depth + 1)),
-            CType::Struct(i) => self.decls.records[*i].fields.iter().map(|(_, f)| self.slots_in(f, depth + 1)).fold(0, u64::saturating_add),
+            CType::Struct(i) => self.decls.records[*i]
+                .fields
+                .iter()
+                .map(|(_, f)| self.slots_in(f, depth + 1))
+                .fold(0, u64::saturating_add),
             _ => 0,
         }
     }
@@ -288,8 +308,12 @@ impl Unit {
     pub fn harness_text(&self) -> String {
         let s = self.settings;
         let mut out = String::new();
-        let _ = writeln!(out, "\n/* ---- walkdown unit harness for {} (generated; inputs build the arguments) ---- */", self.entry.name);
-                for k in NONDETS {
+        let _ = writeln!(
+            out,
+            "\n/* ---- walkdown unit harness for {} (generated; inputs build the arguments) ---- */",
+            self.entry.name
+        );
+        for k in NONDETS {
             let _ = writeln!(out, "extern {} __VERIFIER_nondet_{}(void);", k.0, k.1);
         }
         let _ = writeln!(out, "static int __wd_objects;");
@@ -358,7 +382,12 @@ impl Unit {
             match (&self.plan[i], ty) {
                 (ParamPlan::LengthOf(_), _) => {}
                 (ParamPlan::ArrayWithLength(len), CType::Ptr(elem)) => {
-                    let _ = writeln!(out, "  {} a{i};\n  {} a{len};", self.decls.spell(ty), self.decls.spell(&self.entry.params[*len].1));
+                    let _ = writeln!(
+                        out,
+                        "  {} a{i};\n  {} a{len};",
+                        self.decls.spell(ty),
+                        self.decls.spell(&self.entry.params[*len].1)
+                    );
                     self.array(&mut out, &format!("a{i}"), elem, Some(&format!("a{len}")), 1, &mut names);
                 }
                 (_, CType::FuncPtr(spelled)) => {
@@ -423,7 +452,15 @@ impl Unit {
 
     /// Statements that build an array behind the pointer `lvalue`, storing
     /// its length in `length` when given.
-    fn array(&self, out: &mut String, lvalue: &str, elem: &CType, length: Option<&str>, indent: usize, names: &mut u32) {
+    fn array(
+        &self,
+        out: &mut String,
+        lvalue: &str,
+        elem: &CType,
+        length: Option<&str>,
+        indent: usize,
+        names: &mut u32,
+    ) {
         let pad = "  ".repeat(indent);
         *names += 1;
         let c = format!("c{names}");
@@ -433,7 +470,11 @@ impl Unit {
         let string = is_char(elem) && length.is_none();
         let _ = writeln!(out, "{pad}{{\n{pad}  int {c} = __VERIFIER_nondet_int();");
         let _ = writeln!(out, "{pad}  if ({c} >= 1 && {c} <= {}) {{", self.settings.max_array);
-        let _ = writeln!(out, "{pad}    {spelled} *{a} = ({spelled} *)__builtin_calloc({c}{}, sizeof({spelled}));", if string { " + 1" } else { "" });
+        let _ = writeln!(
+            out,
+            "{pad}    {spelled} *{a} = ({spelled} *)__builtin_calloc({c}{}, sizeof({spelled}));",
+            if string { " + 1" } else { "" }
+        );
         let _ = writeln!(out, "{pad}    for (int {v} = 0; {v} < {c}; {v}++) {{");
         let mut body = String::new();
         match elem {
@@ -549,7 +590,8 @@ pub fn rename_main(text: &str) -> String {
             }
             if &text[start..i] == "main" {
                 out.push_str(&text[copied..start]);
-                let declared_static = out[decl_start..].split(|ch: char| !(ch.is_alphanumeric() || ch == '_')).any(|w| w == "static");
+                let declared_static =
+                    out[decl_start..].split(|ch: char| !(ch.is_alphanumeric() || ch == '_')).any(|w| w == "static");
                 let next = text[i..].trim_start().chars().next();
                 if depth == 0 && next == Some('(') && !declared_static {
                     out.push_str("static ");
@@ -573,10 +615,16 @@ mod tests {
     fn main_is_renamed_outside_comments_and_strings() {
         let text = "/* main */ int x;\nint main(void) { char *s = \"main\"; return main2(); }\n";
         let renamed = rename_main(text);
-        assert_eq!(renamed, "/* main */ int x;\nint static __walkdown_program_main(void) { char *s = \"main\"; return main2(); }\n");
+        assert_eq!(
+            renamed,
+            "/* main */ int x;\nint static __walkdown_program_main(void) { char *s = \"main\"; return main2(); }\n"
+        );
         assert_eq!(renamed.lines().count(), text.lines().count());
         let already = "static int main(void) { return main(); }";
-        assert_eq!(rename_main(already), "static int __walkdown_program_main(void) { return __walkdown_program_main(); }");
+        assert_eq!(
+            rename_main(already),
+            "static int __walkdown_program_main(void) { return __walkdown_program_main(); }"
+        );
     }
 
     #[test]

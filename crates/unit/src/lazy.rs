@@ -46,10 +46,14 @@ pub struct Instrumented {
 /// `main` calls. `None` for any other program.
 pub fn instrument_unit_program(program: &mut Program) -> Result<Option<Instrumented>, UnitError> {
     use walkdown_ir::InstKind as K;
-    let Some(resolve) = program.func_by_name(RESOLVE).filter(|&f| program.funcs[f].body.is_some()) else { return Ok(None) };
+    let Some(resolve) = program.func_by_name(RESOLVE).filter(|&f| program.funcs[f].body.is_some()) else {
+        return Ok(None);
+    };
     let Some(main) = program.func_by_name("main").filter(|&f| program.funcs[f].body.is_some()) else { return Ok(None) };
     let calls_resolve = |f: &walkdown_ir::FuncData| {
-        f.body.as_ref().is_some_and(|b| b.insts.values().any(|i| matches!(&i.kind, K::Call { callee: Callee::Direct(c), .. } if *c == resolve)))
+        f.body.as_ref().is_some_and(|b| {
+            b.insts.values().any(|i| matches!(&i.kind, K::Call { callee: Callee::Direct(c), .. } if *c == resolve))
+        })
     };
     if program.funcs.values().any(calls_resolve) {
         return Ok(None);
@@ -80,8 +84,10 @@ pub fn instrument(program: &mut Program, entry: &str) -> Result<Instrumented, Un
         file: program.files.values().next().cloned().unwrap_or_default(),
         line: 0,
     };
-    let resolve = program.func_by_name(RESOLVE).filter(|&f| program.funcs[f].body.is_some()).ok_or_else(|| missing(RESOLVE))?;
-    let entry = program.func_by_name(entry).filter(|&f| program.funcs[f].body.is_some()).ok_or_else(|| missing(entry))?;
+    let resolve =
+        program.func_by_name(RESOLVE).filter(|&f| program.funcs[f].body.is_some()).ok_or_else(|| missing(RESOLVE))?;
+    let entry =
+        program.func_by_name(entry).filter(|&f| program.funcs[f].body.is_some()).ok_or_else(|| missing(entry))?;
     let mut total = Instrumented::default();
     let ids: Vec<FuncId> = program.funcs.keys().collect();
     for f in ids {
@@ -97,7 +103,8 @@ pub fn instrument(program: &mut Program, entry: &str) -> Result<Instrumented, Un
 }
 
 fn resolve_call(body: &mut Body, resolve: FuncId, v: Operand, at: Operand, loc: Loc) -> (Inst, Value) {
-    let inst = body.create_inst(InstKind::Call { callee: Callee::Direct(resolve), args: vec![v, at], ret: Some(Type::Ptr) }, loc);
+    let inst = body
+        .create_inst(InstKind::Call { callee: Callee::Direct(resolve), args: vec![v, at], ret: Some(Type::Ptr) }, loc);
     let result = body.insts[inst].result.expect("a call returning a pointer has a result");
     (inst, result)
 }
@@ -242,7 +249,10 @@ mod tests {
         let v = rb.add_param(b, Type::Ptr);
         rb.add_param(b, Type::Ptr);
         rb.set_term(b, Terminator::Return(Some(Operand::Value(v))), Loc::UNKNOWN);
-        p.funcs.push(FuncData { body: Some(rb), ..FuncData::external(RESOLVE, vec![Type::Ptr, Type::Ptr], Some(Type::Ptr), false) });
+        p.funcs.push(FuncData {
+            body: Some(rb),
+            ..FuncData::external(RESOLVE, vec![Type::Ptr, Type::Ptr], Some(Type::Ptr), false)
+        });
         let mut body = Body::default();
         let b0 = body.add_block();
         let param = body.add_param(b0, Type::Ptr);
@@ -258,7 +268,15 @@ mod tests {
         let mut main = Body::default();
         let m = main.add_block();
         let f = p.func_by_name("f").unwrap();
-        main.append(m, InstKind::Call { callee: Callee::Direct(f), args: vec![Operand::Const(Const::null())], ret: Some(Type::Ptr) }, Loc::UNKNOWN);
+        main.append(
+            m,
+            InstKind::Call {
+                callee: Callee::Direct(f),
+                args: vec![Operand::Const(Const::null())],
+                ret: Some(Type::Ptr),
+            },
+            Loc::UNKNOWN,
+        );
         main.set_term(m, Terminator::Return(None), Loc::UNKNOWN);
         p.funcs.push(FuncData { body: Some(main), ..FuncData::external("main", vec![], None, false) });
         p
@@ -288,7 +306,8 @@ mod tests {
         // Goals: none in the harness (`main` and `__wd_*`).
         let goals = goals(&p);
         assert!(goals.goals.values().all(|g| match g.kind {
-            walkdown_ir::goals::GoalKind::Edge { func, .. } | walkdown_ir::goals::GoalKind::Error { func, .. } => !is_harness(&p.funcs[func].name),
+            walkdown_ir::goals::GoalKind::Edge { func, .. } | walkdown_ir::goals::GoalKind::Error { func, .. } =>
+                !is_harness(&p.funcs[func].name),
         }));
     }
 }

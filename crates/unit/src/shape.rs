@@ -237,7 +237,8 @@ impl Walk<'_> {
         }
         let id = self.objects.len();
         let string = is_char(elem) && !with_length;
-        self.objects.push(Object { ty: ObjectType::Array { elem: elem.clone(), len: c as usize, string }, value: Value::Null });
+        self.objects
+            .push(Object { ty: ObjectType::Array { elem: elem.clone(), len: c as usize, string }, value: Value::Null });
         let elems = (0..c).map(|k| self.fill(elem, depth, &mut Place::Object(id, vec![k as usize]))).collect();
         self.objects[id].value = Value::Array(elems);
         (Value::Ref(id), c as i128)
@@ -353,7 +354,9 @@ impl Shape {
         for (i, o) in self.objects.iter().enumerate() {
             let (ty, count) = match &o.ty {
                 ObjectType::Struct(r) => (unit.decls.records[*r].spelling.clone(), "1".to_string()),
-                ObjectType::Array { elem, len, string } => (unit.decls.spell(elem), (len + usize::from(*string)).to_string()),
+                ObjectType::Array { elem, len, string } => {
+                    (unit.decls.spell(elem), (len + usize::from(*string)).to_string())
+                }
             };
             let _ = writeln!(out, "  {ty} *o{n} = ({ty} *)__builtin_calloc({count}, sizeof({ty}));", n = i + 1);
         }
@@ -377,7 +380,8 @@ impl Shape {
                     let _ = writeln!(out, "  __typeof__({s}) a{i} = 0;");
                 }
                 CType::Struct(_) | CType::Array(..) => {
-                    let _ = writeln!(out, "  {} a{i};\n  __builtin_memset(&a{i}, 0, sizeof a{i});", unit.decls.spell(ty));
+                    let _ =
+                        writeln!(out, "  {} a{i};\n  __builtin_memset(&a{i}, 0, sizeof a{i});", unit.decls.spell(ty));
                     assign(&mut out, unit, &format!("a{i}"), ty, v);
                 }
                 _ => {
@@ -458,11 +462,19 @@ pub fn float_literal(f: f64) -> String {
     if f.is_nan() {
         "__builtin_nan(\"\")".into()
     } else if f.is_infinite() {
-        if f > 0.0 { "__builtin_inf()".into() } else { "(-__builtin_inf())".into() }
+        if f > 0.0 {
+            "__builtin_inf()".into()
+        } else {
+            "(-__builtin_inf())".into()
+        }
     } else {
         // Rust's shortest round-trip spelling is a valid C double literal.
         let s = format!("{f:?}");
-        if f < 0.0 { format!("({s})") } else { s }
+        if f < 0.0 {
+            format!("({s})")
+        } else {
+            s
+        }
     }
 }
 

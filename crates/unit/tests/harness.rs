@@ -42,7 +42,10 @@ fn declarations_and_plan() {
     assert_eq!(names, ["t", "ps", "n", "c", "name"]);
     let spelled: Vec<String> = unit.entry.params.iter().map(|(_, t)| unit.decls.spell(t)).collect();
     assert_eq!(spelled, ["struct tree *", "Pair *", "int", "int", "char *"]);
-    assert_eq!(unit.plan, [ParamPlan::Value, ParamPlan::ArrayWithLength(2), ParamPlan::LengthOf(1), ParamPlan::Value, ParamPlan::Value]);
+    assert_eq!(
+        unit.plan,
+        [ParamPlan::Value, ParamPlan::ArrayWithLength(2), ParamPlan::LengthOf(1), ParamPlan::Value, ParamPlan::Value]
+    );
     // `seen` is read; `fixed` is const.
     assert_eq!(unit.globals, [("seen".to_string(), CType::Int(IntKind::Int))]);
     assert!(Unit::new(unit.decls.clone(), "nothing", Settings::default()).is_err());
@@ -79,7 +82,21 @@ fn harness_compiles_and_decoder_agrees_with_it() {
         stub.push_str(&format!("{v},"));
     }
     stub.push_str("};\nstatic int __k;\n");
-    for (ty, s) in [("int", "int"), ("char", "char"), ("unsigned char", "uchar"), ("_Bool", "bool"), ("unsigned int", "uint"), ("short", "short"), ("unsigned short", "ushort"), ("long", "long"), ("unsigned long", "ulong"), ("long long", "longlong"), ("unsigned long long", "ulonglong"), ("float", "float"), ("double", "double")] {
+    for (ty, s) in [
+        ("int", "int"),
+        ("char", "char"),
+        ("unsigned char", "uchar"),
+        ("_Bool", "bool"),
+        ("unsigned int", "uint"),
+        ("short", "short"),
+        ("unsigned short", "ushort"),
+        ("long", "long"),
+        ("unsigned long", "ulong"),
+        ("long long", "longlong"),
+        ("unsigned long long", "ulonglong"),
+        ("float", "float"),
+        ("double", "double"),
+    ] {
         stub.push_str(&format!("{ty} __VERIFIER_nondet_{s}(void) {{ return __k < (int)(sizeof __v / sizeof __v[0]) ? ({ty})__v[__k++] : 0; }}\n"));
     }
     let harness = unit.harness_text().replace("  walk(a0", "  show(a0");
@@ -117,7 +134,10 @@ static void show(Tree *t0, Pair *ps, int n, int c, const char *name) {
     // Slots: t 0, name 1, t's fields 2 and 3, t->left's 4 and 5.
     assert_eq!(decided, [0, 2, 3, 4, 5, 1], "the slots in the order `show` read them");
     let printed = strip_decisions(&String::from_utf8(raw.clone()).unwrap());
-    assert_eq!(printed.trim(), "seen=7 t=1 key=5 left=1 right=0 lkey=6 lleft=0 lright=1 n=2 (10 20 30) (11 21 31) c=1 name=x");
+    assert_eq!(
+        printed.trim(),
+        "seen=7 t=1 key=5 left=1 right=0 lkey=6 lleft=0 lright=1 n=2 (10 20 30) (11 21 31) c=1 name=x"
+    );
     let shape = Shape::decode(&unit, &values.iter().map(|&v| InputValue::Int(v)).collect::<Vec<_>>(), &decided);
     assert_eq!(
         shape.describe(&unit),
@@ -128,7 +148,10 @@ static void show(Tree *t0, Pair *ps, int n, int c, const char *name) {
     // not the string.
     let shallow = Shape::decode(&unit, &values.iter().map(|&v| InputValue::Int(v)).collect::<Vec<_>>(), &decided[..1]);
     let words = shallow.describe(&unit);
-    assert!(words.contains("name = unread") && words.ends_with("o2 = struct tree {key = 5, left = unread, right = unread}"), "{words}");
+    assert!(
+        words.contains("name = unread") && words.ends_with("o2 = struct tree {key = 5, left = unread, right = unread}"),
+        "{words}"
+    );
 }
 
 /// The text without the harness's decision marks (`\x1eK\x1f`).

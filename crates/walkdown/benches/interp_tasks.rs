@@ -154,7 +154,12 @@ impl Measured {
 
 /// Replays `vectors` until [`MIN_TIME`] has passed (a short first pass is
 /// an untimed warm-up).
-fn measure(name: &str, interp: &Interpreter, vectors: &[walkdown_ir::testvec::TestVector], options: &RunOptions) -> Measured {
+fn measure(
+    name: &str,
+    interp: &Interpreter,
+    vectors: &[walkdown_ir::testvec::TestVector],
+    options: &RunOptions,
+) -> Measured {
     let pass = || -> (u64, u64, u128) {
         let (mut steps, mut jumps, mut skipped) = (0, 0, 0);
         for v in vectors {

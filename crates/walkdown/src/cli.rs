@@ -146,7 +146,8 @@ fn run(cli: Cli) -> Result<i32> {
             let goals = walkdown_unit::lazy::goals(&p);
             for (id, g) in goals.goals.iter() {
                 let func = match g.kind {
-                    walkdown_ir::goals::GoalKind::Edge { func, .. } | walkdown_ir::goals::GoalKind::Error { func, .. } => func,
+                    walkdown_ir::goals::GoalKind::Edge { func, .. }
+                    | walkdown_ir::goals::GoalKind::Error { func, .. } => func,
                 };
                 println!("{id}\t{}\t{}\t{}", goals.describe(id), p.describe_loc(g.loc), p.funcs[func].name);
             }

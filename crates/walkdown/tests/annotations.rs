@@ -39,7 +39,8 @@ fn gen_with(program: &Path, config: &str, out: &Path, property: &str, limits: &[
     assert_eq!(a["configuration"], config);
     let checks = a["checks"].as_array().expect("checks");
     assert!(checks.iter().any(|c| c["status"] != "unverified"), "{}: {checks:?}", program.display());
-    let figures = r["engines"].as_array().unwrap().iter().find(|e| e["name"] == "concolic").expect("concolic")["figures"].clone();
+    let figures =
+        r["engines"].as_array().unwrap().iter().find(|e| e["name"] == "concolic").expect("concolic")["figures"].clone();
     Run {
         tests: r["tests"].as_array().unwrap().len(),
         errors: r["errors"].as_array().unwrap().len(),
@@ -75,7 +76,11 @@ fn check(program: &Path, max_tests: Option<usize>, prunes: bool) -> (usize, usiz
 #[test]
 fn annotated_fixtures_keep_their_errors_and_prune() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/annotations");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "c")).collect();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "c"))
+        .collect();
     files.sort();
     assert!(files.len() >= 12);
     // As in the paper, pruning keeps fewer tests over the set, not on
@@ -94,7 +99,9 @@ fn annotated_fixtures_keep_their_errors_and_prune() {
 #[test]
 fn the_deposit_seed_needs_one_test_under_may() {
     let Some(shared) = walkdown_testsupport::shared_dir() else {
-        eprintln!("the_deposit_seed_needs_one_test_under_may: skipped: ../shared (the benchmark corpus) is not present");
+        eprintln!(
+            "the_deposit_seed_needs_one_test_under_may: skipped: ../shared (the benchmark corpus) is not present"
+        );
         return;
     };
     check(&shared.join("bench/seeds/deposit.c"), Some(2), true);
@@ -108,7 +115,13 @@ fn the_errors_property_finds_every_error_in_every_configuration() {
     let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/annotations/two_errors.c");
     let tmp = tempfile::tempdir().unwrap();
     for config in ["uv", "pv", "may+must"] {
-        let r = gen_with(&f, config, &tmp.path().join(config.replace('+', "_")), "errors", &["--time", "60", "--max-executions", "200"]);
+        let r = gen_with(
+            &f,
+            config,
+            &tmp.path().join(config.replace('+', "_")),
+            "errors",
+            &["--time", "60", "--max-executions", "200"],
+        );
         assert_eq!(r.errors, 2, "{config}: both errors of two_errors.c");
     }
 }
@@ -127,7 +140,13 @@ fn a_slow_query_does_not_hold_up_the_error_in_any_configuration() {
     let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/annotations/alias_swap.c");
     let tmp = tempfile::tempdir().unwrap();
     for config in ["uv", "pv", "may", "must", "may+must"] {
-        let r = gen_with(&f, config, &tmp.path().join(config.replace('+', "_")), "errors", &["--time", "60", "--max-executions", "20"]);
+        let r = gen_with(
+            &f,
+            config,
+            &tmp.path().join(config.replace('+', "_")),
+            "errors",
+            &["--time", "60", "--max-executions", "20"],
+        );
         assert_eq!(r.errors, 1, "{config}: the aliasing error of alias_swap.c");
         if config.contains("must") {
             assert!(r.slow_queued >= 1.0, "{config}: the slow query was not set aside");
@@ -145,7 +164,11 @@ fn self_annotations_verify_under_no_overflow_and_keep_the_errors() {
     let tmp = tempfile::tempdir().unwrap();
     for name in ["clamp_scale.c", "abs_value.c", "parse_digits.c"] {
         let f = dir.join(name);
-        let out = Command::new(env!("CARGO_BIN_EXE_walkdown")).args(["analyze", "--annotations", "self"]).arg(&f).output().unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_walkdown"))
+            .args(["analyze", "--annotations", "self"])
+            .arg(&f)
+            .output()
+            .unwrap();
         let text = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
         assert!(text.contains("verified under a premise\tpremise no_overflow [self]"), "{name}: {text}");
         let status = Command::new(env!("CARGO_BIN_EXE_walkdown"))
@@ -156,8 +179,12 @@ fn self_annotations_verify_under_no_overflow_and_keep_the_errors() {
             .status()
             .unwrap();
         assert_eq!(status.code(), Some(1), "{name}: the error is found under may");
-        let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(tmp.path().join(name).join("report.json")).unwrap()).unwrap();
-        let pruned = r["engines"].as_array().unwrap().iter().find(|e| e["name"] == "concolic").unwrap()["figures"]["pruned"].as_f64().unwrap_or(0.0);
+        let r: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(tmp.path().join(name).join("report.json")).unwrap()).unwrap();
+        let pruned = r["engines"].as_array().unwrap().iter().find(|e| e["name"] == "concolic").unwrap()["figures"]
+            ["pruned"]
+            .as_f64()
+            .unwrap_or(0.0);
         assert!(pruned > 0.0, "{name}: nothing pruned");
     }
 }
@@ -168,9 +195,17 @@ fn self_annotations_verify_under_no_overflow_and_keep_the_errors() {
 #[test]
 fn an_assert_verified_covers_only_its_own_check() {
     let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/annotations/two_errors.c");
-    let out = Command::new(env!("CARGO_BIN_EXE_walkdown")).args(["analyze", "--annotations", "source"]).arg(&f).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_walkdown"))
+        .args(["analyze", "--annotations", "source"])
+        .arg(&f)
+        .output()
+        .unwrap();
     let text = String::from_utf8_lossy(&out.stdout).to_string();
-    let status = |line: &str| text.lines().find(|l| l.contains(&format!("two_errors.c:{line}:"))).map(|l| l.split('\t').nth(3).unwrap_or("").to_string());
+    let status = |line: &str| {
+        text.lines()
+            .find(|l| l.contains(&format!("two_errors.c:{line}:")))
+            .map(|l| l.split('\t').nth(3).unwrap_or("").to_string())
+    };
     assert_eq!(status("18").as_deref(), Some("verified"), "{text}");
     assert_eq!(status("19").as_deref(), Some("unverified"), "{text}");
     assert_eq!(status("23").as_deref(), Some("verified under a premise"), "{text}");
@@ -190,8 +225,13 @@ fn pv_goes_on_through_a_verified_memory_access() {
     let out = tmp.path().join("pv");
     let status = gen_eva(&f, "errors", "pv", &out);
     assert_eq!(status.code(), Some(1), "the error after the verified access is found");
-    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
-    let memory_verified = r["annotations"]["checks"].as_array().unwrap().iter().any(|c| c["kind"] == "error memory" && c["status"] != "unverified");
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    let memory_verified = r["annotations"]["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c["kind"] == "error memory" && c["status"] != "unverified");
     assert!(memory_verified, "EVA verifies the table access: {}", r["annotations"]);
 }
 
@@ -207,7 +247,11 @@ fn an_eva_alarm_without_a_condition_breaks_the_assumption_where_it_is() {
         return;
     }
     let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/eva/sub_array.c");
-    let out = Command::new(env!("CARGO_BIN_EXE_walkdown")).args(["analyze", "--annotations", "eva"]).arg(&f).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_walkdown"))
+        .args(["analyze", "--annotations", "eva"])
+        .arg(&f)
+        .output()
+        .unwrap();
     let text = String::from_utf8_lossy(&out.stdout).to_string();
     let reach = text.lines().find(|l| l.contains("error reach_error")).unwrap_or_else(|| panic!("{text}"));
     assert!(reach.contains("verified under a premise") && reach.contains("premise eva"), "{text}");

@@ -14,7 +14,13 @@ fn walkdown() -> Command {
 }
 
 fn batch(list: &Path, shard: &str, out: &Path) {
-    let o = walkdown().arg("batch").arg(list).args(["--shard", shard, "--time", "20", "--jobs", "1", "--seed", "7", "--out"]).arg(out).output().unwrap();
+    let o = walkdown()
+        .arg("batch")
+        .arg(list)
+        .args(["--shard", shard, "--time", "20", "--jobs", "1", "--seed", "7", "--out"])
+        .arg(out)
+        .output()
+        .unwrap();
     assert!(o.status.success(), "batch {shard}: {}", String::from_utf8_lossy(&o.stderr));
 }
 
@@ -25,7 +31,12 @@ fn merged(dirs: &[&Path], json: &Path) -> Vec<(String, Value, Value)> {
     let table = String::from_utf8_lossy(&o.stdout);
     assert!(table.starts_with("task ") && table.contains("mean goal coverage"), "{table}");
     let v: Value = serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
-    v["tasks"].as_array().unwrap().iter().map(|t| (t["task"].as_str().unwrap().to_string(), t["exit_code"].clone(), t["figures"].clone())).collect()
+    v["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["task"].as_str().unwrap().to_string(), t["exit_code"].clone(), t["figures"].clone()))
+        .collect()
 }
 
 fn sharded_equals_unsharded(list: &Path, tmp: &Path, tasks: usize) {
@@ -75,7 +86,13 @@ fn fixture_shards_merge_to_the_unsharded_figures() {
     sharded_equals_unsharded(&list, tmp.path(), files.len());
 
     // Bad input.
-    let o = walkdown().arg("batch").arg(&list).args(["--shard", "3/2", "--out"]).arg(tmp.path().join("x")).output().unwrap();
+    let o = walkdown()
+        .arg("batch")
+        .arg(&list)
+        .args(["--shard", "3/2", "--out"])
+        .arg(tmp.path().join("x"))
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("want I/N"));
     let empty = tmp.path().join("empty.list");
@@ -92,7 +109,13 @@ fn public_task_shards_merge_to_the_unsharded_figures() {
     };
     // Tasks that finish well within the budget, so the run is the same
     // whatever the machine's speed.
-    let tasks = ["loop-lit/jm2006.yml", "loop-simple/nested_1.yml", "ntdrivers-simplified/kbfiltr_simpl1.cil.yml", "recursive-simple/fibo_10-1.yml", "loops/for_bounded_loop1.yml"];
+    let tasks = [
+        "loop-lit/jm2006.yml",
+        "loop-simple/nested_1.yml",
+        "ntdrivers-simplified/kbfiltr_simpl1.cil.yml",
+        "recursive-simple/fibo_10-1.yml",
+        "loops/for_bounded_loop1.yml",
+    ];
     let sv = shared.join("bench/sv");
     let present: Vec<&str> = tasks.iter().copied().filter(|t| sv.join(t).exists()).collect();
     if present.len() < tasks.len() {

@@ -15,7 +15,9 @@ use walkdown_formats::report::{read_report, Report};
 
 /// A `main` of `n` tests of fresh inputs: `4 n + 7` lines.
 fn straight_line(n: usize) -> String {
-    let mut s = String::from("extern int __VERIFIER_nondet_int(void);\nextern void reach_error(void);\nint main(void) {\n  int y = 0;\n");
+    let mut s = String::from(
+        "extern int __VERIFIER_nondet_int(void);\nextern void reach_error(void);\nint main(void) {\n  int y = 0;\n",
+    );
     for k in 0..n {
         s.push_str(&format!("  if (__VERIFIER_nondet_int() == {k})\n    y += {};\n  else\n    y -= 1;\n", k % 7));
     }
@@ -91,7 +93,12 @@ fn bounded_engine_keeps_to_the_budget_on_large_programs() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let src = tmp.path().join("long.c");
     std::fs::write(&src, straight_line(5000)).expect("write");
-    let (r, wall) = gen_within(&src, &tmp.path().join("out"), &["--time", "2", "--engine", "bmc", "--no-static", "--no-invariants"], 3.0);
+    let (r, wall) = gen_within(
+        &src,
+        &tmp.path().join("out"),
+        &["--time", "2", "--engine", "bmc", "--no-static", "--no-invariants"],
+        3.0,
+    );
     assert!(r.elapsed_s < 3.0, "the campaign took {:.2}s of a 2s budget ({wall:.1}s in all)", r.elapsed_s);
 }
 

@@ -97,7 +97,10 @@ fn every_command_ends_quietly_into_a_closed_pipe() {
         ] {
             let (status, _) = into_closed_pipe(&args, false);
             // Like a Unix filter: killed by SIGPIPE, or done before it wrote.
-            assert!(status.signal() == Some(libc::SIGPIPE) || status.code().is_some_and(|c| c <= 1), "{args:?}: {status}");
+            assert!(
+                status.signal() == Some(libc::SIGPIPE) || status.code().is_some_and(|c| c <= 1),
+                "{args:?}: {status}"
+            );
         }
     }
     into_closed_pipe(&[os("--help")], false);
@@ -167,7 +170,10 @@ fn directories_other_extensions_and_binaries_are_refused_in_words() {
     let out = walkdown().arg("goals").arg(&txt).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let e = stderr_of(&out);
-    assert!(e.contains("unknown kind of file") && e.contains(".c") && !e.contains("opt-14") && !e.contains("clang"), "{e}");
+    assert!(
+        e.contains("unknown kind of file") && e.contains(".c") && !e.contains("opt-14") && !e.contains("clang"),
+        "{e}"
+    );
     // A binary: named as one, none of its bytes echoed.
     let binary = dir.path().join("prog.c");
     fs::copy(env!("CARGO_BIN_EXE_walkdown"), &binary).unwrap();
@@ -224,7 +230,8 @@ fn test_values_out_of_range_for_their_type_are_reported() {
     assert!(!stderr_of(&quiet).contains("warning"), "{}", stderr_of(&quiet));
     let validate = walkdown().arg("validate").arg(&c).arg(&suite).output().unwrap();
     assert!(validate.status.success(), "{}", stderr_of(&validate));
-    assert!(stderr_of(&validate).contains("t.xml: input 1 (counting from 1) is 300, out of range for its type `unsigned char`"));
+    assert!(stderr_of(&validate)
+        .contains("t.xml: input 1 (counting from 1) is 300, out of range for its type `unsigned char`"));
 }
 
 #[test]
@@ -264,7 +271,11 @@ fn call_depth_has_a_flag_and_a_gcc_like_default() {
     fs::write(&c, DEEP).unwrap();
     // 90,000 frames run natively with gcc; the default lets them run here.
     let out = walkdown().arg("run").arg(&c).args(["--inputs", "90000"]).output().unwrap();
-    assert!(String::from_utf8_lossy(&out.stdout).contains("outcome: exit 2"), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("outcome: exit 2"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     let out = walkdown().arg("run").arg(&c).args(["--inputs", "90000", "--max-call-depth", "1000"]).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains("call-depth limit (--max-call-depth)"));
     let out = walkdown().arg("run").arg(&c).args(["--inputs", "990", "--max-call-depth", "1000"]).output().unwrap();
@@ -376,7 +387,12 @@ fn gen_on_a_program_without_main_leaves_the_earlier_output() {
     assert!(stderr_of(&run).contains("no defined `main`"), "{}", stderr_of(&run));
     let after = snapshot(&out);
     let names = |s: &[(PathBuf, Vec<u8>)]| s.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>();
-    assert!(after == before, "the earlier run's output changed: {:?} became {:?} (or their contents)", names(&before), names(&after));
+    assert!(
+        after == before,
+        "the earlier run's output changed: {:?} became {:?} (or their contents)",
+        names(&before),
+        names(&after)
+    );
 }
 
 /// A program whose last goal no engine settles quickly, for runs that
@@ -454,7 +470,8 @@ fn sigterm_during_a_long_solver_query_marks_the_report_at_once() {
     let c = dir.path().join("slow.c");
     fs::write(&c, SLOW).unwrap();
     let out = dir.path().join("out");
-    let mut child = spawn_gen(&c, &out, &["--time", "120", "--engine", "bmc", "--unwind", "3", "--solver-timeout-ms", "60000"]);
+    let mut child =
+        spawn_gen(&c, &out, &["--time", "120", "--engine", "bmc", "--unwind", "3", "--solver-timeout-ms", "60000"]);
     wait_for("the report", Duration::from_secs(30), || report_status(&out).as_deref() == Some("running"));
     std::thread::sleep(Duration::from_millis(500));
     // SAFETY: kill sends a signal to our own child.

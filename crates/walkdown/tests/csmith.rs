@@ -37,9 +37,23 @@ const MIN_COMPARED: usize = 15;
 const INCLUDE: &str = "/usr/include/csmith";
 /// Small programs that end quickly (as `scripts/csmith-diff`).
 const CSMITH_OPTIONS: &[&str] = &[
-    "--max-funcs", "3", "--max-block-depth", "3", "--max-block-size", "4",
-    "--max-expr-complexity", "6", "--max-array-dim", "2", "--max-array-len-per-dim", "5",
-    "--max-struct-fields", "6", "--max-union-fields", "4", "--no-argc",
+    "--max-funcs",
+    "3",
+    "--max-block-depth",
+    "3",
+    "--max-block-size",
+    "4",
+    "--max-expr-complexity",
+    "6",
+    "--max-array-dim",
+    "2",
+    "--max-array-len-per-dim",
+    "5",
+    "--max-struct-fields",
+    "6",
+    "--max-union-fields",
+    "4",
+    "--no-argc",
 ];
 const NATIVE_TIMEOUT: Duration = Duration::from_secs(5);
 /// Steps for the interpreter (gcc -O0 code ending within the native time
@@ -117,7 +131,8 @@ fn one(seed: u64, dm: DataModel) -> Result1 {
         Ok(i) => i,
         Err(e) => return Result1::Disagree(format!("cannot prepare: {e}")),
     };
-    let options = RunOptions { limits: ExecLimits { max_steps: MAX_STEPS, ..ExecLimits::default() }, ..RunOptions::default() };
+    let options =
+        RunOptions { limits: ExecLimits { max_steps: MAX_STEPS, ..ExecLimits::default() }, ..RunOptions::default() };
     let (r, out) = interp.run_with_output(&TestVector::default(), &options);
     let out = String::from_utf8_lossy(&out).into_owned();
     match r.outcome {
@@ -180,10 +195,13 @@ fn csmith_programs_agree_with_gcc() {
                 Result1::Disagree(what) => problems.push(format!("seed {seed} {dm}: {what}")),
             }
         }
-        eprintln!("{dm}: {SEEDS} programs, {agree} agree, {} disagree, {unsupported} unsupported, {timeout} native time-outs",
-            SEEDS as usize - agree - unsupported - timeout);
+        eprintln!(
+            "{dm}: {SEEDS} programs, {agree} agree, {} disagree, {unsupported} unsupported, {timeout} native time-outs",
+            SEEDS as usize - agree - unsupported - timeout
+        );
         if agree < MIN_COMPARED {
-            problems.push(format!("{dm}: only {agree} of {SEEDS} programs compared (at least {MIN_COMPARED} expected)"));
+            problems
+                .push(format!("{dm}: only {agree} of {SEEDS} programs compared (at least {MIN_COMPARED} expected)"));
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
@@ -195,22 +213,27 @@ fn csmith_programs_agree_with_gcc() {
 /// 7301-8000 (`i128`, `i144`, and 7901, whose array of packed `i96`
 /// structs is 12 bytes an element in ILP32). All were refused before the
 /// frontend lowered wide integers to `i64` limbs.
-const WIDE_SEEDS: &[u64] = &[7034, 7039, 7045, 7056, 7061, 7065, 7131, 7177, 7185, 7202, 7261, 7263, 7272, 7573, 7584, 7794, 7901];
+const WIDE_SEEDS: &[u64] =
+    &[7034, 7039, 7045, 7056, 7061, 7065, 7131, 7177, 7185, 7202, 7261, 7263, 7272, 7573, 7584, 7794, 7901];
 
 #[test]
 fn csmith_programs_with_wide_bit_field_runs_agree_with_gcc() {
     if !csmith_installed() {
         return;
     }
-    let jobs: Vec<(u64, DataModel)> =
-        [DataModel::LP64, DataModel::ILP32].into_iter().flat_map(|dm| WIDE_SEEDS.iter().map(move |&s| (s, dm))).collect();
+    let jobs: Vec<(u64, DataModel)> = [DataModel::LP64, DataModel::ILP32]
+        .into_iter()
+        .flat_map(|dm| WIDE_SEEDS.iter().map(move |&s| (s, dm)))
+        .collect();
     let results = run_all(&jobs);
     let mut problems = Vec::new();
     let mut compared = 0;
     for (seed, dm, r) in &results {
         match r {
             Result1::Agree => compared += 1,
-            Result1::NativeTimeout => eprintln!("seed {seed} {dm}: not compared: the native run does not end within {NATIVE_TIMEOUT:?}"),
+            Result1::NativeTimeout => {
+                eprintln!("seed {seed} {dm}: not compared: the native run does not end within {NATIVE_TIMEOUT:?}")
+            }
             Result1::Unsupported(what) => problems.push(format!("seed {seed} {dm}: unsupported: {what}")),
             Result1::Disagree(what) => problems.push(format!("seed {seed} {dm}: {what}")),
         }

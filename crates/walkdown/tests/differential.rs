@@ -308,7 +308,10 @@ fn check_program(program: &CorpusProgram) -> ProgramReport {
             && result.steps as f64 + result.skipped_steps as f64 > NOT_NATIVE_STEPS
             && !matches!(result.outcome, Outcome::StepLimit | Outcome::TimeLimit)
         {
-            report.excluded.push((run_name, format!("not replayable natively: {:.1e} steps jumped over", result.skipped_steps as f64)));
+            report.excluded.push((
+                run_name,
+                format!("not replayable natively: {:.1e} steps jumped over", result.skipped_steps as f64),
+            ));
             continue;
         }
         // The interpreter's fast-forwarding jumps over loop iterations the

@@ -21,7 +21,21 @@ fn no_test_fails_a_check_eva_verified() {
         let out = tmp.path().join(k.to_string());
         let dm = if p.data_model == walkdown_ir::DataModel::ILP32 { "ilp32" } else { "lp64" };
         let status = Command::new(env!("CARGO_BIN_EXE_walkdown"))
-            .args(["gen", "--quiet", "--jobs", "1", "--time", "2", "--data-model", dm, "--annotations", "eva", "--eva-timeout", "20", "--out"])
+            .args([
+                "gen",
+                "--quiet",
+                "--jobs",
+                "1",
+                "--time",
+                "2",
+                "--data-model",
+                dm,
+                "--annotations",
+                "eva",
+                "--eva-timeout",
+                "20",
+                "--out",
+            ])
             .arg(&out)
             .arg(&p.path)
             .status()
@@ -31,8 +45,12 @@ fn no_test_fails_a_check_eva_verified() {
             continue;
         };
         let r: serde_json::Value = serde_json::from_str(&text).unwrap();
-        let covered: std::collections::HashSet<&str> =
-            r["tests"].as_array().unwrap().iter().flat_map(|t| t["covers"].as_array().unwrap().iter().filter_map(|g| g.as_str())).collect();
+        let covered: std::collections::HashSet<&str> = r["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|t| t["covers"].as_array().unwrap().iter().filter_map(|g| g.as_str()))
+            .collect();
         let Some(checks) = r["annotations"]["checks"].as_array() else { continue };
         programs += 1;
         for c in checks.iter().filter(|c| c["status"] == "verified") {

@@ -56,10 +56,7 @@ fn fixtures() -> Vec<(PathBuf, Vec<Vec<i128>>)> {
     listed.sort();
     present.sort();
     assert_eq!(listed, present, "every fixture has its vectors here");
-    vectors
-        .iter()
-        .map(|(name, vs)| (dir.join(name), vs.iter().map(|v| v.to_vec()).collect()))
-        .collect()
+    vectors.iter().map(|(name, vs)| (dir.join(name), vs.iter().map(|v| v.to_vec()).collect())).collect()
 }
 
 /// Steps a fixture's fast-forwarded runs may execute in all (per data
@@ -92,7 +89,10 @@ fn against_plain(ff: &RunResult, plain: &RunResult) -> Vec<String> {
     if ff.covered != plain.covered {
         d.push(format!("goals {:?} vs plain {:?}", ff.covered, plain.covered));
     }
-    if ff.inputs != plain.inputs || ff.nondet_calls != plain.nondet_calls || ff.inputs_exhausted != plain.inputs_exhausted {
+    if ff.inputs != plain.inputs
+        || ff.nondet_calls != plain.nondet_calls
+        || ff.inputs_exhausted != plain.inputs_exhausted
+    {
         d.push("inputs consumed differ".into());
     }
     for (a, b) in ff.line_counts.iter().zip(&plain.line_counts) {
@@ -104,10 +104,7 @@ fn against_plain(ff: &RunResult, plain: &RunResult) -> Vec<String> {
         d.push("line tables differ".into());
     }
     if u128::from(ff.steps) + ff.skipped_steps != u128::from(plain.steps) || plain.skipped_steps != 0 {
-        d.push(format!(
-            "steps {} + {} jumped over vs plain {}",
-            ff.steps, ff.skipped_steps, plain.steps
-        ));
+        d.push(format!("steps {} + {} jumped over vs plain {}", ff.steps, ff.skipped_steps, plain.steps));
     }
     d
 }
@@ -150,7 +147,10 @@ fn fast_forwarded_runs_are_plain_runs() {
                     want => problems.push(format!("{what}: natively {:?}, expected {want:?}", run.outcome)),
                 }
                 if run.nondet_calls != rf.nondet_calls {
-                    problems.push(format!("{what}: {} nondet calls natively, {} interpreted", run.nondet_calls, rf.nondet_calls));
+                    problems.push(format!(
+                        "{what}: {} nondet calls natively, {} interpreted",
+                        run.nondet_calls, rf.nondet_calls
+                    ));
                 }
                 let mut compared = 0;
                 for (lf, lp) in rf.line_counts.iter().zip(&rp.line_counts) {
@@ -176,7 +176,9 @@ fn fast_forwarded_runs_are_plain_runs() {
             }
             if let Some(most) = max_executed(&name) {
                 if executed > most {
-                    problems.push(format!("{name} {dm}: {executed} steps executed, more than {most}: outer loops not jumped"));
+                    problems.push(format!(
+                        "{name} {dm}: {executed} steps executed, more than {most}: outer loops not jumped"
+                    ));
                 }
             }
             table.push(format!(
@@ -205,7 +207,14 @@ fn nests_of_2_to_the_32_iterations_reach_their_end() {
         let goals = Goals::compute(&program);
         let interp = Interpreter::new(&program, &goals).expect("prepare");
         let options = RunOptions { record_lines: true, ..RunOptions::default() };
-        for (t, error) in [(0i128, true), (1, true), (4_000_000_000, true), (0xffff_ffef, true), (0xffff_fff0, false), (0xffff_ffff, false)] {
+        for (t, error) in [
+            (0i128, true),
+            (1, true),
+            (4_000_000_000, true),
+            (0xffff_ffef, true),
+            (0xffff_fff0, false),
+            (0xffff_ffff, false),
+        ] {
             let r = interp.run(&TestVector::from_ints([t]), &options);
             let what = format!("{dm} t={t}");
             match (&r.outcome, error) {
@@ -215,12 +224,20 @@ fn nests_of_2_to_the_32_iterations_reach_their_end() {
             assert!(r.steps < 2_000, "{what}: {} steps executed", r.steps);
             if t > 1 {
                 // Past the first outer iteration: the outer loop was jumped.
-                let outer = r.jumps.iter().find(|j| j.loc.line == 10).unwrap_or_else(|| panic!("{what}: no jump of the outer loop"));
+                let outer = r
+                    .jumps
+                    .iter()
+                    .find(|j| j.loc.line == 10)
+                    .unwrap_or_else(|| panic!("{what}: no jump of the outer loop"));
                 // Its head carries all four counters (used after the loops).
                 assert!(outer.after.contains(&(t as u64).min(0xffff_fff0)), "{what}: {:?}", outer.after);
                 assert_eq!(r.skipped_steps, u128::MAX, "{what}: the steps jumped over saturate");
                 let innermost = r.line_counts.iter().find(|l| l.line == 14).expect("line 14");
-                assert!(innermost.count >= walkdown_interp::LINE_COUNT_SATURATED, "{what}: line 14 ran {} times", innermost.count);
+                assert!(
+                    innermost.count >= walkdown_interp::LINE_COUNT_SATURATED,
+                    "{what}: line 14 ran {} times",
+                    innermost.count
+                );
             }
         }
     }

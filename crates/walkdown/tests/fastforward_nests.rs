@@ -103,8 +103,9 @@ fn random_nests_agree_with_plain_runs() {
         let (text, outer_line) = program(&mut rng);
         let path = dir.join(format!("nest{seed}.c"));
         std::fs::write(&path, &text).expect("write");
-        let program = compile_c(&path, &FrontendSettings { data_model: DataModel::LP64, ..FrontendSettings::default() })
-            .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
+        let program =
+            compile_c(&path, &FrontendSettings { data_model: DataModel::LP64, ..FrontendSettings::default() })
+                .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
         let goals = Goals::compute(&program);
         let ff = Interpreter::new(&program, &goals).expect("prepare");
         let mut plain = ff.clone();

@@ -80,7 +80,9 @@ fn random_float(rng: &mut Rng) -> f64 {
 
 fn random_int(rng: &mut Rng) -> i128 {
     match rng.next_u64() % 4 {
-        0 => rng.pick(&[0, 1, -1, i128::from(i32::MAX), i128::from(i32::MIN), 16_777_217, i128::from(i64::MAX), 1 << 53]),
+        0 => {
+            rng.pick(&[0, 1, -1, i128::from(i32::MAX), i128::from(i32::MIN), 16_777_217, i128::from(i64::MAX), 1 << 53])
+        }
         1 => i128::from(rng.next_u64() as i64),
         _ => i128::from(rng.next_u64() as i32),
     }
@@ -130,10 +132,12 @@ fn check(data_model: DataModel) -> Vec<(Vec<i128>, String)> {
         if mine == native {
             continue;
         }
-        let ops: Vec<i128> = (0..RESULTS).filter(|&k| {
-            let (a, b) = status(&with_only(&v, k));
-            a != b
-        }).collect();
+        let ops: Vec<i128> = (0..RESULTS)
+            .filter(|&k| {
+                let (a, b) = status(&with_only(&v, k));
+                a != b
+            })
+            .collect();
         disagreements.push((ops, format!("{data_model}: {:?}", &v.values[1..])));
     }
     disagreements
@@ -149,7 +153,8 @@ fn interpreter_agrees_with_gcc_on_float_operations_lp64() {
 fn interpreter_agrees_with_gcc_on_float_operations_ilp32() {
     let d = check(DataModel::ILP32);
     let arithmetic = |k: &i128| (0..=8).contains(k) || (32..=35).contains(k);
-    let other: Vec<&(Vec<i128>, String)> = d.iter().filter(|(ops, _)| ops.is_empty() || !ops.iter().all(arithmetic)).collect();
+    let other: Vec<&(Vec<i128>, String)> =
+        d.iter().filter(|(ops, _)| ops.is_empty() || !ops.iter().all(arithmetic)).collect();
     assert!(other.is_empty(), "conversions or comparisons differ:\n{other:?}");
     // x87 double rounding: rare on random operands.
     assert!(d.len() * 50 <= VECTORS, "{} of {VECTORS} vectors differ in arithmetic:\n{d:?}", d.len());

@@ -110,7 +110,10 @@ fn every_gcov_branch_has_a_goal() {
                 }
                 _ => {
                     println!("  line {line}: gcov {gcov}, matched {walkdown}: NO GOAL for {short}");
-                    problems.push(format!("{} line {line}: gcov lists {gcov} branch outcomes, {walkdown} have a goal", r.name));
+                    problems.push(format!(
+                        "{} line {line}: gcov lists {gcov} branch outcomes, {walkdown} have a goal",
+                        r.name
+                    ));
                 }
             }
         }

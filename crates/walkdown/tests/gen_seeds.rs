@@ -77,12 +77,8 @@ fn seeds_yield_what_they_promise() {
     let out = tmp.path().join("diamonds");
     let r = gen(&diamonds, &out, 5);
     let text = std::fs::read_to_string(&diamonds).expect("reads");
-    let dead: Vec<String> = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| l.contains("DEAD:"))
-        .map(|(i, _)| (i + 1).to_string())
-        .collect();
+    let dead: Vec<String> =
+        text.lines().enumerate().filter(|(_, l)| l.contains("DEAD:")).map(|(i, _)| (i + 1).to_string()).collect();
     for g in &r.goals {
         let line = g.location.split(':').nth(1).unwrap_or("");
         let is_dead = g.kind == "branch true" && dead.iter().any(|d| d == line);

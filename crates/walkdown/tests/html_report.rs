@@ -90,7 +90,8 @@ fn page_shows_every_goal_test_and_error_and_report_rebuilds_it() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("cannot read the source"));
     let page = std::fs::read_to_string(&moved).unwrap();
     assert!(page.contains("could not be read") && page.matches("<tr id=\"g-").count() == goals.len());
-    let o = walkdown().arg("report").arg(&out).arg("--source").arg(example()).arg("--output").arg(&moved).output().unwrap();
+    let o =
+        walkdown().arg("report").arg(&out).arg("--source").arg(example()).arg("--output").arg(&moved).output().unwrap();
     assert!(o.status.success());
     assert!(std::fs::read_to_string(&moved).unwrap().contains("<tr id=\"L1\""));
 
@@ -110,7 +111,13 @@ fn an_interrupted_run_writes_the_page() {
     let program = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/html/slow.c");
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
-    let mut child = walkdown().args(["gen", "--quiet", "--time", "120", "--out"]).arg(&out).arg(&program).stdout(std::process::Stdio::null()).spawn().unwrap();
+    let mut child = walkdown()
+        .args(["gen", "--quiet", "--time", "120", "--out"])
+        .arg(&out)
+        .arg(&program)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
     // Until the search has begun (the report is there), then 1 s more.
     let start = std::time::Instant::now();
     while !out.join("report.json").exists() && start.elapsed().as_secs() < 60 {
@@ -129,7 +136,9 @@ fn an_interrupted_run_writes_the_page() {
 /// without error, and a click on the first covered goal's mark shows its
 /// evidence and its test's inputs in the panel.
 fn render_headless(page: &Path) {
-    let Some(chromium) = ["chromium", "chromium-browser"].into_iter().find(|c| Command::new(c).arg("--version").output().is_ok_and(|o| o.status.success()))
+    let Some(chromium) = ["chromium", "chromium-browser"]
+        .into_iter()
+        .find(|c| Command::new(c).arg("--version").output().is_ok_and(|o| o.status.success()))
     else {
         eprintln!("html_report: headless rendering skipped: chromium is not installed (Debian `chromium`; scripts/setup installs it)");
         return;
@@ -156,5 +165,8 @@ var p=document.getElementById('panel');document.body.setAttribute('data-panel',p
     assert!(!dom.contains("data-script-error=\""), "script error after a click");
     let panel = dom.split("data-panel=\"").nth(1).expect("the click ran").split('"').next().unwrap();
     assert!(panel.starts_with("on|"), "the panel opens: {panel}");
-    assert!(panel.contains("covered by test-") && panel.contains("walkdown run "), "goal and test in the panel: {panel}");
+    assert!(
+        panel.contains("covered by test-") && panel.contains("walkdown run "),
+        "goal and test in the panel: {panel}"
+    );
 }

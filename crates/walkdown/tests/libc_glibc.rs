@@ -79,9 +79,7 @@ fn lit(bytes: &[u8]) -> String {
 /// `long double`, which the frontend does not lower, is gone).
 const FLOATSCAN: bool = true;
 
-const STRTO_NAMES: [&str; 9] = [
-    "strtol", "strtoul", "strtoll", "strtoull", "strtod", "atoi", "atol", "atoll", "atof",
-];
+const STRTO_NAMES: [&str; 9] = ["strtol", "strtoul", "strtoll", "strtoull", "strtod", "atoi", "atol", "atoll", "atof"];
 
 /// The cases, as C tables, and a description of each for messages (the
 /// ctype cases are described by their index).
@@ -216,11 +214,7 @@ fn float_text(rng: &mut Rng) -> String {
         _ => {}
     }
     let hex = rng.below(5) == 0;
-    let digits: &[u8] = if hex {
-        b"0123456789abcdefABCDEF"
-    } else {
-        b"0123456789"
-    };
+    let digits: &[u8] = if hex { b"0123456789abcdefABCDEF" } else { b"0123456789" };
     if hex {
         s.push_str("0x");
     }
@@ -277,11 +271,7 @@ fn strto_cases(rng: &mut Rng, dm: DataModel, c: &mut String, what: &mut Vec<Stri
     };
     for f in 0..4 {
         for _ in 0..90 {
-            let base = if rng.below(5) == 0 {
-                rng.range(2, 36) as i32
-            } else {
-                rng.pick(&[0, 2, 8, 10, 16, 36])
-            };
+            let base = if rng.below(5) == 0 { rng.range(2, 36) as i32 } else { rng.pick(&[0, 2, 8, 10, 16, 36]) };
             let s = integer_text(rng);
             add(c, f, base, &s);
         }
@@ -346,19 +336,10 @@ fn random_double(rng: &mut Rng, hex: bool) -> u64 {
 
 fn printf_cases(rng: &mut Rng, dm: DataModel, c: &mut String, what: &mut Vec<String>) {
     c.push_str("static const struct pcase printf_cases[] = {\n");
-    const STRINGS: [&str; 7] = [
-        "",
-        "a",
-        "hello",
-        "with space",
-        "tab\there",
-        "0123456789abcdefghijklmnopqrstuvwxyz",
-        "é\u{1}x",
-    ];
+    const STRINGS: [&str; 7] =
+        ["", "a", "hello", "with space", "tab\there", "0123456789abcdefghijklmnopqrstuvwxyz", "é\u{1}x"];
     for _ in 0..1200 {
-        let conv = rng.pick(&[
-            'd', 'i', 'u', 'o', 'x', 'X', 'c', 's', 'f', 'F', 'e', 'E', 'g', 'G', 'a', 'A', '%',
-        ]);
+        let conv = rng.pick(&['d', 'i', 'u', 'o', 'x', 'X', 'c', 's', 'f', 'F', 'e', 'E', 'g', 'G', 'a', 'A', '%']);
         let flags_allowed = match conv {
             'd' | 'i' => "-+ 0",
             'u' => "-0",
@@ -392,9 +373,7 @@ fn printf_cases(rng: &mut Rng, dm: DataModel, c: &mut String, what: &mut Vec<Str
             }
             if conv != 'c' {
                 match rng.below(6) {
-                    0 | 1 => {
-                        write!(fmt, ".{}", rng.range(0, if conv == 's' { 12 } else { 25 })).unwrap()
-                    }
+                    0 | 1 => write!(fmt, ".{}", rng.range(0, if conv == 's' { 12 } else { 25 })).unwrap(),
                     2 => fmt.push('.'),
                     3 => {
                         fmt.push_str(".*");
@@ -562,34 +541,21 @@ fn sscanf_cases(rng: &mut Rng, dm: DataModel, c: &mut String, what: &mut Vec<Str
                 let v = if unsigned {
                     (rng.next_u64() >> (64 - bits)) as i128 >> rng.below(u64::from(bits))
                 } else {
-                    (rng.next_u64() as i64 as i128)
-                        >> (64 - bits + rng.below(u64::from(bits)) as u32)
+                    (rng.next_u64() as i64 as i128) >> (64 - bits + rng.below(u64::from(bits)) as u32)
                 };
                 let ws = rng.pick(&["", " ", "\n "]);
                 match conv {
                     "%x" | "%lx" => format!("{ws}{}{v:x}", rng.pick(&["", "0x", "0X"])),
                     "%o" => format!("{ws}{v:o}"),
                     "%i" | "%lli" if rng.below(2) == 0 => {
-                        format!(
-                            "{ws}{}0x{:x}",
-                            if v < 0 { "-" } else { "" },
-                            v.unsigned_abs()
-                        )
+                        format!("{ws}{}0x{:x}", if v < 0 { "-" } else { "" }, v.unsigned_abs())
                     }
                     _ => format!("{ws}{v}{}", rng.pick(&["", "", "x", "9"])),
                 }
             } else if bits == 1 {
                 float_text(rng)
             } else {
-                let words = [
-                    "hello",
-                    "ab",
-                    "a,b",
-                    "Hello World",
-                    "xyz",
-                    "  lead",
-                    "longerwordthanfive",
-                ];
+                let words = ["hello", "ab", "a,b", "Hello World", "xyz", "  lead", "longerwordthanfive"];
                 rng.pick(&words).to_string()
             };
             input.push_str(&token);
@@ -601,14 +567,7 @@ fn sscanf_cases(rng: &mut Rng, dm: DataModel, c: &mut String, what: &mut Vec<Str
             continue;
         }
         let k1 = kinds.get(1).copied().unwrap_or("S_SKIP");
-        writeln!(
-            c,
-            "{{{}, {}, {}, {k1}}},",
-            lit(input.as_bytes()),
-            lit(fmt.as_bytes()),
-            kinds[0]
-        )
-        .unwrap();
+        writeln!(c, "{{{}, {}, {}, {k1}}},", lit(input.as_bytes()), lit(fmt.as_bytes()), kinds[0]).unwrap();
         what.push(format!("sscanf({input:?}, {fmt:?}, ...)"));
     }
     c.push_str("};\n");
@@ -631,25 +590,12 @@ fn qsort_cases(rng: &mut Rng, c: &mut String, what: &mut Vec<String>) {
         if n > 0 {
             keys.extend((0..4).map(|_| a[rng.below(n as u64) as usize]));
         }
-        let list = |v: &[i64]| {
-            v.iter()
-                .map(|x| format!("{x}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        writeln!(
-            c,
-            "static const int qa{i}[] = {{{} 0}};",
-            list(&a).to_string() + if n > 0 { "," } else { "" }
-        )
-        .unwrap();
+        let list = |v: &[i64]| v.iter().map(|x| format!("{x}")).collect::<Vec<_>>().join(", ");
+        writeln!(c, "static const int qa{i}[] = {{{} 0}};", list(&a).to_string() + if n > 0 { "," } else { "" })
+            .unwrap();
         writeln!(c, "static const int qk{i}[] = {{{}}};", list(&keys)).unwrap();
         writeln!(table, "{{{n}, qa{i}, {}, qk{i}}},", keys.len()).unwrap();
-        what.push(format!(
-            "qsort/bsearch of [{}] for keys [{}]",
-            list(&a),
-            list(&keys)
-        ));
+        what.push(format!("qsort/bsearch of [{}] for keys [{}]", list(&a), list(&keys)));
     }
     c.push_str(&table);
     c.push_str("};\n");
@@ -677,14 +623,8 @@ const HARNESS: &str = include_str!("libc_glibc/harness.c");
 fn tables_then_harness(tables: &str, expected: Option<&[String]>) -> String {
     // The tables use the harness's types: declare them by splitting the
     // harness at its first case function.
-    let split = HARNESS
-        .find("/* The cases' tables go here. */")
-        .expect("harness marker");
-    let mut s = String::from(if FLOATSCAN {
-        ""
-    } else {
-        "#define NO_FLOATSCAN 1\n"
-    });
+    let split = HARNESS.find("/* The cases' tables go here. */").expect("harness marker");
+    let mut s = String::from(if FLOATSCAN { "" } else { "#define NO_FLOATSCAN 1\n" });
     s.push_str(&HARNESS[..split]);
     s.push_str(tables);
     if let Some(lines) = expected {
@@ -704,11 +644,7 @@ fn native(dir: &Path, dm: DataModel, tables: &str) -> Vec<String> {
     let src = dir.join("glibc.c");
     std::fs::write(&src, tables_then_harness(tables, None)).unwrap();
     let exe = dir.join("glibc");
-    let m = if dm == DataModel::LP64 {
-        "-m64"
-    } else {
-        "-m32"
-    };
+    let m = if dm == DataModel::LP64 { "-m64" } else { "-m32" };
     let st = Command::new("gcc")
         .args([m, "-std=gnu11", "-O0", "-w", "-DPRINT", "-o"])
         .arg(&exe)
@@ -718,11 +654,7 @@ fn native(dir: &Path, dm: DataModel, tables: &str) -> Vec<String> {
     assert!(st.success(), "gcc {m} fails on {}", src.display());
     let o = Command::new(&exe).output().expect("runs");
     assert!(o.status.success(), "native run fails: {:?}", o.status);
-    String::from_utf8(o.stdout)
-        .expect("ASCII")
-        .lines()
-        .map(str::to_string)
-        .collect()
+    String::from_utf8(o.stdout).expect("ASCII").lines().map(str::to_string).collect()
 }
 
 fn check(dm: DataModel) {
@@ -732,27 +664,13 @@ fn check(dm: DataModel) {
     assert_eq!(expected.len(), what.len(), "one line per case");
     let src = dir.path().join("musl.c");
     std::fs::write(&src, tables_then_harness(&tables, Some(&expected))).unwrap();
-    let ir = compile_c(
-        &src,
-        &FrontendSettings {
-            data_model: dm,
-            ..Default::default()
-        },
-    )
-    .expect("lowers");
+    let ir = compile_c(&src, &FrontendSettings { data_model: dm, ..Default::default() }).expect("lowers");
     let goals = Goals::compute(&ir);
     let interp = Interpreter::new(&ir, &goals).expect("prepares");
-    let opts = RunOptions {
-        limits: ExecLimits {
-            max_steps: 20_000_000_000,
-            ..Default::default()
-        },
-        ..Default::default()
-    };
+    let opts =
+        RunOptions { limits: ExecLimits { max_steps: 20_000_000_000, ..Default::default() }, ..Default::default() };
     let status = |k: i64, j: i64| -> i32 {
-        let v = TestVector {
-            values: vec![InputValue::Int(k.into()), InputValue::Int(j.into())],
-        };
+        let v = TestVector { values: vec![InputValue::Int(k.into()), InputValue::Int(j.into())] };
         match interp.run(&v, &opts).outcome {
             Outcome::Exit(c) => c,
             other => panic!("{dm}: interpreter on case {k}: {other:?}"),
@@ -763,9 +681,7 @@ fn check(dm: DataModel) {
         eprintln!("{dm}: {} cases agree with glibc", what.len());
         return;
     }
-    let differing: Vec<usize> = (0..what.len())
-        .filter(|&k| status(k as i64, -1) != 0)
-        .collect();
+    let differing: Vec<usize> = (0..what.len()).filter(|&k| status(k as i64, -1) != 0).collect();
     let musl_text = |k: usize| {
         let mut mine = Vec::new();
         for j in 0.. {
@@ -777,9 +693,9 @@ fn check(dm: DataModel) {
         }
         String::from_utf8_lossy(&mine).into_owned()
     };
-    let (known, new): (Vec<usize>, Vec<usize>) = differing.iter().partition(|&&k| {
-        known_difference(k) || allowed_difference(&what[k], &expected[k], &musl_text(k)).is_some()
-    });
+    let (known, new): (Vec<usize>, Vec<usize>) = differing
+        .iter()
+        .partition(|&&k| known_difference(k) || allowed_difference(&what[k], &expected[k], &musl_text(k)).is_some());
     let mut report = format!(
         "{dm}: {} of {} cases differ from glibc, {} of them known (see known_difference):\n",
         differing.len(),
@@ -793,9 +709,7 @@ fn check(dm: DataModel) {
     }
     let mut by_function = std::collections::BTreeMap::<&str, usize>::new();
     for &k in &new {
-        *by_function
-            .entry(what[k].split(['(', '"', ' ']).next().unwrap_or(""))
-            .or_default() += 1;
+        *by_function.entry(what[k].split(['(', '"', ' ']).next().unwrap_or("")).or_default() += 1;
     }
     writeln!(report, "new disagreements by function: {by_function:?}").unwrap();
     eprintln!("{report}");
@@ -838,13 +752,18 @@ fn dangling_float_prefix(input: &str) -> bool {
             j += 1;
         }
         let dangling_exp = marker && !(j < b.len() && b[j].is_ascii_digit());
-        let dangling_hex = b[i] == b'.' && i >= 2 && b[i - 2..i].eq_ignore_ascii_case(b"0x") && !(i + 1 < b.len() && b[i + 1].is_ascii_hexdigit());
+        let dangling_hex = b[i] == b'.'
+            && i >= 2
+            && b[i - 2..i].eq_ignore_ascii_case(b"0x")
+            && !(i + 1 < b.len() && b[i + 1].is_ascii_hexdigit());
         dangling_exp || dangling_hex
     })
 }
 
 fn allowed_difference(what: &str, glibc: &str, musl: &str) -> Option<&'static str> {
-    let bits = |line: &str| line.split_whitespace().next().and_then(|h| u64::from_str_radix(h.trim_start_matches("0x"), 16).ok());
+    let bits = |line: &str| {
+        line.split_whitespace().next().and_then(|h| u64::from_str_radix(h.trim_start_matches("0x"), 16).ok())
+    };
     let nan = |b: u64| b & 0x7ff0_0000_0000_0000 == 0x7ff0_0000_0000_0000 && b & 0x000f_ffff_ffff_ffff != 0;
     let without_errno = |line: &str| line.split(" errno=").next().unwrap_or("").to_string();
     if what.starts_with("strtod(") || what.starts_with("atof(") {

@@ -21,10 +21,7 @@ fn gen(name: &str, engine: Option<&str>, time: u32, out: &Path) -> (String, Vec<
     if let Some(e) = engine {
         cmd.args(["--engine", e]);
     }
-    let gen = cmd
-        .arg(program(name))
-        .output()
-        .expect("walkdown runs");
+    let gen = cmd.arg(program(name)).output().expect("walkdown runs");
     let text = String::from_utf8_lossy(&gen.stdout).into_owned() + &String::from_utf8_lossy(&gen.stderr);
     let tests = std::fs::read_dir(out.join("test-suite"))
         .map(|d| {
@@ -43,13 +40,28 @@ fn finds_error(name: &str, engine: &str) {
     let (text, tests) = gen(name, Some(engine), 60, &tmp.path().join("out"));
     assert!(text.contains("error reach_error"), "{name} {engine}: no error found:\n{text}");
     let reproduces = tests.iter().any(|test| {
-        let run = Command::new(env!("CARGO_BIN_EXE_walkdown")).arg("run").arg(program(name)).arg("--test").arg(test).output().expect("walkdown runs");
+        let run = Command::new(env!("CARGO_BIN_EXE_walkdown"))
+            .arg("run")
+            .arg(program(name))
+            .arg("--test")
+            .arg(test)
+            .output()
+            .expect("walkdown runs");
         if !String::from_utf8_lossy(&run.stdout).contains("outcome: error reach_error") {
             return false;
         }
-        let native = Command::new(env!("CARGO_BIN_EXE_walkdown")).arg("replay").arg(program(name)).arg(test).output().expect("walkdown runs");
+        let native = Command::new(env!("CARGO_BIN_EXE_walkdown"))
+            .arg("replay")
+            .arg(program(name))
+            .arg(test)
+            .output()
+            .expect("walkdown runs");
         let shown = String::from_utf8_lossy(&native.stdout).into_owned() + &String::from_utf8_lossy(&native.stderr);
-        assert!(shown.contains("reach_error"), "{name} {engine}: {} reaches the error in the interpreter, not natively:\n{shown}", test.display());
+        assert!(
+            shown.contains("reach_error"),
+            "{name} {engine}: {} reaches the error in the interpreter, not natively:\n{shown}",
+            test.display()
+        );
         true
     });
     assert!(reproduces, "{name} {engine}: none of {} tests reaches reach_error when run", tests.len());
@@ -88,7 +100,13 @@ fn no_engine_claims_an_error_the_x87_cannot_reach() {
     assert!(!text.contains("error reach_error"), "exact.c: an error was claimed:\n{text}");
     assert!(!tests.is_empty(), "exact.c: no test written:\n{text}");
     for test in &tests {
-        let run = Command::new(env!("CARGO_BIN_EXE_walkdown")).arg("run").arg(program("exact.c")).arg("--test").arg(test).output().expect("walkdown runs");
+        let run = Command::new(env!("CARGO_BIN_EXE_walkdown"))
+            .arg("run")
+            .arg(program("exact.c"))
+            .arg("--test")
+            .arg(test)
+            .output()
+            .expect("walkdown runs");
         let shown = String::from_utf8_lossy(&run.stdout);
         assert!(shown.starts_with("outcome: exit 0"), "exact.c: {} gives {shown}", test.display());
     }

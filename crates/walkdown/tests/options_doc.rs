@@ -7,15 +7,8 @@ use std::process::Command;
 
 #[test]
 fn options_reference_matches_the_command_line() {
-    let out = Command::new(env!("CARGO_BIN_EXE_walkdown"))
-        .arg("help-markdown")
-        .output()
-        .expect("run walkdown");
-    assert!(
-        out.status.success(),
-        "walkdown help-markdown failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = Command::new(env!("CARGO_BIN_EXE_walkdown")).arg("help-markdown").output().expect("run walkdown");
+    assert!(out.status.success(), "walkdown help-markdown failed: {}", String::from_utf8_lossy(&out.stderr));
     let generated = String::from_utf8(out.stdout).expect("UTF-8 output");
     let page = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/options.md");
     if std::env::var_os("WALKDOWN_BLESS").is_some_and(|v| v == "1") {
@@ -25,12 +18,8 @@ fn options_reference_matches_the_command_line() {
     }
     let committed = std::fs::read_to_string(&page).unwrap_or_default();
     if committed != generated {
-        let first = committed
-            .lines()
-            .zip(generated.lines())
-            .position(|(a, b)| a != b);
-        let line =
-            first.unwrap_or_else(|| committed.lines().count().min(generated.lines().count()));
+        let first = committed.lines().zip(generated.lines()).position(|(a, b)| a != b);
+        let line = first.unwrap_or_else(|| committed.lines().count().min(generated.lines().count()));
         panic!(
             "docs/options.md is out of date with the command line (first difference at line {}):\n  \
              committed: {:?}\n  generated: {:?}\n\

@@ -27,38 +27,23 @@ fn entering_a_defined_reach_error_covers_its_goals() {
         .expect("walkdown runs");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("error reach_error"), "{text}");
-    let covered_in_reach_error = text
-        .lines()
-        .filter(|l| l.contains("\terror reach_error\t") && l.contains("defined.c:6:"))
-        .count();
-    assert_eq!(
-        covered_in_reach_error, 2,
-        "both checks of reach_error's body are covered on entry:\n{text}"
-    );
+    let covered_in_reach_error =
+        text.lines().filter(|l| l.contains("\terror reach_error\t") && l.contains("defined.c:6:")).count();
+    assert_eq!(covered_in_reach_error, 2, "both checks of reach_error's body are covered on entry:\n{text}");
 }
 
 #[test]
 fn no_engine_claims_a_reachable_reach_error_unreachable() {
     let tmp = tempfile::tempdir().unwrap();
     use EngineKind::{Bmc, Cegar, Concolic};
-    for (engines, kinds) in [
-        ("bmc", &[Bmc][..]),
-        ("cegar", &[Cegar][..]),
-        ("concolic,bmc,cegar", &[Concolic, Bmc, Cegar][..]),
-    ] {
+    for (engines, kinds) in
+        [("bmc", &[Bmc][..]), ("cegar", &[Cegar][..]), ("concolic,bmc,cegar", &[Concolic, Bmc, Cegar][..])]
+    {
         let out = tmp.path().join(engines.replace(',', "_"));
-        let outcome = support::gen(Options {
-            time: 10.0,
-            engines: kinds.to_vec(),
-            ..Options::new(fixture(), &out)
-        });
+        let outcome = support::gen(Options { time: 10.0, engines: kinds.to_vec(), ..Options::new(fixture(), &out) });
         assert_ne!(outcome.exit(), Exit::ProofConflict, "{engines}");
         let r = outcome.report;
-        assert!(
-            r.proof_conflicts.is_empty(),
-            "{engines}: {:?}",
-            r.proof_conflicts
-        );
+        assert!(r.proof_conflicts.is_empty(), "{engines}: {:?}", r.proof_conflicts);
         for g in r.goals.iter().filter(|g| g.function == "reach_error") {
             assert_eq!(g.status, "covered", "{engines}: {g:?}");
         }

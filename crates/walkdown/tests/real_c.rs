@@ -66,11 +66,8 @@ fn interpreted(src: &Path, dm: DataModel) -> Result<(Outcome, String), String> {
 fn check(name: &str) -> Vec<String> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/real_c").join(name);
     let text = std::fs::read_to_string(&src).expect("fixture");
-    let dms: &[DataModel] = if text.starts_with("/* LP64 only */") {
-        &[DataModel::LP64]
-    } else {
-        &[DataModel::LP64, DataModel::ILP32]
-    };
+    let dms: &[DataModel] =
+        if text.starts_with("/* LP64 only */") { &[DataModel::LP64] } else { &[DataModel::LP64, DataModel::ILP32] };
     let mut problems = Vec::new();
     for &dm in dms {
         let (code, out) = match native(&src, dm) {
@@ -82,9 +79,8 @@ fn check(name: &str) -> Vec<String> {
         };
         match interpreted(&src, dm) {
             Ok((Outcome::Exit(c), o)) if c & 0xff == code && o == out => {}
-            Ok((outcome, o)) => problems.push(format!(
-                "{name} {dm}: gcc exit {code} printing {out:?}; walkdown {outcome:?} printing {o:?}"
-            )),
+            Ok((outcome, o)) => problems
+                .push(format!("{name} {dm}: gcc exit {code} printing {out:?}; walkdown {outcome:?} printing {o:?}")),
             Err(e) => problems.push(format!("{name} {dm}: walkdown: {e}")),
         }
     }

@@ -57,7 +57,8 @@ fn every_way_a_run_ends_is_reported_natively() {
 
     // A Test-Comp XML test works the same.
     let xml = tmp.path().join("t.xml");
-    std::fs::write(&xml, "<?xml version=\"1.0\"?>\n<testcase>\n<input>1</input>\n<input>7</input>\n</testcase>\n").unwrap();
+    std::fs::write(&xml, "<?xml version=\"1.0\"?>\n<testcase>\n<input>1</input>\n<input>7</input>\n</testcase>\n")
+        .unwrap();
     assert!(said(&replay(&program, &xml, &[])).contains("reach_error reached"));
 
     // The standalone driver: plain gcc, no walkdown, the same end.
@@ -114,11 +115,16 @@ fn every_error_of_the_seed_suites_replays_natively() {
     let seeds = shared.join("bench/seeds");
     let tmp = tempfile::tempdir().unwrap();
     let mut checked = 0;
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(&seeds).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "c")).collect();
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(&seeds)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "c"))
+        .collect();
     entries.sort();
     for seed in entries {
         let out = tmp.path().join(seed.file_stem().unwrap());
-        let status = walkdown().args(["gen", "--quiet", "--time", "10", "--out"]).arg(&out).arg(&seed).status().unwrap();
+        let status =
+            walkdown().args(["gen", "--quiet", "--time", "10", "--out"]).arg(&out).arg(&seed).status().unwrap();
         assert!(matches!(status.code(), Some(0 | 1)), "gen {}: {status}", seed.display());
         let report = walkdown_formats::report::read_report(&out.join("report.json")).unwrap();
         for e in &report.errors {

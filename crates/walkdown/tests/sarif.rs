@@ -39,7 +39,8 @@ fn errors_sarif_has_one_result_per_error_and_reproduces_each() {
     assert_eq!(log["version"], "2.1.0");
     let run = &log["runs"][0];
     assert_eq!(run["tool"]["driver"]["name"], "walkdown");
-    let rules: Vec<&str> = run["tool"]["driver"]["rules"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap()).collect();
+    let rules: Vec<&str> =
+        run["tool"]["driver"]["rules"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap()).collect();
     let mut sorted = rules.clone();
     sorted.sort();
     assert_eq!(sorted, ["div_by_zero", "reach_error"], "one rule per kind");
@@ -51,12 +52,16 @@ fn errors_sarif_has_one_result_per_error_and_reproduces_each() {
         let region = &r["locations"][0]["physicalLocation"]["region"];
         let line = region["startLine"].as_u64().unwrap();
         assert_eq!(line, if kind == "reach_error" { 12 } else { 10 }, "{r:#?}");
-        assert!(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].as_str().unwrap().ends_with("two_errors.c"));
+        assert!(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            .as_str()
+            .unwrap()
+            .ends_with("two_errors.c"));
         let inputs = r["properties"]["inputs"].as_array().expect("the test's inputs");
         assert!(!inputs.is_empty());
         // The command replays the test to the same error.
         let test = r["properties"]["test"].as_str().unwrap();
-        let replay = walkdown().arg("run").arg(&program).arg("--test").arg(out.join("test-suite").join(test)).output().unwrap();
+        let replay =
+            walkdown().arg("run").arg(&program).arg("--test").arg(out.join("test-suite").join(test)).output().unwrap();
         let said = String::from_utf8_lossy(&replay.stdout).to_string() + &String::from_utf8_lossy(&replay.stderr);
         assert!(said.contains(kind) && said.contains(&format!(":{line}:")), "{kind}: {said}");
         assert!(r["properties"]["reproduce"].as_str().unwrap().starts_with("walkdown run "));

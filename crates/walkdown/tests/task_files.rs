@@ -13,7 +13,8 @@ fn walkdown() -> Command {
 }
 
 fn gen(task: &Path, out: &Path, extra: &[&str]) -> (Option<i32>, String) {
-    let o = walkdown().args(["gen", "--quiet", "--time", "10", "--out"]).arg(out).args(extra).arg(task).output().unwrap();
+    let o =
+        walkdown().args(["gen", "--quiet", "--time", "10", "--out"]).arg(out).args(extra).arg(task).output().unwrap();
     (o.status.code(), String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr))
 }
 
@@ -26,7 +27,8 @@ fn a_task_file_names_program_data_model_and_property() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("tasks");
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/classify.c"), dir.join("classify.c")).unwrap();
+    std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/classify.c"), dir.join("classify.c"))
+        .unwrap();
     let task = dir.join("classify.yml");
     std::fs::write(
         &task,
@@ -41,7 +43,10 @@ fn a_task_file_names_program_data_model_and_property() {
     assert_eq!(r["property"], "coverage-error");
     assert!(r["program"].as_str().unwrap().ends_with("tasks/classify.c"));
     let metadata = std::fs::read_to_string(out.join("test-suite/metadata.xml")).unwrap();
-    assert!(metadata.contains("<architecture>32bit</architecture>") && metadata.contains("@CALL(reach_error)"), "{metadata}");
+    assert!(
+        metadata.contains("<architecture>32bit</architecture>") && metadata.contains("@CALL(reach_error)"),
+        "{metadata}"
+    );
 
     // Flags win over the task.
     let out = tmp.path().join("out2");

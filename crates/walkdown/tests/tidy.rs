@@ -14,21 +14,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .expect("repository root")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("repository root")
 }
 
 /// What a file is when its first bytes say it is compiled, else `None`.
 fn compiled_kind(path: &Path) -> Option<&'static str> {
     let name = path.file_name()?.to_string_lossy().into_owned();
-    for (ext, kind) in [
-        (".o", "object file"),
-        (".a", "archive"),
-        (".so", "shared object"),
-        (".bc", "LLVM bitcode"),
-    ] {
+    for (ext, kind) in [(".o", "object file"), (".a", "archive"), (".so", "shared object"), (".bc", "LLVM bitcode")] {
         if name.ends_with(ext) {
             return Some(kind);
         }
@@ -45,14 +37,7 @@ fn compiled_kind(path: &Path) -> Option<&'static str> {
         Some("archive")
     } else if head.starts_with(b"BC\xc0\xde") || head.starts_with(b"\xde\xc0\x17\x0b") {
         Some("LLVM bitcode")
-    } else if [
-        b"\xcf\xfa\xed\xfe",
-        b"\xce\xfa\xed\xfe",
-        b"\xca\xfe\xba\xbe",
-    ]
-    .iter()
-    .any(|m| head.starts_with(*m))
-    {
+    } else if [b"\xcf\xfa\xed\xfe", b"\xce\xfa\xed\xfe", b"\xca\xfe\xba\xbe"].iter().any(|m| head.starts_with(*m)) {
         Some("Mach-O file")
     } else {
         None
@@ -62,18 +47,11 @@ fn compiled_kind(path: &Path) -> Option<&'static str> {
 #[test]
 fn no_compiled_file_is_tracked() {
     let root = repo_root();
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(&root)
-        .args(["ls-files", "-z"])
-        .output();
+    let out = Command::new("git").arg("-C").arg(&root).args(["ls-files", "-z"]).output();
     let out = match out {
         Ok(o) if o.status.success() => o,
         _ => {
-            eprintln!(
-                "no_compiled_file_is_tracked: skipped: {} is not a git checkout",
-                root.display()
-            );
+            eprintln!("no_compiled_file_is_tracked: skipped: {} is not a git checkout", root.display());
             return;
         }
     };
@@ -100,11 +78,7 @@ struct Rules {
 }
 
 fn code_spans(line: &str) -> Vec<String> {
-    line.split('`')
-        .skip(1)
-        .step_by(2)
-        .map(str::to_string)
-        .collect()
+    line.split('`').skip(1).step_by(2).map(str::to_string).collect()
 }
 
 fn parse_rules(text: &str, workspace: &BTreeSet<String>) -> Result<Rules, String> {
@@ -123,9 +97,7 @@ fn parse_rules(text: &str, workspace: &BTreeSet<String>) -> Result<Rules, String
                 groups.insert(format!("@{name}"), code_spans(members));
             }
         } else if let Some(rest) = item.strip_prefix("- Must not depend on:") {
-            let krate = section
-                .clone()
-                .ok_or_else(|| format!("a rule outside a crate section: {line}"))?;
+            let krate = section.clone().ok_or_else(|| format!("a rule outside a crate section: {line}"))?;
             if raw.insert(krate.clone(), code_spans(rest)).is_some() {
                 return Err(format!("two \"Must not depend on\" lines for {krate}"));
             }
@@ -136,9 +108,7 @@ fn parse_rules(text: &str, workspace: &BTreeSet<String>) -> Result<Rules, String
         let mut set = BTreeSet::new();
         for name in names {
             if name.starts_with('@') {
-                let members = groups
-                    .get(&name)
-                    .ok_or_else(|| format!("{krate}: unknown group {name}"))?;
+                let members = groups.get(&name).ok_or_else(|| format!("{krate}: unknown group {name}"))?;
                 set.extend(members.iter().cloned());
             } else {
                 set.insert(name);
@@ -156,22 +126,11 @@ fn crate_dependencies_follow_architecture_md() {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = Command::new(cargo)
         .current_dir(&root)
-        .args([
-            "metadata",
-            "--format-version",
-            "1",
-            "--no-deps",
-            "--offline",
-        ])
+        .args(["metadata", "--format-version", "1", "--no-deps", "--offline"])
         .output()
         .expect("run cargo metadata");
-    assert!(
-        out.status.success(),
-        "cargo metadata failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let meta: serde_json::Value =
-        serde_json::from_slice(&out.stdout).expect("cargo metadata's JSON");
+    assert!(out.status.success(), "cargo metadata failed: {}", String::from_utf8_lossy(&out.stderr));
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).expect("cargo metadata's JSON");
     let mut deps: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for pkg in meta["packages"].as_array().expect("packages") {
         let name = pkg["name"].as_str().unwrap().to_string();
@@ -199,20 +158,14 @@ fn crate_dependencies_follow_architecture_md() {
         };
         for dep in direct {
             if forbidden.contains(dep) {
-                problems.push(format!(
-                    "{krate} depends on {dep}, which ARCHITECTURE.md says it must not"
-                ));
+                problems.push(format!("{krate} depends on {dep}, which ARCHITECTURE.md says it must not"));
             }
         }
     }
     for krate in rules.forbidden.keys().filter(|k| !workspace.contains(*k)) {
         eprintln!("crate_dependencies_follow_architecture_md: note: {krate} has rules in ARCHITECTURE.md but is not in the workspace");
     }
-    assert!(
-        problems.is_empty(),
-        "dependency rules broken:\n  {}",
-        problems.join("\n  ")
-    );
+    assert!(problems.is_empty(), "dependency rules broken:\n  {}", problems.join("\n  "));
 }
 
 #[test]
@@ -220,13 +173,7 @@ fn the_rules_parser_reads_groups_and_sections() {
     let ws: BTreeSet<String> = ["a", "b", "c"].iter().map(|s| s.to_string()).collect();
     let text = "- `@g`: `x`, `y`\n## `a` (crates/a)\n- Must not depend on: `@g`, `b`\n## `b`\n- Must not depend on: `@workspace`\n";
     let rules = parse_rules(text, &ws).unwrap();
-    assert_eq!(
-        rules.forbidden["a"],
-        ["b", "x", "y"].iter().map(|s| s.to_string()).collect()
-    );
-    assert_eq!(
-        rules.forbidden["b"],
-        ["a", "c"].iter().map(|s| s.to_string()).collect()
-    );
+    assert_eq!(rules.forbidden["a"], ["b", "x", "y"].iter().map(|s| s.to_string()).collect());
+    assert_eq!(rules.forbidden["b"], ["a", "c"].iter().map(|s| s.to_string()).collect());
     assert!(parse_rules("## `a`\n- Must not depend on: `@nope`\n", &ws).is_err());
 }

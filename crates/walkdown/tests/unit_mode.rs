@@ -41,7 +41,13 @@ fn run_with(cmd: &str, file: &Path, entry: &str, time: &str, out: &Path, extra: 
 /// as the interpreter says; returns the output lines.
 fn native_agrees(out: &Path) -> Vec<String> {
     let exe = out.join("unit_tests");
-    let cc = Command::new("gcc").args(["-g", "-w", "-O0"]).arg(out.join("unit_tests.c")).arg("-o").arg(&exe).output().unwrap();
+    let cc = Command::new("gcc")
+        .args(["-g", "-w", "-O0"])
+        .arg(out.join("unit_tests.c"))
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .unwrap();
     assert!(cc.status.success(), "unit_tests.c does not compile: {}", String::from_utf8_lossy(&cc.stderr));
     let ran = Command::new(&exe).output().unwrap();
     let text = String::from_utf8_lossy(&ran.stdout).into_owned();
@@ -142,19 +148,23 @@ fn own_functions_coverage_and_planted_bugs() {
         // The same measured natively: gcov on unit_tests.c, per function.
         let v = walkdown().arg("validate").arg(&file).arg(out.join("unit_tests.c")).output().unwrap();
         let text = String::from_utf8_lossy(&v.stdout).into_owned();
-        let line = text
-            .lines()
-            .find(|l| l.starts_with(&format!("function {f}: ")))
-            .unwrap_or_else(|| panic!("validate names no coverage of {f}: {text}{}", String::from_utf8_lossy(&v.stderr)));
+        let line = text.lines().find(|l| l.starts_with(&format!("function {f}: "))).unwrap_or_else(|| {
+            panic!("validate names no coverage of {f}: {text}{}", String::from_utf8_lossy(&v.stderr))
+        });
         let words: Vec<&str> = line.split_whitespace().collect();
         let (taken, total): (u32, u32) = (words[2].parse().unwrap(), words[4].parse().unwrap());
         // Within 4 objects, a loop bound of 8 nodes cannot be hit.
         assert!(taken * 4 >= total * 3, "{line}");
         figures.push(format!("{f}: IR {covered}/{}, gcov {taken}/{total}", edges.len()));
     }
-    eprintln!("unit-mode branch coverage (concolic, 4 s each; IR branch outcomes, gcov branches): {}", figures.join("; "));
+    eprintln!(
+        "unit-mode branch coverage (concolic, 4 s each; IR branch outcomes, gcov branches): {}",
+        figures.join("; ")
+    );
     // The planted bugs, each confirmed natively.
-    for (f, kind) in [("move_key", "error reach_error"), ("list_last", "error null_deref"), ("max_price", "error out_of_bounds")] {
+    for (f, kind) in
+        [("move_key", "error reach_error"), ("list_last", "error null_deref"), ("max_price", "error out_of_bounds")]
+    {
         let out = dir.path().join(format!("check-{f}"));
         let (code, report) = run("check", &file, f, "4", &out);
         assert_eq!(code, 1, "{f}: a confirmed error");
@@ -170,7 +180,12 @@ fn lazy_fixture() -> PathBuf {
 
 /// The branch outcomes of `f` in the report (its goals but the errors).
 fn branch_outcomes<'r>(report: &'r Value, f: &str) -> Vec<&'r Value> {
-    report["goals"].as_array().unwrap().iter().filter(|g| g["function"] == f && !g["kind"].as_str().unwrap().starts_with("error")).collect()
+    report["goals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|g| g["function"] == f && !g["kind"].as_str().unwrap().starts_with("error"))
+        .collect()
 }
 
 /// Every branch outcome of `f` in the report is covered.
@@ -192,7 +207,9 @@ fn pointers_are_decided_on_first_read() {
     let s = shapes(&report);
     assert!(s.iter().all(|(sh, _)| !sh.contains("o3 =")), "a deeper node was built: {s:?}");
     assert!(
-        s.iter().any(|(sh, _)| sh.contains("o1 = struct node {key = ") && sh.contains("next = &o2}; o2 = struct node {key = ") && sh.ends_with("next = unread}")),
+        s.iter().any(|(sh, _)| sh.contains("o1 = struct node {key = ")
+            && sh.contains("next = &o2}; o2 = struct node {key = ")
+            && sh.ends_with("next = unread}")),
         "l->next->next is never decided: {s:?}"
     );
     // No choice is read for it either: at most l's choice and key and
@@ -209,7 +226,10 @@ fn pointers_are_decided_on_first_read() {
     let (_, report) = run_with("gen", &file, "wide_pick", "3", &out, &["--engine", "concolic"]);
     assert!(all_branches_covered(&report, "wide_pick"), "{:?}", report["goals"]);
     let s = shapes(&report);
-    assert!(s.iter().filter(|(sh, _)| sh.contains("o1 = ")).all(|(sh, _)| sh.contains("a = unread, b = unread")), "{s:?}");
+    assert!(
+        s.iter().filter(|(sh, _)| sh.contains("o1 = ")).all(|(sh, _)| sh.contains("a = unread, b = unread")),
+        "{s:?}"
+    );
     native_agrees(&out);
 
     // Arrays behind pointers are lazy too: elder_initial reads p->name
@@ -217,7 +237,11 @@ fn pointers_are_decided_on_first_read() {
     let elder = dir.path().join("elder_initial");
     let (_, report_e) = run_with("gen", &file, "elder_initial", "3", &elder, &["--engine", "concolic"]);
     assert!(all_branches_covered(&report_e, "elder_initial"), "{:?}", report_e["goals"]);
-    assert_eq!(report_e["unit"]["functions"], serde_json::json!(["elder_initial"]), "the harness's functions are not the unit's");
+    assert_eq!(
+        report_e["unit"]["functions"],
+        serde_json::json!(["elder_initial"]),
+        "the harness's functions are not the unit's"
+    );
     let s = shapes(&report_e);
     let people: Vec<&String> = s.iter().map(|(sh, _)| sh).filter(|sh| sh.contains("o1 = struct person")).collect();
     assert!(people.iter().all(|sh| sh.contains("boss = unread")), "{s:?}");
@@ -262,7 +286,11 @@ fn pointers_are_decided_on_first_read() {
     let first = out.join("test-suite").join(report["tests"][0]["file"].as_str().unwrap());
     let replay = walkdown().arg("replay").arg(out.join("lazy-unit.c")).arg(&first).output().unwrap();
     assert_eq!(replay.status.code(), Some(2), "{}", String::from_utf8_lossy(&replay.stderr));
-    assert!(String::from_utf8_lossy(&replay.stderr).contains("unit_tests.c"), "{}", String::from_utf8_lossy(&replay.stderr));
+    assert!(
+        String::from_utf8_lossy(&replay.stderr).contains("unit_tests.c"),
+        "{}",
+        String::from_utf8_lossy(&replay.stderr)
+    );
 }
 
 #[test]
@@ -276,7 +304,10 @@ fn harness_branches_are_not_goals() {
     assert!(info.lines().any(|l| l.starts_with("SF:") && l.ends_with("tests/unit/lazy.c")), "{info}");
     let hit: u32 = info.lines().find_map(|l| l.strip_prefix("BRH:")).unwrap().parse().unwrap();
     assert!(hit >= 6, "find_first's branches are hit natively: {info}");
-    let harness: Vec<&Value> = goals.iter().filter(|g| g["function"] == "main" || g["function"].as_str().unwrap().starts_with("__wd_")).collect();
+    let harness: Vec<&Value> = goals
+        .iter()
+        .filter(|g| g["function"] == "main" || g["function"].as_str().unwrap().starts_with("__wd_"))
+        .collect();
     assert!(harness.is_empty(), "the harness's branches are goals: {harness:?}");
     assert!(all_branches_covered(&report, "find_first"), "{goals:?}");
     // Every goal is in the program's own lines, none in the appended harness.
@@ -290,7 +321,10 @@ fn harness_branches_are_not_goals() {
     let listed = walkdown().arg("goals").arg(out.join("lazy-unit.c")).output().unwrap();
     let text = String::from_utf8_lossy(&listed.stdout);
     assert!(text.lines().count() == goals.len(), "{text}");
-    assert!(text.lines().all(|l| l.rsplit('\t').next().is_some_and(|f| f != "main" && !f.starts_with("__wd_"))), "{text}");
+    assert!(
+        text.lines().all(|l| l.rsplit('\t').next().is_some_and(|f| f != "main" && !f.starts_with("__wd_"))),
+        "{text}"
+    );
 }
 
 /// A unit whose parameter, struct field and global are `long double`
@@ -302,7 +336,8 @@ fn long_double_parameters_fields_and_globals() {
     let dir = tempfile::tempdir().unwrap();
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/unit/long_double.c");
     let out = dir.path().join("out");
-    let (code, report) = run_with("gen", &file, "apply_interest", "20", &out, &["--engine", "concolic", "--property", "coverage-error"]);
+    let (code, report) =
+        run_with("gen", &file, "apply_interest", "20", &out, &["--engine", "concolic", "--property", "coverage-error"]);
     assert_eq!(code, 1, "an error: {report}");
     assert!(shapes(&report).iter().any(|(_, o)| o.starts_with("reach_error")), "{report}");
     // walkdown's soft-float runtime is not among the unit's functions.

@@ -43,7 +43,14 @@ fn errors_reproduce(name: &str, out: &Path, report: &Report) {
             .output()
             .expect("replay runs");
         let text = String::from_utf8_lossy(&o.stdout);
-        assert_eq!(o.status.code(), Some(1), "{name}: {} ({} at {}) does not reproduce natively: {text}", e.test, e.kind, e.location);
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "{name}: {} ({} at {}) does not reproduce natively: {text}",
+            e.test,
+            e.kind,
+            e.location
+        );
     }
 }
 
@@ -73,7 +80,11 @@ fn unmodelled_calls_are_checked_natively() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let (report, stderr) = gen("sorted.c", tmp.path());
     assert_eq!(report.unmodelled_functions, vec!["explicit_bzero".to_string()]);
-    assert_eq!(stderr.matches("external function `explicit_bzero` has neither a body nor a model").count(), 1, "one warning: {stderr}");
+    assert_eq!(
+        stderr.matches("external function `explicit_bzero` has neither a body nor a model").count(),
+        1,
+        "one warning: {stderr}"
+    );
     let lines: Vec<Option<u32>> = report.errors.iter().map(|e| line_of(&e.location)).collect();
     assert_eq!(lines, vec![Some(10)], "{:?}", report.errors);
     assert!(report.errors_confirmed_natively >= 1);
@@ -84,7 +95,8 @@ fn unmodelled_calls_are_checked_natively() {
         assert_eq!(r.unmodelled, vec!["explicit_bzero".to_string()]);
         assert!(r.native.starts_with("exit 0 natively"), "{r:?}");
     }
-    let open = report.goals.iter().find(|g| g.kind == "error reach_error" && line_of(&g.location) == Some(11)).expect("goal");
+    let open =
+        report.goals.iter().find(|g| g.kind == "error reach_error" && line_of(&g.location) == Some(11)).expect("goal");
     assert_eq!(open.status, "open");
     assert!(open.open_reasons.iter().any(|r| r.contains("explicit_bzero")), "{:?}", open.open_reasons);
     errors_reproduce("sorted.c", tmp.path(), &report);
@@ -118,7 +130,8 @@ fn a_pointer_from_an_unknown_function_stops_the_run() {
     assert_eq!(report.unmodelled_functions, vec!["lookup".to_string()]);
     assert_eq!(stderr.matches("external function `lookup` has neither a body nor a model").count(), 1, "{stderr}");
     assert!(report.errors.is_empty(), "no false error: {:?}", report.errors);
-    let k_gt_10 = report.goals.iter().find(|g| g.kind == "branch true" && line_of(&g.location) == Some(5)).expect("goal");
+    let k_gt_10 =
+        report.goals.iter().find(|g| g.kind == "branch true" && line_of(&g.location) == Some(5)).expect("goal");
     assert_eq!(k_gt_10.status, "covered", "the run reaches the call");
     assert!(
         report.tests.iter().any(|t| t.outcome.contains("stopped at `lookup`")),

@@ -29,7 +29,13 @@ fn finds_error(name: &str, engine: &str) {
         .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("test-")))
         .collect();
     let reproduces = tests.iter().any(|test| {
-        let run = Command::new(env!("CARGO_BIN_EXE_walkdown")).arg("run").arg(&src).arg("--test").arg(test).output().expect("walkdown runs");
+        let run = Command::new(env!("CARGO_BIN_EXE_walkdown"))
+            .arg("run")
+            .arg(&src)
+            .arg("--test")
+            .arg(test)
+            .output()
+            .expect("walkdown runs");
         String::from_utf8_lossy(&run.stdout).contains("outcome: error reach_error")
     });
     assert!(reproduces, "{name} {engine}: none of {} tests reaches reach_error when run", tests.len());
@@ -53,7 +59,11 @@ fn bounded_engine_solves_wide_products() {
 #[test]
 fn bit_precise_integers_agree_with_int128() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/wide/bitint.c");
-    let run = Command::new(env!("CARGO_BIN_EXE_walkdown")).args(["run", "--inputs", "0"]).arg(&src).output().expect("walkdown runs");
+    let run = Command::new(env!("CARGO_BIN_EXE_walkdown"))
+        .args(["run", "--inputs", "0"])
+        .arg(&src)
+        .output()
+        .expect("walkdown runs");
     let shown = String::from_utf8_lossy(&run.stdout);
     assert!(shown.starts_with("outcome: exit 0\n"), "{shown}{}", String::from_utf8_lossy(&run.stderr));
 }

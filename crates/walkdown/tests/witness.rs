@@ -28,7 +28,11 @@ const BROKEN_INVARIANT: i32 = 113;
 
 fn fixtures() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/witness");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir).expect("fixtures").map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "c")).collect();
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("fixtures")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "c"))
+        .collect();
     v.sort();
     v
 }
@@ -153,10 +157,16 @@ fn check_natively(program: &Path, out: &Path, data_model: DataModel) {
     let vectors: Vec<_> = suite.tests.iter().map(|t| t.case.vector.clone()).collect();
     assert!(!vectors.is_empty());
     let limits = RunLimits { timeout: Duration::from_secs(10), ..RunLimits::default() };
-    let runs = walkdown_native::validate_suite(&copy, &vectors, data_model, &limits)
-        .unwrap_or_else(|e| panic!("{}: the instrumented copy does not build or run: {e}\n{invariants:?}", program.display()));
+    let runs = walkdown_native::validate_suite(&copy, &vectors, data_model, &limits).unwrap_or_else(|e| {
+        panic!("{}: the instrumented copy does not build or run: {e}\n{invariants:?}", program.display())
+    });
     for (k, run) in runs.runs.iter().enumerate() {
-        assert_ne!(run.outcome, NativeOutcome::Exit(BROKEN_INVARIANT), "{}: test {k} breaks an invariant of {invariants:?}", program.display());
+        assert_ne!(
+            run.outcome,
+            NativeOutcome::Exit(BROKEN_INVARIANT),
+            "{}: test {k} breaks an invariant of {invariants:?}",
+            program.display()
+        );
     }
 }
 
@@ -206,7 +216,11 @@ fn public_tasks_with_witnesses() {
     let tmp = tempfile::tempdir().unwrap();
     for task in ["loop-acceleration/const_1-1", "loop-simple/nested_1", "loops-crafted-1/sumt2"] {
         let yml = shared.join("bench/sv").join(format!("{task}.yml"));
-        let program = ["c", "i"].iter().map(|e| shared.join("bench/sv").join(format!("{task}.{e}"))).find(|p| p.exists()).expect("task program");
+        let program = ["c", "i"]
+            .iter()
+            .map(|e| shared.join("bench/sv").join(format!("{task}.{e}")))
+            .find(|p| p.exists())
+            .expect("task program");
         let out = tmp.path().join(task.replace('/', "_"));
         let r = gen(&yml, &out, 20);
         let w = r.witness.unwrap_or_else(|| panic!("{task}: no witness entry"));

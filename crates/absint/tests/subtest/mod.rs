@@ -42,7 +42,10 @@ impl SubTest for Absint {
             o.verdicts[g.index()] = Verdict::Unreachable;
         }
         let name = fx.path.display().to_string();
-        o.probes = walkdown_testsupport::input_vectors(&name, 2000).into_iter().map(|vector| Probe { vector, covered: None }).collect();
+        o.probes = walkdown_testsupport::input_vectors(&name, 2000)
+            .into_iter()
+            .map(|vector| Probe { vector, covered: None })
+            .collect();
         o.replay = RunOptions { limits: ExecLimits { max_steps: 100_000, ..Default::default() }, ..Default::default() };
         for out in fx.outputs_for("absint") {
             let answer = interval(&a, &out.query).unwrap_or_else(|e| format!("error: {e}"));

@@ -27,10 +27,15 @@ impl SubTest for Bmc {
         let k: u32 = run.get("unwind").map_or(Ok(2), str::parse).map_err(|e| format!("unwind: {e}"))?;
         let variants: Vec<(CoverAlgorithm, bool)> = match run.get("alg") {
             Some(name) => {
-                let alg = CoverAlgorithm::ALL.into_iter().find(|a| a.name() == name).ok_or(format!("no algorithm {name}"))?;
+                let alg =
+                    CoverAlgorithm::ALL.into_iter().find(|a| a.name() == name).ok_or(format!("no algorithm {name}"))?;
                 vec![(alg, false)]
             }
-            None => CoverAlgorithm::ALL.into_iter().map(|a| (a, false)).chain([(CoverAlgorithm::Statements, true)]).collect(),
+            None => CoverAlgorithm::ALL
+                .into_iter()
+                .map(|a| (a, false))
+                .chain([(CoverAlgorithm::Statements, true)])
+                .collect(),
         };
         let mut outcomes = Vec::new();
         for (alg, summaries) in variants {
@@ -49,7 +54,8 @@ impl SubTest for Bmc {
                     GoalVerdict::Open => Verdict::Open,
                 };
             }
-            o.probes = r.tests.iter().map(|t| Probe { vector: t.vector.clone(), covered: Some(t.covered.clone()) }).collect();
+            o.probes =
+                r.tests.iter().map(|t| Probe { vector: t.vector.clone(), covered: Some(t.covered.clone()) }).collect();
             outcomes.push(o);
         }
         Ok(outcomes)

@@ -23,7 +23,9 @@ impl<S: Solver> Checker<'_, S> {
     pub(super) fn decision_site(&self, loc: Block) -> Option<(walkdown_ir::FuncId, Block)> {
         let o = (*self.m.prov.blocks.get(loc))?;
         match self.m.body.blocks[loc].term {
-            walkdown_ir::Terminator::Branch { .. } | walkdown_ir::Terminator::Switch { .. } if o.terminator => Some((o.func, o.block)),
+            walkdown_ir::Terminator::Branch { .. } | walkdown_ir::Terminator::Switch { .. } if o.terminator => {
+                Some((o.func, o.block))
+            }
             _ => None,
         }
     }
@@ -66,7 +68,9 @@ impl<S: Solver> Checker<'_, S> {
                 // The edge covers an open goal, leads where the graph ends,
                 // or into a block with an open error site.
                 let to = self.nodes[r].loc.index();
-                hit[k] = open_edge || next[k].contains(&MONITOR_TOP) || self.m.site_goals[to].iter().any(|&g| driver.is_open(g));
+                hit[k] = open_edge
+                    || next[k].contains(&MONITOR_TOP)
+                    || self.m.site_goals[to].iter().any(|&g| driver.is_open(g));
             }
             mon.states.push(MonitorState { site, next, useful, distance: Vec::new() });
             direct.push(hit);

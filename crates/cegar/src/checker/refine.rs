@@ -44,7 +44,12 @@ impl<S: Solver> Checker<'_, S> {
     /// condition), from position `from` with the state there free (its
     /// location's symbols) or, for `from == 0`, the initial state; and the
     /// input symbols read, in order.
-    pub(super) fn path_formula(&mut self, path: &[(Block, u32)], fin: Final, from: usize) -> (Vec<ExprId>, Vec<(InputSite, SymId)>) {
+    pub(super) fn path_formula(
+        &mut self,
+        path: &[(Block, u32)],
+        fin: Final,
+        from: usize,
+    ) -> (Vec<ExprId>, Vec<(InputSite, SymId)>) {
         let mut conds = Vec::new();
         let mut inputs = Vec::new();
         let start = if from < path.len() { path[from].0 } else { self.final_loc(path) };
@@ -110,7 +115,12 @@ impl<S: Solver> Checker<'_, S> {
                     inputs.iter().map(|(site, s)| (*site, model.sym(*s).unwrap_or(0) as u64)).collect();
                 self.figures.tests += 1;
                 if std::env::var_os("WALKDOWN_CEGAR_DEBUG").is_some() {
-                    eprintln!("cegar: path of {} steps to {goal:?}: {:?}; inputs {:?}", path.len(), path, inputs.iter().map(|(_, s)| model.sym(*s)).collect::<Vec<_>>());
+                    eprintln!(
+                        "cegar: path of {} steps to {goal:?}: {:?}; inputs {:?}",
+                        path.len(),
+                        path,
+                        inputs.iter().map(|(_, s)| model.sym(*s)).collect::<Vec<_>>()
+                    );
                 }
                 if !driver.test(&values, goal) {
                     self.figures.divergences += 1;
@@ -125,7 +135,11 @@ impl<S: Solver> Checker<'_, S> {
                     PathResult::Refined(locs)
                 } else {
                     if std::env::var_os("WALKDOWN_CEGAR_DEBUG").is_some() {
-                        eprintln!("cegar: refinement failed for {goal:?} on a path of {} steps: {:?}", path.len(), path);
+                        eprintln!(
+                            "cegar: refinement failed for {goal:?} on a path of {} steps: {:?}",
+                            path.len(),
+                            path
+                        );
                         for (l, ps) in self.preds.iter().enumerate() {
                             for &p in ps {
                                 eprintln!("  b{l}: {}", self.m.pool.display(p));
@@ -278,7 +292,9 @@ impl<S: Solver> Checker<'_, S> {
         self.touched.insert(loc);
         let leaves = self.m.pool.symbols_of(p).to_vec();
         for (j, &s) in self.m.states[l].params.iter().enumerate() {
-            if self.m.pool.symbols_of(s).iter().any(|x| leaves.contains(x)) && !self.given_up_values.contains(&(loc, j as u32)) {
+            if self.m.pool.symbols_of(s).iter().any(|x| leaves.contains(x))
+                && !self.given_up_values.contains(&(loc, j as u32))
+            {
                 self.tracked[l][j] = true;
             }
         }

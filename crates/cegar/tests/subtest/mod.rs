@@ -48,7 +48,8 @@ impl SubTest for Cegar {
                 Campaign::Open => Verdict::Open,
             };
         }
-        o.probes = snap.tests.iter().map(|t| Probe { vector: t.vector.clone(), covered: Some(t.covered.clone()) }).collect();
+        o.probes =
+            snap.tests.iter().map(|t| Probe { vector: t.vector.clone(), covered: Some(t.covered.clone()) }).collect();
         Ok(vec![o])
     }
 }

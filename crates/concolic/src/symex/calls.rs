@@ -5,11 +5,19 @@
 use super::*;
 
 impl Run<'_, '_> {
-    pub(super) fn enter(&mut self, f: FuncId, args: &[(u64, Option<ExprId>)], ret_to: Option<Value>) -> Result<(), Stop> {
+    pub(super) fn enter(
+        &mut self,
+        f: FuncId,
+        args: &[(u64, Option<ExprId>)],
+        ret_to: Option<Value>,
+    ) -> Result<(), Stop> {
         if self.frames.len() as u64 >= u64::from(self.limits.exec.max_call_depth) {
             return Err(Stop::End(TraceEnd::Limit));
         }
-        let body = self.t.program.funcs[f].body.as_ref().ok_or_else(|| unsupported("call of a function without body".into()))?;
+        let body = self.t.program.funcs[f]
+            .body
+            .as_ref()
+            .ok_or_else(|| unsupported("call of a function without body".into()))?;
         let nvals = body.values.len();
         let mut frame = Frame {
             func: f,
@@ -157,7 +165,11 @@ impl Run<'_, '_> {
                 match sc {
                     Some(e) => {
                         let w = self.sym.width(e);
-                        let byte = if w >= 8 { self.sym.extract(e, 7, 0) } else { self.sym.cast(walkdown_ir::CastOp::ZExt, w, 8, e) };
+                        let byte = if w >= 8 {
+                            self.sym.extract(e, 7, 0)
+                        } else {
+                            self.sym.cast(walkdown_ir::CastOp::ZExt, w, 8, e)
+                        };
                         for i in 0..n {
                             self.mem_shadow.insert(p + i, byte);
                         }
@@ -201,8 +213,13 @@ impl Run<'_, '_> {
             }
             // String and comparison functions run concretely: their
             // pointer arguments are fixed, their results carry no shadow.
-            Builtin::Memcmp | Builtin::Strlen | Builtin::Strcmp | Builtin::Strncmp | Builtin::Strcpy
-            | Builtin::Strncpy | Builtin::Strchr => {
+            Builtin::Memcmp
+            | Builtin::Strlen
+            | Builtin::Strcmp
+            | Builtin::Strncmp
+            | Builtin::Strcpy
+            | Builtin::Strncpy
+            | Builtin::Strchr => {
                 for &(v, s) in args {
                     self.concretize(v, s, pw);
                 }

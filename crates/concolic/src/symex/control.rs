@@ -80,7 +80,12 @@ impl Run<'_, '_> {
     pub(super) fn try_fast_forward(&mut self, func: FuncId, head: Block, li: usize) -> bool {
         let p = self.t.prepared;
         let f = self.frame();
-        if self.t.ff_used.get(li).is_none_or(|used| used.iter().any(|v| f.shadow.get(v.index()).is_none_or(|s| s.is_some()))) {
+        if self
+            .t
+            .ff_used
+            .get(li)
+            .is_none_or(|used| used.iter().any(|v| f.shadow.get(v.index()).is_none_or(|s| s.is_some())))
+        {
             return false;
         }
         let FuncKind::Defined { frame, consts_start, consts_len, .. } = &p.funcs[func.index()].kind else {
@@ -149,7 +154,14 @@ impl Run<'_, '_> {
                         let b = self.sym.bv1_to_bool(e);
                         let stay = if taken { self.sym.not(b) } else { b };
                         let other = if taken { if_false.block } else { if_true.block };
-                        alts.push(Alternative { cond: stay, goal: g_other, kind: AltKind::Branch, target: Some((func, other)), useless: other_useless, distance: other_distance });
+                        alts.push(Alternative {
+                            cond: stay,
+                            goal: g_other,
+                            kind: AltKind::Branch,
+                            target: Some((func, other)),
+                            useless: other_useless,
+                            distance: other_distance,
+                        });
                     }
                     if self.may_record((func, block)) && !alts.is_empty() {
                         let prefix = self.trace.path.len();
@@ -170,7 +182,14 @@ impl Run<'_, '_> {
                     let nb = self.sym.not(b);
                     let (t, alt) = if taken { (b, nb) } else { (nb, b) };
                     let other = if taken { if_false.block } else { if_true.block };
-                    let a = Alternative { cond: alt, goal: g_other, kind: AltKind::Branch, target: Some((func, other)), useless: other_useless, distance: other_distance };
+                    let a = Alternative {
+                        cond: alt,
+                        goal: g_other,
+                        kind: AltKind::Branch,
+                        target: Some((func, other)),
+                        useless: other_useless,
+                        distance: other_distance,
+                    };
                     let mut alts = vec![a];
                     if self.limits.accelerate {
                         self.note_counter((func, block), t);
@@ -191,8 +210,10 @@ impl Run<'_, '_> {
                 let chosen = cases.iter().position(|(k, _)| walkdown_interp::eval::truncate(*k, w) == v);
                 let succ = chosen.unwrap_or(cases.len()) as u32;
                 self.cover(self.t.goals.edge(func, block, succ));
-                let useless: Vec<bool> = (0..=cases.len() as u32).map(|k| self.monitor_useless((func, block), k)).collect();
-                let distance: Vec<Option<u32>> = (0..=cases.len() as u32).map(|k| self.monitor_distance((func, block), k)).collect();
+                let useless: Vec<bool> =
+                    (0..=cases.len() as u32).map(|k| self.monitor_useless((func, block), k)).collect();
+                let distance: Vec<Option<u32>> =
+                    (0..=cases.len() as u32).map(|k| self.monitor_distance((func, block), k)).collect();
                 self.monitor_step((func, block), succ);
                 if let Some(e) = sv {
                     let mut eqs = Vec::with_capacity(cases.len());
@@ -209,12 +230,26 @@ impl Run<'_, '_> {
                     for (i, &q) in eqs.iter().enumerate() {
                         if Some(i) != chosen {
                             let goal = self.t.goals.edge(func, block, i as u32);
-                            alts.push(Alternative { cond: q, goal, kind: AltKind::Branch, target: Some((func, cases[i].1.block)), useless: useless[i], distance: distance[i] });
+                            alts.push(Alternative {
+                                cond: q,
+                                goal,
+                                kind: AltKind::Branch,
+                                target: Some((func, cases[i].1.block)),
+                                useless: useless[i],
+                                distance: distance[i],
+                            });
                         }
                     }
                     if chosen.is_some() {
                         let goal = self.t.goals.edge(func, block, cases.len() as u32);
-                        alts.push(Alternative { cond: none, goal, kind: AltKind::Branch, target: Some((func, default.block)), useless: useless[cases.len()], distance: distance[cases.len()] });
+                        alts.push(Alternative {
+                            cond: none,
+                            goal,
+                            kind: AltKind::Branch,
+                            target: Some((func, default.block)),
+                            useless: useless[cases.len()],
+                            distance: distance[cases.len()],
+                        });
                     }
                     let taken = match chosen {
                         Some(i) => eqs[i],

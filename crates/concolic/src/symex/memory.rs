@@ -23,7 +23,14 @@ impl Run<'_, '_> {
                 let inside = self.sym.and(ge, le);
                 let outside = self.sym.not(inside);
                 let goal = self.t.goals.error_site(self.frame().func, inst);
-                let alt = Alternative { cond: outside, goal, kind: AltKind::Check(CheckKind::OutOfBounds), target: None, useless: false, distance: None };
+                let alt = Alternative {
+                    cond: outside,
+                    goal,
+                    kind: AltKind::Check(CheckKind::OutOfBounds),
+                    target: None,
+                    useless: false,
+                    distance: None,
+                };
                 self.branch_point(site, vec![alt], inside);
             }
         }

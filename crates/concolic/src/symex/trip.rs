@@ -126,7 +126,13 @@ impl Run<'_, '_> {
     /// `v` computed again from the head parameters' values in `subst`
     /// through the pure integer instructions of the loop; values defined
     /// outside the loop keep their shadows (or concrete values).
-    fn rederive(&mut self, forms: &TripLoop, v: Value, subst: &HashMap<Value, ExprId>, dep: &mut bool) -> Option<ExprId> {
+    fn rederive(
+        &mut self,
+        forms: &TripLoop,
+        v: Value,
+        subst: &HashMap<Value, ExprId>,
+        dep: &mut bool,
+    ) -> Option<ExprId> {
         let mut memo = HashMap::new();
         self.rederive_rec(forms, v, subst, dep, &mut memo, 0)
     }
@@ -164,7 +170,12 @@ impl Run<'_, '_> {
         if !forms.insts.contains(&inst) {
             return Some(current(self, dep));
         }
-        let operand = |run: &mut Self, op: &Operand, w: u32, dep: &mut bool, memo: &mut HashMap<Value, ExprId>| -> Option<ExprId> {
+        let operand = |run: &mut Self,
+                       op: &Operand,
+                       w: u32,
+                       dep: &mut bool,
+                       memo: &mut HashMap<Value, ExprId>|
+         -> Option<ExprId> {
             match *op {
                 Operand::Value(x) => run.rederive_rec(forms, x, subst, dep, memo, depth + 1),
                 _ => {
@@ -188,7 +199,9 @@ impl Run<'_, '_> {
                 self.sym.bool_to_bv1(c)
             }
             InstKind::Cast { op, from, to, arg }
-                if from.is_int_or_ptr() && to.is_int_or_ptr() && matches!(op, CastOp::SExt | CastOp::ZExt | CastOp::Trunc) =>
+                if from.is_int_or_ptr()
+                    && to.is_int_or_ptr()
+                    && matches!(op, CastOp::SExt | CastOp::ZExt | CastOp::Trunc) =>
             {
                 let (fw, tw) = (self.width(*from), self.width(*to));
                 let a = operand(self, arg, fw, dep, memo)?;

@@ -51,7 +51,8 @@ impl SubTest for Concolic {
                 o.verdicts[g.index()] = Verdict::Covered;
             }
         }
-        o.probes = result.tests.iter().map(|t| Probe { vector: t.vector.clone(), covered: Some(t.covered.clone()) }).collect();
+        o.probes =
+            result.tests.iter().map(|t| Probe { vector: t.vector.clone(), covered: Some(t.covered.clone()) }).collect();
         Ok(vec![o])
     }
 }

@@ -265,7 +265,8 @@ impl Enc<'_> {
                     Builtin::Calloc => konst(self, arg(0)).zip(konst(self, arg(1))).and_then(|(a, c)| a.checked_mul(c)),
                     _ => None,
                 };
-                let addr = if self.repeats { self.repeated_object("heap object", loc) } else { self.fresh_object(size) };
+                let addr =
+                    if self.repeats { self.repeated_object("heap object", loc) } else { self.fresh_object(size) };
                 if b == Builtin::Realloc {
                     // The old contents move; not modelled.
                     *mem = self.unknown_memory("realloc", loc);
@@ -343,9 +344,13 @@ impl Enc<'_> {
             | Builtin::Rint
             | Builtin::Fmod
             | Builtin::Copysign => ret_w.map(|w| self.havoc("library result", w, loc)),
-            Builtin::Memcmp | Builtin::Strlen | Builtin::Strcmp | Builtin::Strncmp | Builtin::Strchr | Builtin::Fabs | Builtin::Sqrt => {
-                ret_w.map(|w| self.havoc("library result", w, loc))
-            }
+            Builtin::Memcmp
+            | Builtin::Strlen
+            | Builtin::Strcmp
+            | Builtin::Strncmp
+            | Builtin::Strchr
+            | Builtin::Fabs
+            | Builtin::Sqrt => ret_w.map(|w| self.havoc("library result", w, loc)),
             Builtin::Exit | Builtin::Abort => {
                 events.push(Event::Stop);
                 *pass = self.pool.ff();

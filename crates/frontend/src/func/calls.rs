@@ -83,11 +83,18 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                 let fd = &self.cx.program.funcs[f];
                 let (params, variadic, name) = (fd.params.clone(), fd.variadic, fd.name.clone());
                 if args.len() < params.len() || (!variadic && args.len() != params.len()) {
-                    return Err(self.unsupported(format!("call of @{name} with {} arguments (it takes {})", args.len(), params.len())));
+                    return Err(self.unsupported(format!(
+                        "call of @{name} with {} arguments (it takes {})",
+                        args.len(),
+                        params.len()
+                    )));
                 }
                 for (a, p) in args.iter().zip(&params) {
                     if self.operand_type(a) != *p {
-                        return Err(self.unsupported(format!("call of @{name} with an argument of type {} for a parameter of type {p}", self.operand_type(a))));
+                        return Err(self.unsupported(format!(
+                            "call of @{name} with an argument of type {} for a parameter of type {p}",
+                            self.operand_type(a)
+                        )));
                     }
                 }
                 let ret = fd.ret;
@@ -174,7 +181,9 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             }
             "__assert_fail" => {
                 let kind = match c.arguments.get(3) {
-                    Some((LOp::ConstantOperand(k), _)) if self.const_string(k).as_deref() == Some("reach_error") => CheckKind::ReachError,
+                    Some((LOp::ConstantOperand(k), _)) if self.const_string(k).as_deref() == Some("reach_error") => {
+                        CheckKind::ReachError
+                    }
                     _ => CheckKind::Assertion,
                 };
                 self.emit(InstKind::Check { kind, cond: Const::bool(false).into() });
@@ -214,7 +223,9 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         let family = name.split('.').next().unwrap_or("");
         let mut args = Vec::new();
         match family {
-            "dbg" | "lifetime" | "experimental" | "donothing" | "var" | "assume" | "stackrestore" | "va_end" => return Ok(()),
+            "dbg" | "lifetime" | "experimental" | "donothing" | "var" | "assume" | "stackrestore" | "va_end" => {
+                return Ok(())
+            }
             "va_start" => return self.va_start(c),
             "va_copy" => {
                 let (dst, src) = match c.arguments.as_slice() {
@@ -243,13 +254,23 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             "memcpy" | "memmove" => {
                 let n = self.to_pint(args[2], false);
                 let lib = if family == "memcpy" { "memcpy" } else { "memmove" };
-                self.libc_call(lib, vec![Type::Ptr, Type::Ptr, self.pint()], Some(Type::Ptr), vec![args[0], args[1], n])?;
+                self.libc_call(
+                    lib,
+                    vec![Type::Ptr, Type::Ptr, self.pint()],
+                    Some(Type::Ptr),
+                    vec![args[0], args[1], n],
+                )?;
                 None
             }
             "memset" => {
                 let byte = self.int_cast(args[1], Type::I32, false);
                 let n = self.to_pint(args[2], false);
-                self.libc_call("memset", vec![Type::Ptr, Type::I32, self.pint()], Some(Type::Ptr), vec![args[0], byte, n])?;
+                self.libc_call(
+                    "memset",
+                    vec![Type::Ptr, Type::I32, self.pint()],
+                    Some(Type::Ptr),
+                    vec![args[0], byte, n],
+                )?;
                 None
             }
             "sadd" | "uadd" | "ssub" | "usub" | "smul" | "umul" if name.contains(".with.overflow.") => {
@@ -339,7 +360,11 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                 let i32c = |v: u64| Operand::Const(Const { ty: Type::I32, bits: v });
                 self.emit(InstKind::Store { ty: Type::I32, ptr: ap, value: i32c(8 * gp.min(VA_GP_REGS)) });
                 let at = self.ptr_add_const(ap, 4);
-                self.emit(InstKind::Store { ty: Type::I32, ptr: at, value: i32c(8 * VA_GP_REGS + 16 * fp.min(VA_FP_REGS)) });
+                self.emit(InstKind::Store {
+                    ty: Type::I32,
+                    ptr: at,
+                    value: i32c(8 * VA_GP_REGS + 16 * fp.min(VA_FP_REGS)),
+                });
                 let overflow = self.ptr_add_const(area, VA_REG_SAVE as i64);
                 let at = self.ptr_add_const(ap, 8);
                 self.emit(InstKind::Store { ty: Type::Ptr, ptr: at, value: overflow });
@@ -361,7 +386,11 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
     /// take, doubles in the 16-byte vector slots), then the overflow area
     /// (8-byte slots, structs passed by value rounded up to 8 bytes); i386:
     /// every argument in order, in 4-byte units.
-    pub(super) fn pack_varargs(&mut self, named: &[(LOp, Vec<llvm_ir::function::ParameterAttribute>)], rest: &[(LOp, Vec<llvm_ir::function::ParameterAttribute>)]) -> Res<Operand> {
+    pub(super) fn pack_varargs(
+        &mut self,
+        named: &[(LOp, Vec<llvm_ir::function::ParameterAttribute>)],
+        rest: &[(LOp, Vec<llvm_ir::function::ParameterAttribute>)],
+    ) -> Res<Operand> {
         let lp64 = self.dm() == walkdown_ir::DataModel::LP64;
         let (mut gp, mut fp) = (0u64, 0u64);
         for (a, attrs) in named {
@@ -432,7 +461,12 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                 }
                 Part::Copy(src, size) => {
                     let n = Operand::Const(Const::int(self.pint(), size as i64, self.dm()));
-                    self.libc_call("memcpy", vec![Type::Ptr, Type::Ptr, self.pint()], Some(Type::Ptr), vec![at, src, n])?;
+                    self.libc_call(
+                        "memcpy",
+                        vec![Type::Ptr, Type::Ptr, self.pint()],
+                        Some(Type::Ptr),
+                        vec![at, src, n],
+                    )?;
                 }
                 Part::LongDouble(w) => self.store_wide(at, &w),
             }
@@ -480,7 +514,13 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
     /// Calls the C library function `name`, declaring it with the C
     /// signature if the program does not; integer arguments are converted
     /// to the declared parameter types.
-    pub(super) fn libc_call(&mut self, name: &str, params: Vec<Type>, ret: Option<Type>, args: Vec<Operand>) -> Res<Option<Operand>> {
+    pub(super) fn libc_call(
+        &mut self,
+        name: &str,
+        params: Vec<Type>,
+        ret: Option<Type>,
+        args: Vec<Operand>,
+    ) -> Res<Option<Operand>> {
         let f = match self.cx.syms.get(name) {
             Some(Sym::Func(f)) => *f,
             _ => {
@@ -495,7 +535,9 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         for (i, a) in args.into_iter().enumerate() {
             let have = self.operand_type(&a);
             match fparams.get(i) {
-                Some(&want) if want != have && want.is_int() && have.is_int() => coerced.push(self.int_cast(a, want, false)),
+                Some(&want) if want != have && want.is_int() && have.is_int() => {
+                    coerced.push(self.int_cast(a, want, false))
+                }
                 Some(&want) if want != have => {
                     return Err(self.unsupported(format!("@{name} declared with a parameter of type {want}")))
                 }

@@ -93,7 +93,9 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
     fn runtime_call(&mut self, name: &str, args: Vec<Operand>, ret: Type) -> Res<Operand> {
         let full = format!("{RUNTIME_PREFIX}{name}");
         let Some(Sym::Func(f)) = self.cx.syms.get(&full).copied() else {
-            return Err(self.unsupported(format!("long double arithmetic: walkdown's runtime function @{full} is missing from the module")));
+            return Err(self.unsupported(format!(
+                "long double arithmetic: walkdown's runtime function @{full} is missing from the module"
+            )));
         };
         Ok(self.emit_value(InstKind::Call { callee: Callee::Direct(f), args, ret: Some(ret) }))
     }
@@ -169,7 +171,12 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             LI::FCmp(i) => {
                 let args = self.f80_args(&[&i.operand0, &i.operand1])?;
                 let r = self.runtime_call("cmp", args, Type::I32)?;
-                let bits = self.emit_value(InstKind::Bin { op: BinOp::LShr, ty: Type::I32, lhs: c32(outcomes(i.predicate)), rhs: r });
+                let bits = self.emit_value(InstKind::Bin {
+                    op: BinOp::LShr,
+                    ty: Type::I32,
+                    lhs: c32(outcomes(i.predicate)),
+                    rhs: r,
+                });
                 let bit = self.emit_value(InstKind::Bin { op: BinOp::And, ty: Type::I32, lhs: bits, rhs: c32(1) });
                 let v = self.emit_value(InstKind::Cast { op: CastOp::Trunc, from: Type::I32, to: Type::I1, arg: bit });
                 self.define(&i.dest, v);
@@ -180,11 +187,21 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                 let x = self.operand(&i.operand)?;
                 let w = match from {
                     Type::F64 => {
-                        let bits = self.emit_value(InstKind::Cast { op: CastOp::Bitcast, from: Type::F64, to: Type::I64, arg: x });
+                        let bits = self.emit_value(InstKind::Cast {
+                            op: CastOp::Bitcast,
+                            from: Type::F64,
+                            to: Type::I64,
+                            arg: x,
+                        });
                         self.runtime_f80("from_double", vec![bits])?
                     }
                     Type::F32 => {
-                        let bits = self.emit_value(InstKind::Cast { op: CastOp::Bitcast, from: Type::F32, to: Type::I32, arg: x });
+                        let bits = self.emit_value(InstKind::Cast {
+                            op: CastOp::Bitcast,
+                            from: Type::F32,
+                            to: Type::I32,
+                            arg: x,
+                        });
                         self.runtime_f80("from_float", vec![bits])?
                     }
                     other => return Err(self.unsupported(format!("a conversion of {other} to long double"))),
@@ -284,8 +301,10 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             }
             ("copysign.f80" | "copysignl", [x, y]) => {
                 let (x, y) = (self.f80_operand(x)?, self.f80_operand(y)?);
-                let mag = self.emit_value(InstKind::Bin { op: BinOp::And, ty: Type::I64, lhs: x.limbs[1], rhs: c64(0x7fff) });
-                let sign = self.emit_value(InstKind::Bin { op: BinOp::And, ty: Type::I64, lhs: y.limbs[1], rhs: c64(0x8000) });
+                let mag =
+                    self.emit_value(InstKind::Bin { op: BinOp::And, ty: Type::I64, lhs: x.limbs[1], rhs: c64(0x7fff) });
+                let sign =
+                    self.emit_value(InstKind::Bin { op: BinOp::And, ty: Type::I64, lhs: y.limbs[1], rhs: c64(0x8000) });
                 let se = self.emit_value(InstKind::Bin { op: BinOp::Or, ty: Type::I64, lhs: mag, rhs: sign });
                 Wide { limbs: vec![x.limbs[0], se], bits: 80 }
             }
@@ -294,8 +313,8 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                 self.runtime_f80("sqrt", a)?
             }
             (
-                "floor.f80" | "floorl" | "ceil.f80" | "ceill" | "trunc.f80" | "truncl" | "round.f80" | "roundl" | "rint.f80" | "rintl"
-                | "nearbyint.f80" | "nearbyintl",
+                "floor.f80" | "floorl" | "ceil.f80" | "ceill" | "trunc.f80" | "truncl" | "round.f80" | "roundl"
+                | "rint.f80" | "rintl" | "nearbyint.f80" | "nearbyintl",
                 [x],
             ) => {
                 // The runtime's modes; rint and nearbyint round in the

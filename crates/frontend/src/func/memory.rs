@@ -12,7 +12,8 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         let resolved = self.cx.layout.resolve(ty).map_err(|e| self.unsupported(e))?;
         match resolved.as_ref() {
             LType::StructType { element_types, is_packed } => {
-                let (_, offs) = self.cx.layout.struct_layout(element_types, *is_packed).map_err(|e| self.unsupported(e))?;
+                let (_, offs) =
+                    self.cx.layout.struct_layout(element_types, *is_packed).map_err(|e| self.unsupported(e))?;
                 for (i, (t, o)) in element_types.iter().zip(offs).enumerate() {
                     path.push(i as u32);
                     self.leaves(t, base + o, path, out)?;
@@ -200,7 +201,11 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             });
         }
         let v = acc.unwrap_or(Operand::Const(Const { ty, bits: 0 }));
-        if n % 8 == 0 { v } else { self.mask_odd(ty, v, n) }
+        if n % 8 == 0 {
+            v
+        } else {
+            self.mask_odd(ty, v, n)
+        }
     }
 
     /// Stores the `n`-bit integer `value` (in its container) to `ptr`.
@@ -245,7 +250,15 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
     /// the value is sign-extended in its container first when the cast
     /// reads it as signed, converted between the containers, and masked
     /// to the target width.
-    pub(super) fn cast_odd(&mut self, op: CastOp, arg: Operand, from: Type, to: Type, from_odd: Option<u32>, to_odd: Option<u32>) -> Res<Operand> {
+    pub(super) fn cast_odd(
+        &mut self,
+        op: CastOp,
+        arg: Operand,
+        from: Type,
+        to: Type,
+        from_odd: Option<u32>,
+        to_odd: Option<u32>,
+    ) -> Res<Operand> {
         let mut x = arg;
         if let (Some(n), CastOp::SExt | CastOp::SiToFp) = (from_odd, op) {
             x = self.sext_odd(from, x, n);

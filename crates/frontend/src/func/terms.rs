@@ -91,7 +91,11 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
     /// an argument is a decision too, replaced by 1 or 0 of its type (see
     /// [`Self::folded_conditional`]). With two non-constant arms (`a ? b > 2 : c < 0`) gcc branches on `a`
     /// only, and so does walkdown.
-    pub(super) fn decision_arg(&self, jump: &li_term::Br, call: &BlockCall) -> Option<(Operand, Vec<usize>, Type, Loc)> {
+    pub(super) fn decision_arg(
+        &self,
+        jump: &li_term::Br,
+        call: &BlockCall,
+    ) -> Option<(Operand, Vec<usize>, Type, Loc)> {
         // The instruction of the current block defining `o`, if any.
         let local_inst = |o: Operand| -> Option<&walkdown_ir::InstData> {
             let Operand::Value(v) = o else { return None };
@@ -110,11 +114,9 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                 let arg = loop {
                     match local_inst(o).map(|d| &d.kind) {
                         Some(&InstKind::Cast { op: CastOp::ZExt, from: Type::I1, arg, .. }) => break Some(arg),
-                        Some(&InstKind::Cast { op: CastOp::ZExt | CastOp::SExt | CastOp::Trunc, from, arg, .. })
-                            if from.is_int() && from != Type::I1 =>
-                        {
-                            o = arg
-                        }
+                        Some(&InstKind::Cast {
+                            op: CastOp::ZExt | CastOp::SExt | CastOp::Trunc, from, arg, ..
+                        }) if from.is_int() && from != Type::I1 => o = arg,
                         _ => break None,
                     }
                 };
@@ -146,8 +148,10 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         let phi = self.phis.get(&jump.dest)?.get(k)?;
         let [(a, a_from), (b, b_from)] = phi.incoming_values.as_slice() else { return None };
         let (other, other_from) = if a_from == me { (b, b_from) } else { (a, a_from) };
-        let side_of_branch = other_from == cond_block || self.entry_branch(other_from).is_some_and(|(n, _)| n == cond_block);
-        let zero_or_one = matches!(other, LOp::ConstantOperand(c) if matches!(c.as_ref(), Constant::Int { value: 0 | 1, .. }));
+        let side_of_branch =
+            other_from == cond_block || self.entry_branch(other_from).is_some_and(|(n, _)| n == cond_block);
+        let zero_or_one =
+            matches!(other, LOp::ConstantOperand(c) if matches!(c.as_ref(), Constant::Int { value: 0 | 1, .. }));
         (side_of_branch && zero_or_one).then_some(())
     }
 

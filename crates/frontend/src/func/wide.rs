@@ -74,7 +74,9 @@ pub(super) fn involves_wide(fl: &FuncLowerer<'_, '_>, ins: &LI) -> bool {
         LI::SIToFP(i) => ty(&i.operand),
         LI::Select(i) => ty(&i.true_value),
         LI::Freeze(i) => ty(&i.operand),
-        LI::Load(i) => matches!(fl.type_of_op(&i.address).as_ref(), LType::PointerType { pointee_type, .. } if t(pointee_type)),
+        LI::Load(i) => {
+            matches!(fl.type_of_op(&i.address).as_ref(), LType::PointerType { pointee_type, .. } if t(pointee_type))
+        }
         LI::Store(i) => ty(&i.value),
         _ => false,
     }
@@ -183,7 +185,8 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
     }
 
     fn wide_constant(&mut self, c: &ConstantRef) -> Res<Wide> {
-        let bits = limb_bits(&self.cx.module.types.type_of(c)).ok_or_else(|| self.unsupported(format!("constant {c} as a wide integer")))?;
+        let bits = limb_bits(&self.cx.module.types.type_of(c))
+            .ok_or_else(|| self.unsupported(format!("constant {c} as a wide integer")))?;
         match c.as_ref() {
             Constant::Float(llvm_ir::constant::Float::X86_FP80) => {
                 let v = self.cx.f80_consts.resolve(c).map_err(|e| self.unsupported(e))?;
@@ -258,7 +261,8 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                     _ => unreachable!("matched above"),
                 };
                 let from = self.scalar(&self.type_of_op(operand))?;
-                let bits = wide_bits(to_type).ok_or_else(|| self.unsupported("a float conversion without a wide integer"))?;
+                let bits =
+                    wide_bits(to_type).ok_or_else(|| self.unsupported("a float conversion without a wide integer"))?;
                 if bits > 128 {
                     return Err(self.unsupported(format!("a conversion of a float to a {bits}-bit integer")));
                 }
@@ -311,7 +315,9 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                 self.store_wide(ptr, &w);
                 Ok(())
             }
-            other => Err(self.unsupported(format!("instruction `{}` on an integer wider than 64 bits", first_words(other)))),
+            other => {
+                Err(self.unsupported(format!("instruction `{}` on an integer wider than 64 bits", first_words(other))))
+            }
         }
     }
 
@@ -557,7 +563,11 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                 // then a limb of fill (its sign, or zeros) standing for
                 // all those above: logical funnel shifts of that
                 // representation give both shifts.
-                let ext = if op == BinOp::AShr { self.signed_limbs(x, 1) } else { x.limbs.iter().copied().chain([c64(0)]).collect() };
+                let ext = if op == BinOp::AShr {
+                    self.signed_limbs(x, 1)
+                } else {
+                    x.limbs.iter().copied().chain([c64(0)]).collect()
+                };
                 let src = |i: usize| ext[i.min(n)];
                 for i in 0..n {
                     let (lo, hi) = (src(i + q), src(i + q + 1));
@@ -605,7 +615,11 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         for i in 1..n {
             let (x, y, strict_i) = if i == n - 1 {
                 let s = if signed {
-                    if strict == CmpPred::Ult { CmpPred::Slt } else { CmpPred::Sgt }
+                    if strict == CmpPred::Ult {
+                        CmpPred::Slt
+                    } else {
+                        CmpPred::Sgt
+                    }
                 } else {
                     strict
                 };
@@ -627,7 +641,11 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             (Some(_), Some(to)) => {
                 let x = self.wide_operand(a)?;
                 let k = nlimbs(to);
-                let mut limbs = if op == CastOp::SExt { self.signed_limbs(&x, k.saturating_sub(x.limbs.len())) } else { x.limbs.clone() };
+                let mut limbs = if op == CastOp::SExt {
+                    self.signed_limbs(&x, k.saturating_sub(x.limbs.len()))
+                } else {
+                    x.limbs.clone()
+                };
                 // zext pads with zeros; trunc keeps the low limbs (the top
                 // one masked by `wide`).
                 limbs.resize(k, c64(0));
@@ -639,7 +657,11 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                 let x = self.wide_operand(a)?;
                 let to = self.scalar(to_ty)?;
                 let lo = x.limbs[0];
-                let mut v = if to == Type::I64 { lo } else { self.emit_value(InstKind::Cast { op: CastOp::Trunc, from: Type::I64, to, arg: lo }) };
+                let mut v = if to == Type::I64 {
+                    lo
+                } else {
+                    self.emit_value(InstKind::Cast { op: CastOp::Trunc, from: Type::I64, to, arg: lo })
+                };
                 if let Some(n) = odd_int_bits(to_ty) {
                     v = self.mask_odd(to, v, n);
                 }
@@ -662,7 +684,8 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
     fn wide_div(&mut self, op: BinOp, a: &LOp, b: &LOp, dest: &'m Name) -> Res<()> {
         let (x, y) = (self.wide_operand(a)?, self.wide_operand(b)?);
         let bits = x.bits;
-        let y_const: Option<Vec<u64>> = y.limbs.iter().map(|l| if let Operand::Const(c) = l { Some(c.bits) } else { None }).collect();
+        let y_const: Option<Vec<u64>> =
+            y.limbs.iter().map(|l| if let Operand::Const(c) = l { Some(c.bits) } else { None }).collect();
         if y_const.as_ref().is_none_or(|v| v.iter().all(|&l| l == 0)) {
             let mut any = y.limbs[0];
             for &l in &y.limbs[1..] {
@@ -702,7 +725,11 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             }
         } else {
             let (q, r) = self.udivrem(&x, &y);
-            if op == BinOp::UDiv { q } else { r }
+            if op == BinOp::UDiv {
+                q
+            } else {
+                r
+            }
         };
         self.define_wide(dest, w);
         Ok(())
@@ -770,7 +797,9 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             (None, w.clone())
         };
         let (lo, hi) = (a.limbs[0], a.limbs[1]);
-        let conv = |fl: &mut Self, x: Operand| fl.emit_value(InstKind::Cast { op: CastOp::UiToFp, from: Type::I64, to, arg: x });
+        let conv = |fl: &mut Self, x: Operand| {
+            fl.emit_value(InstKind::Cast { op: CastOp::UiToFp, from: Type::I64, to, arg: x })
+        };
         let narrow = conv(self, lo);
         let n = self.emit_value(InstKind::Un { op: UnOp::Ctlz, ty: Type::I64, arg: hi });
         let s = self.b64(BinOp::Sub, c64(64), n);
@@ -813,7 +842,11 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
     /// of range are undefined in C; these give what the formula gives.
     fn float_to_wide(&mut self, x: Operand, from: Type, signed: bool, bits: u32) -> Wide {
         let f64t = Type::F64;
-        let x = if from == Type::F32 { self.emit_value(InstKind::Cast { op: CastOp::FpExt, from, to: f64t, arg: x }) } else { x };
+        let x = if from == Type::F32 {
+            self.emit_value(InstKind::Cast { op: CastOp::FpExt, from, to: f64t, arg: x })
+        } else {
+            x
+        };
         let fc = |v: f64| Operand::Const(Const { ty: Type::F64, bits: v.to_bits() });
         let (neg, ax) = if signed {
             let neg = self.emit_value(InstKind::Cmp { pred: CmpPred::FOlt, ty: f64t, lhs: x, rhs: fc(0.0) });
@@ -822,7 +855,12 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         } else {
             (None, x)
         };
-        let hf = self.emit_value(InstKind::Bin { op: BinOp::FMul, ty: f64t, lhs: ax, rhs: fc(1.0 / 18446744073709551616.0) });
+        let hf = self.emit_value(InstKind::Bin {
+            op: BinOp::FMul,
+            ty: f64t,
+            lhs: ax,
+            rhs: fc(1.0 / 18446744073709551616.0),
+        });
         let hi = self.emit_value(InstKind::Cast { op: CastOp::FpToUi, from: f64t, to: Type::I64, arg: hf });
         let hb = self.emit_value(InstKind::Cast { op: CastOp::UiToFp, from: Type::I64, to: f64t, arg: hi });
         let hb = self.emit_value(InstKind::Bin { op: BinOp::FMul, ty: f64t, lhs: hb, rhs: fc(18446744073709551616.0) });

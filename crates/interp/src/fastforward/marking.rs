@@ -36,8 +36,16 @@ pub(super) fn never_returns(program: &walkdown_ir::Program, kind: &InstKind) -> 
         Some(b) => !b.blocks.iter().any(|(_, d)| matches!(d.term, walkdown_ir::Terminator::Return(_))),
         None => matches!(
             fd.name.as_str(),
-            "reach_error" | "__VERIFIER_error" | "abort" | "exit" | "_Exit" | "_exit" | "__assert_fail" | "__assert"
-                | "__assert_rtn" | "__assert_perror_fail"
+            "reach_error"
+                | "__VERIFIER_error"
+                | "abort"
+                | "exit"
+                | "_Exit"
+                | "_exit"
+                | "__assert_fail"
+                | "__assert"
+                | "__assert_rtn"
+                | "__assert_perror_fail"
         ),
     }
 }
@@ -52,12 +60,8 @@ pub(super) fn term_edges(x: &XInst, switches: &[crate::code::SwitchTable], cases
                 return Vec::new();
             };
             let start = t.cases_start as usize;
-            let mut v: Vec<u32> = cases
-                .get(start..start + t.cases_len as usize)
-                .unwrap_or(&[])
-                .iter()
-                .map(|&(_, e)| e)
-                .collect();
+            let mut v: Vec<u32> =
+                cases.get(start..start + t.cases_len as usize).unwrap_or(&[]).iter().map(|&(_, e)| e).collect();
             v.push(t.default);
             v
         }
@@ -166,11 +170,7 @@ pub(crate) fn analyze_function(
         blocks.sort_unstable();
         let at = out.heads.partition_point(|&(pc, _)| pc < starts[h]);
         out.heads.insert(at, (starts[h], idx));
-        out.loops.push(FfLoop {
-            head: starts[h],
-            params,
-            blocks,
-        });
+        out.loops.push(FfLoop { head: starts[h], params, blocks });
         for (b, ss) in succ.iter().enumerate() {
             if !inloop[b] {
                 continue;

@@ -196,7 +196,7 @@ pub(super) fn first_hit(a: u128, s: u128, m: u128, target: Arc) -> Option<Option
         }
         let w = m.trailing_zeros() - tz;
         let u = (s >> tz) as u64; // odd
-        // The inverse of an odd number modulo 2^64 (Newton's iteration).
+                                  // The inverse of an odd number modulo 2^64 (Newton's iteration).
         let mut inv: u64 = u;
         for _ in 0..6 {
             inv = inv.wrapping_mul(2u64.wrapping_sub(u.wrapping_mul(inv)));

@@ -9,11 +9,7 @@ use walkdown_ir::*;
 
 /// Location on `line` of file 0.
 pub fn at(line: u32) -> Loc {
-    Loc {
-        file: FileId::from_u32(0),
-        line,
-        col: 1,
-    }
+    Loc { file: FileId::from_u32(0), line, col: 1 }
 }
 
 /// An integer constant of type `ty` (truncated).
@@ -33,11 +29,7 @@ pub fn c64(v: i64) -> Operand {
 
 /// A float constant.
 pub fn cf(ty: Type, v: f64) -> Operand {
-    let bits = if ty == Type::F32 {
-        u64::from((v as f32).to_bits())
-    } else {
-        v.to_bits()
-    };
+    let bits = if ty == Type::F32 { u64::from((v as f32).to_bits()) } else { v.to_bits() };
     Operand::Const(Const { ty, bits })
 }
 
@@ -53,18 +45,8 @@ impl Fb {
     pub fn new(params: &[Type]) -> (Fb, Vec<Operand>) {
         let mut body = Body::default();
         let b = body.add_block();
-        let ps = params
-            .iter()
-            .map(|&t| Operand::Value(body.add_param(b, t)))
-            .collect();
-        (
-            Fb {
-                body,
-                cur: b,
-                line: 1,
-            },
-            ps,
-        )
+        let ps = params.iter().map(|&t| Operand::Value(body.add_param(b, t))).collect();
+        (Fb { body, cur: b, line: 1 }, ps)
     }
 
     /// Appends an instruction at the current block (on a new line) and
@@ -72,8 +54,7 @@ impl Fb {
     pub fn ins(&mut self, kind: InstKind) -> Operand {
         self.line += 1;
         let (_, v) = self.body.append(self.cur, kind, at(self.line));
-        v.map(Operand::Value)
-            .unwrap_or(Operand::Const(Const::bool(false)))
+        v.map(Operand::Value).unwrap_or(Operand::Const(Const::bool(false)))
     }
 
     /// Appends an instruction and returns its id.
@@ -108,32 +89,16 @@ impl Fb {
         self.ins(InstKind::PtrAdd { base, offset })
     }
     pub fn call(&mut self, f: FuncId, args: Vec<Operand>, ret: Option<Type>) -> Operand {
-        self.ins(InstKind::Call {
-            callee: Callee::Direct(f),
-            args,
-            ret,
-        })
+        self.ins(InstKind::Call { callee: Callee::Direct(f), args, ret })
     }
     pub fn call_ind(&mut self, p: Operand, args: Vec<Operand>, ret: Option<Type>) -> Operand {
-        self.ins(InstKind::Call {
-            callee: Callee::Indirect(p),
-            args,
-            ret,
-        })
+        self.ins(InstKind::Call { callee: Callee::Indirect(p), args, ret })
     }
     /// `check kind (lhs == rhs)` on type `ty`.
     pub fn check_eq(&mut self, ty: Type, lhs: Operand, rhs: Operand) -> Inst {
-        let pred = if ty.is_float() {
-            CmpPred::FOeq
-        } else {
-            CmpPred::Eq
-        };
+        let pred = if ty.is_float() { CmpPred::FOeq } else { CmpPred::Eq };
         let c = self.cmp(pred, ty, lhs, rhs);
-        self.ins_id(InstKind::Check {
-            kind: CheckKind::Assertion,
-            cond: c,
-        })
-        .0
+        self.ins_id(InstKind::Check { kind: CheckKind::Assertion, cond: c }).0
     }
     pub fn new_block(&mut self) -> Block {
         self.body.add_block()
@@ -159,22 +124,12 @@ pub fn program(dm: DataModel) -> Program {
 
 /// Adds a defined function.
 pub fn define(p: &mut Program, name: &str, params: Vec<Type>, ret: Option<Type>, fb: Fb) -> FuncId {
-    p.funcs.push(FuncData {
-        body: Some(fb.body),
-        ..FuncData::external(name, params, ret, false)
-    })
+    p.funcs.push(FuncData { body: Some(fb.body), ..FuncData::external(name, params, ret, false) })
 }
 
 /// Declares an external function.
-pub fn declare(
-    p: &mut Program,
-    name: &str,
-    params: Vec<Type>,
-    ret: Option<Type>,
-    variadic: bool,
-) -> FuncId {
-    p.funcs
-        .push(FuncData::external(name, params, ret, variadic))
+pub fn declare(p: &mut Program, name: &str, params: Vec<Type>, ret: Option<Type>, variadic: bool) -> FuncId {
+    p.funcs.push(FuncData::external(name, params, ret, variadic))
 }
 
 /// Adds `int main()` with the body `fb`.
@@ -185,20 +140,13 @@ pub fn with_main(p: &mut Program, fb: Fb) -> FuncId {
 /// Verifies `p` (the tests build well-formed programs).
 pub fn verified(p: &Program) {
     if let Err(e) = walkdown_ir::verify::verify_program(p) {
-        panic!(
-            "test program does not verify:\n{e}\n{}",
-            walkdown_ir::write::program_to_string(p)
-        );
+        panic!("test program does not verify:\n{e}\n{}", walkdown_ir::write::program_to_string(p));
     }
 }
 
 /// Runs `p` on integer inputs with default options.
 pub fn run(p: &Program, inputs: &[i128]) -> RunResult {
-    run_with(
-        p,
-        TestVector::from_ints(inputs.iter().copied()),
-        &RunOptions::default(),
-    )
+    run_with(p, TestVector::from_ints(inputs.iter().copied()), &RunOptions::default())
 }
 
 /// Runs `p` on `tv` with `opts`.
@@ -222,7 +170,5 @@ pub fn run_plain(p: &Program, tv: TestVector, opts: &RunOptions) -> RunResult {
 
 /// A test vector of mixed values.
 pub fn tv(values: &[InputValue]) -> TestVector {
-    TestVector {
-        values: values.to_vec(),
-    }
+    TestVector { values: values.to_vec() }
 }

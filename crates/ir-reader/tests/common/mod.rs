@@ -27,9 +27,8 @@ pub fn assert_same_text(got: &str, want: &str) {
     }
     let got_lines: Vec<&str> = got.split('\n').collect();
     let want_lines: Vec<&str> = want.split('\n').collect();
-    let first = (0..got_lines.len().max(want_lines.len()))
-        .find(|&i| got_lines.get(i) != want_lines.get(i))
-        .unwrap_or(0);
+    let first =
+        (0..got_lines.len().max(want_lines.len())).find(|&i| got_lines.get(i) != want_lines.get(i)).unwrap_or(0);
     panic!(
         "texts differ at line {}:\n  got:  {:?}\n  want: {:?}\n--- got ---\n{got}",
         first + 1,

@@ -101,21 +101,13 @@ impl ExprPool {
     pub fn eq(&mut self, a: ExprId, b: ExprId) -> R {
         let (sa, sb) = (self.sort(a), self.sort(b));
         if sa != sb {
-            return Err(ExprError::Mismatch {
-                op: "=",
-                left: sa,
-                right: sb,
-            });
+            return Err(ExprError::Mismatch { op: "=", left: sa, right: sb });
         }
         if a == b {
             return Ok(self.true_id);
         }
         match sa {
-            Sort::Array { .. } => Err(ExprError::SortMismatch {
-                op: "=",
-                expected: "Bool or a bit-vector",
-                found: sa,
-            }),
+            Sort::Array { .. } => Err(ExprError::SortMismatch { op: "=", expected: "Bool or a bit-vector", found: sa }),
             Sort::Bool => {
                 let (a, b) = self.order_const_right(a, b, |p, id| p.as_bool_const(id).is_some());
                 match (self.as_bool_const(a), self.as_bool_const(b)) {
@@ -200,11 +192,7 @@ impl ExprPool {
         self.expect_bool("ite", cond)?;
         let (st, se) = (self.sort(then), self.sort(els));
         if st != se {
-            return Err(ExprError::Mismatch {
-                op: "ite",
-                left: st,
-                right: se,
-            });
+            return Err(ExprError::Mismatch { op: "ite", left: st, right: se });
         }
         if let Some(c) = self.as_bool_const(cond) {
             return Ok(if c { then } else { els });
@@ -237,12 +225,7 @@ impl ExprPool {
 
     // ----- bit-vectors ---------------------------------------------------
 
-    fn order_const_right(
-        &self,
-        a: ExprId,
-        b: ExprId,
-        is_const: impl Fn(&Self, ExprId) -> bool,
-    ) -> (ExprId, ExprId) {
+    fn order_const_right(&self, a: ExprId, b: ExprId, is_const: impl Fn(&Self, ExprId) -> bool) -> (ExprId, ExprId) {
         let (ca, cb) = (is_const(self, a), is_const(self, b));
         if (ca && !cb) || (ca == cb && a > b) {
             (b, a)
@@ -396,11 +379,7 @@ impl ExprPool {
     pub fn zext(&mut self, a: ExprId, to: u32) -> R {
         let w = self.bv_width("zero_extend", a)?;
         if to < w || to > MAX_WIDTH {
-            return Err(ExprError::BadExtend {
-                op: "zero_extend",
-                from: w,
-                to,
-            });
+            return Err(ExprError::BadExtend { op: "zero_extend", from: w, to });
         }
         if to == w {
             return Ok(a);
@@ -418,11 +397,7 @@ impl ExprPool {
     pub fn sext(&mut self, a: ExprId, to: u32) -> R {
         let w = self.bv_width("sign_extend", a)?;
         if to < w || to > MAX_WIDTH {
-            return Err(ExprError::BadExtend {
-                op: "sign_extend",
-                from: w,
-                to,
-            });
+            return Err(ExprError::BadExtend { op: "sign_extend", from: w, to });
         }
         if to == w {
             return Ok(a);
@@ -501,18 +476,8 @@ impl ExprPool {
         if ch == Some(0) {
             return self.zext(lo, w);
         }
-        if let (
-            Node::Extract {
-                arg: a1,
-                hi: h1,
-                lo: l1,
-            },
-            Node::Extract {
-                arg: a2,
-                hi: h2,
-                lo: l2,
-            },
-        ) = (self.get(hi), self.get(lo))
+        if let (Node::Extract { arg: a1, hi: h1, lo: l1 }, Node::Extract { arg: a2, hi: h2, lo: l2 }) =
+            (self.get(hi), self.get(lo))
         {
             if a1 == a2 && *l1 == h2 + 1 {
                 let (a, h, l) = (*a1, *h1, *l2);
@@ -528,21 +493,13 @@ impl ExprPool {
         let iw = self.array_index_width_of("select", array)?;
         let w = self.bv_width("select", index)?;
         if w != iw {
-            return Err(ExprError::Mismatch {
-                op: "select",
-                left: Sort::BitVec(iw),
-                right: Sort::BitVec(w),
-            });
+            return Err(ExprError::Mismatch { op: "select", left: Sort::BitVec(iw), right: Sort::BitVec(w) });
         }
         let ci = self.as_bv_const(index);
         let mut cur = array;
         loop {
             match *self.get(cur) {
-                Node::Store {
-                    array: inner,
-                    index: j,
-                    value,
-                } => {
+                Node::Store { array: inner, index: j, value } => {
                     if j == index {
                         return Ok(value);
                     }
@@ -563,47 +520,24 @@ impl ExprPool {
         let iw = self.array_index_width_of("store", array)?;
         let w = self.bv_width("store", index)?;
         if w != iw {
-            return Err(ExprError::Mismatch {
-                op: "store",
-                left: Sort::BitVec(iw),
-                right: Sort::BitVec(w),
-            });
+            return Err(ExprError::Mismatch { op: "store", left: Sort::BitVec(iw), right: Sort::BitVec(w) });
         }
         let vw = self.bv_width("store", value)?;
         if vw != 8 {
-            return Err(ExprError::Mismatch {
-                op: "store",
-                left: Sort::BitVec(8),
-                right: Sort::BitVec(vw),
-            });
+            return Err(ExprError::Mismatch { op: "store", left: Sort::BitVec(8), right: Sort::BitVec(vw) });
         }
         match *self.get(array) {
             // The later store hides the earlier one at the same index.
-            Node::Store {
-                array: inner,
-                index: j,
-                ..
-            } if j == index => return self.store(inner, index, value),
+            Node::Store { array: inner, index: j, .. } if j == index => return self.store(inner, index, value),
             _ => {}
         }
         // Writing back what is already there changes nothing.
-        if let Node::Select {
-            array: a2,
-            index: i2,
-        } = *self.get(value)
-        {
+        if let Node::Select { array: a2, index: i2 } = *self.get(value) {
             if a2 == array && i2 == index {
                 return Ok(array);
             }
         }
-        self.intern(
-            Node::Store {
-                array,
-                index,
-                value,
-            },
-            Sort::Array { index_width: iw },
-        )
+        self.intern(Node::Store { array, index, value }, Sort::Array { index_width: iw })
     }
 
     // ----- named shorthands ----------------------------------------------

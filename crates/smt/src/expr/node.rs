@@ -233,11 +233,9 @@ impl Node {
         let none = ExprId(0);
         let fixed = |ids: [ExprId; 3], n| Children(ChildIter::Fixed(ids, 0, n));
         match self {
-            Node::Bool(_)
-            | Node::Bv { .. }
-            | Node::Var { .. }
-            | Node::ArrayVar { .. }
-            | Node::ConstArray { .. } => fixed([none; 3], 0),
+            Node::Bool(_) | Node::Bv { .. } | Node::Var { .. } | Node::ArrayVar { .. } | Node::ConstArray { .. } => {
+                fixed([none; 3], 0)
+            }
             Node::Not(a)
             | Node::BvUn(_, a)
             | Node::ZExt { arg: a, .. }
@@ -255,11 +253,7 @@ impl Node {
             | Node::FpCmp(_, a, b)
             | Node::Select { array: a, index: b } => fixed([*a, *b, none], 2),
             Node::Ite { cond, then, els } => fixed([*cond, *then, *els], 3),
-            Node::Store {
-                array,
-                index,
-                value,
-            } => fixed([*array, *index, *value], 3),
+            Node::Store { array, index, value } => fixed([*array, *index, *value], 3),
         }
     }
 }

@@ -162,12 +162,8 @@ fn r_bin(op: BvBinOp, w: u32, a: u128, b: u128) -> u128 {
                 r_unsigned(w, x.wrapping_rem(y))
             }
         }
-        BvBinOp::Shl => from_bits(w, |i| {
-            b < u128::from(w) && i >= b as u32 && bit(a, i - b as u32)
-        }),
-        BvBinOp::LShr => from_bits(w, |i| {
-            b < u128::from(w) && i as u128 + b < u128::from(w) && bit(a, i + b as u32)
-        }),
+        BvBinOp::Shl => from_bits(w, |i| b < u128::from(w) && i >= b as u32 && bit(a, i - b as u32)),
+        BvBinOp::LShr => from_bits(w, |i| b < u128::from(w) && i as u128 + b < u128::from(w) && bit(a, i + b as u32)),
         BvBinOp::AShr => from_bits(w, |i| {
             if b < u128::from(w) && i as u128 + b < u128::from(w) {
                 bit(a, i + b as u32)
@@ -199,18 +195,10 @@ fn folder_matches_reference_on_random_constants() {
         for _ in 0..400 {
             let (a, b) = (rng.value(w), rng.value(w));
             for op in BvBinOp::ALL {
-                assert_eq!(
-                    fold::bin(op, w, a, b),
-                    r_bin(op, w, a, b),
-                    "{op:?} width {w} a={a:#x} b={b:#x}"
-                );
+                assert_eq!(fold::bin(op, w, a, b), r_bin(op, w, a, b), "{op:?} width {w} a={a:#x} b={b:#x}");
             }
             for op in CmpOp::ALL {
-                assert_eq!(
-                    fold::cmp(op, w, a, b),
-                    r_cmp(op, w, a, b),
-                    "{op:?} w{w} {a:#x} {b:#x}"
-                );
+                assert_eq!(fold::cmp(op, w, a, b), r_cmp(op, w, a, b), "{op:?} w{w} {a:#x} {b:#x}");
             }
             assert_eq!(fold::un(BvUnOp::Not, w, a), r_not(w, a));
             assert_eq!(fold::un(BvUnOp::Neg, w, a), r_neg(w, a));
@@ -220,10 +208,7 @@ fn folder_matches_reference_on_random_constants() {
             }
             let lo = rng.below(u64::from(w)) as u32;
             let hi = lo + rng.below(u64::from(w - lo)) as u32;
-            assert_eq!(
-                fold::extract(hi, lo, a),
-                from_bits(hi - lo + 1, |i| bit(a, i + lo))
-            );
+            assert_eq!(fold::extract(hi, lo, a), from_bits(hi - lo + 1, |i| bit(a, i + lo)));
             if w < 128 {
                 let wl = 128 - w;
                 let c = rng.value(wl);
@@ -239,21 +224,9 @@ fn smt_lib_division_corner_cases() {
     for &w in &FOLD_WIDTHS {
         let m = mask(w);
         let smin = 1u128 << (w - 1);
-        assert_eq!(
-            fold::bin(BvBinOp::UDiv, w, 5 & m, 0),
-            m,
-            "udiv by 0 is all ones"
-        );
-        assert_eq!(
-            fold::bin(BvBinOp::URem, w, 5 & m, 0),
-            5 & m,
-            "urem by 0 is the dividend"
-        );
-        assert_eq!(
-            fold::bin(BvBinOp::SRem, w, m, 0),
-            m,
-            "srem by 0 is the dividend"
-        );
+        assert_eq!(fold::bin(BvBinOp::UDiv, w, 5 & m, 0), m, "udiv by 0 is all ones");
+        assert_eq!(fold::bin(BvBinOp::URem, w, 5 & m, 0), 5 & m, "urem by 0 is the dividend");
+        assert_eq!(fold::bin(BvBinOp::SRem, w, m, 0), m, "srem by 0 is the dividend");
         if w > 1 {
             assert_eq!(fold::bin(BvBinOp::SDiv, w, m, 0), 1, "negative / 0 is 1");
             assert_eq!(fold::bin(BvBinOp::SDiv, w, 1, 0), m, "positive / 0 is -1");
@@ -307,26 +280,12 @@ fn fx() -> Fx {
     let one = p.bv_const(8, 1).unwrap();
     let b = p.eq(c, one).unwrap();
     let arr = p.new_array("mem", 32).unwrap().1;
-    Fx {
-        p,
-        x,
-        y,
-        z16,
-        b,
-        arr,
-    }
+    Fx { p, x, y, z16, b, arr }
 }
 
 #[test]
 fn identities_fire() {
-    let Fx {
-        mut p,
-        x,
-        y,
-        z16,
-        b,
-        arr,
-    } = fx();
+    let Fx { mut p, x, y, z16, b, arr } = fx();
     let c = |p: &mut ExprPool, w: u32, v: u128| p.bv_const(w, v).unwrap();
     let zero = c(&mut p, 8, 0);
     let one = c(&mut p, 8, 1);
@@ -378,17 +337,9 @@ fn identities_fire() {
     let i1 = c(&mut p, 32, 1);
     let i2 = c(&mut p, 32, 2);
     let st = p.store(arr, i1, x).unwrap();
-    assert_eq!(
-        p.select(st, i1).unwrap(),
-        x,
-        "select over store, same index"
-    );
+    assert_eq!(p.select(st, i1).unwrap(), x, "select over store, same index");
     let direct = p.select(arr, i2).unwrap();
-    assert_eq!(
-        p.select(st, i2).unwrap(),
-        direct,
-        "select over store, other index"
-    );
+    assert_eq!(p.select(st, i2).unwrap(), direct, "select over store, other index");
     let hi = p.extract(z16, 15, 8).unwrap();
     let lo = p.extract(z16, 7, 0).unwrap();
     assert_eq!(p.concat(hi, lo).unwrap(), z16, "adjacent extracts");
@@ -413,51 +364,23 @@ fn identities_fire() {
 
 #[test]
 fn sort_errors_are_values() {
-    let Fx {
-        mut p,
-        x,
-        z16,
-        b,
-        arr,
-        ..
-    } = fx();
+    let Fx { mut p, x, z16, b, arr, .. } = fx();
     assert!(matches!(p.add(x, z16), Err(ExprError::Mismatch { .. })));
     assert!(matches!(p.add(x, b), Err(ExprError::SortMismatch { .. })));
     assert!(matches!(p.not(x), Err(ExprError::SortMismatch { .. })));
-    assert!(matches!(
-        p.extract(x, 8, 0),
-        Err(ExprError::BadExtract { .. })
-    ));
-    assert!(matches!(
-        p.extract(x, 2, 3),
-        Err(ExprError::BadExtract { .. })
-    ));
+    assert!(matches!(p.extract(x, 8, 0), Err(ExprError::BadExtract { .. })));
+    assert!(matches!(p.extract(x, 2, 3), Err(ExprError::BadExtract { .. })));
     assert!(matches!(p.zext(z16, 8), Err(ExprError::BadExtend { .. })));
     assert!(matches!(p.zext(x, 129), Err(ExprError::BadExtend { .. })));
     assert!(matches!(p.bv_const(0, 0), Err(ExprError::BadWidth { .. })));
-    assert!(matches!(
-        p.bv_const(129, 0),
-        Err(ExprError::BadWidth { .. })
-    ));
-    assert!(matches!(
-        p.new_array("a", 16),
-        Err(ExprError::BadIndexWidth { .. })
-    ));
+    assert!(matches!(p.bv_const(129, 0), Err(ExprError::BadWidth { .. })));
+    assert!(matches!(p.new_array("a", 16), Err(ExprError::BadIndexWidth { .. })));
     assert!(matches!(p.select(arr, x), Err(ExprError::Mismatch { .. })));
-    assert!(
-        p.eq(arr, arr).is_ok(),
-        "identical terms are equal whatever their sort"
-    );
+    assert!(p.eq(arr, arr).is_ok(), "identical terms are equal whatever their sort");
     let arr2 = p.new_array("b", 32).unwrap().1;
-    assert!(matches!(
-        p.eq(arr, arr2),
-        Err(ExprError::SortMismatch { .. })
-    ));
+    assert!(matches!(p.eq(arr, arr2), Err(ExprError::SortMismatch { .. })));
     let wide = p.new_symbol("w", 120).unwrap().1;
-    assert!(matches!(
-        p.concat(wide, z16),
-        Err(ExprError::BadWidth { .. })
-    ));
+    assert!(matches!(p.concat(wide, z16), Err(ExprError::BadWidth { .. })));
 }
 
 #[test]
@@ -503,10 +426,7 @@ fn eval_handles_deep_chains_and_arrays() {
     let v = p.bv_const(8, 0xab).unwrap();
     let st = p.store(m, x, v).unwrap();
     let r = p.select(st, i).unwrap();
-    let mut mem = ArrayValue {
-        default: 5,
-        ..ArrayValue::default()
-    };
+    let mut mem = ArrayValue { default: 5, ..ArrayValue::default() };
     mem.bytes.insert(10, 0x11);
     a.set_array(am, mem);
     assert_eq!(p.eval(r, &a).as_bv(), Some(0x11), "x = 7 misses index 10");
@@ -529,10 +449,7 @@ fn display_is_smt_lib_like() {
     let s = p.add(x, c).unwrap();
     let sq = p.mul(s, s).unwrap();
     let e = p.ult(sq, c).unwrap();
-    assert_eq!(
-        p.display(e).to_string(),
-        "(let ((e4 (bvadd x!0 #x2a))) (bvult (bvmul e4 e4) #x2a))"
-    );
+    assert_eq!(p.display(e).to_string(), "(let ((e4 (bvadd x!0 #x2a))) (bvult (bvmul e4 e4) #x2a))");
     let b = p.bv_const(3, 5).unwrap();
     assert_eq!(p.display(b).to_string(), "#b101");
 }
@@ -590,9 +507,7 @@ impl Gen {
     fn bv(&mut self, w: u32, depth: u32) -> TB {
         let leaf = depth == 0 || self.pick(4) == 0;
         if leaf {
-            let vars: Vec<usize> = (0..VAR_WIDTHS.len())
-                .filter(|&i| VAR_WIDTHS[i] == w)
-                .collect();
+            let vars: Vec<usize> = (0..VAR_WIDTHS.len()).filter(|&i| VAR_WIDTHS[i] == w).collect();
             if !vars.is_empty() && self.pick(3) != 0 {
                 return TB::Var(vars[self.pick(vars.len() as u64) as usize]);
             }
@@ -630,22 +545,14 @@ impl Gen {
                 TB::Bin(op, Box::new(a), Box::new(b))
             }
             3 => {
-                let op = if self.pick(2) == 0 {
-                    BvUnOp::Not
-                } else {
-                    BvUnOp::Neg
-                };
+                let op = if self.pick(2) == 0 { BvUnOp::Not } else { BvUnOp::Neg };
                 let a = self.bv(w, d);
                 if self.pick(3) == 0 {
                     return TB::Un(op, Box::new(TB::Un(op, Box::new(a))));
                 }
                 TB::Un(op, Box::new(a))
             }
-            4 => TB::Ite(
-                Box::new(self.pred(d)),
-                Box::new(self.bv(w, d)),
-                Box::new(self.bv(w, d)),
-            ),
+            4 => TB::Ite(Box::new(self.pred(d)), Box::new(self.bv(w, d)), Box::new(self.bv(w, d))),
             5 if w > 1 => {
                 let from = 1 + self.pick(u64::from(w - 1)) as u32;
                 let a = self.bv(from, d);
@@ -699,20 +606,13 @@ impl Gen {
 
     fn array(&mut self, depth: u32) -> TA {
         if depth == 0 || self.pick(3) == 0 {
-            return if self.pick(4) == 0 {
-                TA::Const(self.pick(256) as u8)
-            } else {
-                TA::Var
-            };
+            return if self.pick(4) == 0 { TA::Const(self.pick(256) as u8) } else { TA::Var };
         }
         let d = depth - 1;
         let inner = self.array(d);
         let i = self.index(d);
-        let v = if self.pick(4) == 0 {
-            TB::Select(Box::new(inner.clone()), Box::new(i.clone()))
-        } else {
-            self.bv(8, d)
-        };
+        let v =
+            if self.pick(4) == 0 { TB::Select(Box::new(inner.clone()), Box::new(i.clone())) } else { self.bv(8, d) };
         TA::Store(Box::new(inner), Box::new(i), Box::new(v))
     }
 
@@ -722,11 +622,7 @@ impl Gen {
                 TP::Const(self.pick(2) == 0)
             } else {
                 let w = [1, 4, 8, 32][self.pick(4) as usize];
-                TP::Cmp(
-                    CmpOp::ALL[self.pick(4) as usize],
-                    Box::new(self.bv(w, 0)),
-                    Box::new(self.bv(w, 0)),
-                )
+                TP::Cmp(CmpOp::ALL[self.pick(4) as usize], Box::new(self.bv(w, 0)), Box::new(self.bv(w, 0)))
             };
         }
         let d = depth - 1;
@@ -756,28 +652,16 @@ impl Gen {
             }
             3 => TP::Xor(Box::new(self.pred(d)), Box::new(self.pred(d))),
             4 => TP::Implies(Box::new(self.pred(d)), Box::new(self.pred(d))),
-            5 => TP::Ite(
-                Box::new(self.pred(d)),
-                Box::new(self.pred(d)),
-                Box::new(self.pred(d)),
-            ),
+            5 => TP::Ite(Box::new(self.pred(d)), Box::new(self.pred(d)), Box::new(self.pred(d))),
             6 => TP::EqP(Box::new(self.pred(d)), Box::new(self.pred(d))),
             7 | 8 => {
                 let a = self.bv(w, d);
-                let b = if self.pick(2) == 0 {
-                    TB::Const(w, self.rng.value(w))
-                } else {
-                    self.bv(w, d)
-                };
+                let b = if self.pick(2) == 0 { TB::Const(w, self.rng.value(w)) } else { self.bv(w, d) };
                 TP::EqB(Box::new(a), Box::new(b))
             }
             9 => {
                 let a = self.bv(w, d);
-                let b = if self.pick(3) == 0 {
-                    a.clone()
-                } else {
-                    self.bv(w, d)
-                };
+                let b = if self.pick(3) == 0 { a.clone() } else { self.bv(w, d) };
                 TP::Cmp(CmpOp::ALL[self.pick(4) as usize], Box::new(a), Box::new(b))
             }
             _ => {
@@ -946,13 +830,7 @@ fn ev_bv(e: &Env, t: &TB) -> u128 {
         TB::Concat(a, b) => {
             let wl = width_of(b);
             let (h, l) = (ev_bv(e, a), ev_bv(e, b));
-            from_bits(width_of(a) + wl, |i| {
-                if i < wl {
-                    bit(l, i)
-                } else {
-                    bit(h, i - wl)
-                }
-            })
+            from_bits(width_of(a) + wl, |i| if i < wl { bit(l, i) } else { bit(h, i - wl) })
         }
         TB::Select(a, i) => u128::from(ev_array(e, a, ev_bv(e, i))),
     }
@@ -998,11 +876,8 @@ fn ev_pred(e: &Env, t: &TP) -> bool {
 #[test]
 fn rewrites_preserve_meaning_on_random_terms() {
     let mut p = ExprPool::new();
-    let syms: Vec<(SymId, ExprId)> = VAR_WIDTHS
-        .iter()
-        .enumerate()
-        .map(|(i, &w)| p.new_symbol(&format!("v{i}"), w).unwrap())
-        .collect();
+    let syms: Vec<(SymId, ExprId)> =
+        VAR_WIDTHS.iter().enumerate().map(|(i, &w)| p.new_symbol(&format!("v{i}"), w).unwrap()).collect();
     let arr = p.new_array("mem", 32).unwrap();
     let world = World { syms, arr };
     let mut gen = Gen { rng: Rng::new(3) };
@@ -1051,10 +926,7 @@ fn rewrites_preserve_meaning_on_random_terms() {
         }
     }
     // The generator must exercise folding, not only build opaque terms.
-    assert!(
-        simplified > 100,
-        "only {simplified} terms folded to constants"
-    );
+    assert!(simplified > 100, "only {simplified} terms folded to constants");
 }
 
 /// A wide disjunction's leaf set is the sorted union of its children's,

@@ -6,8 +6,8 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use walkdown_smt::{
-    Answer, ArrayId, ArrayValue, Assignment, ExprId, ExprPool, LayerStats, Query, Solver,
-    SolverError, SolverSettings, SolverStack, SymId, Z3Settings, Z3Solver,
+    Answer, ArrayId, ArrayValue, Assignment, ExprId, ExprPool, LayerStats, Query, Solver, SolverError, SolverSettings,
+    SolverStack, SymId, Z3Settings, Z3Solver,
 };
 
 /// splitmix64.
@@ -29,11 +29,7 @@ impl Rng {
     }
     /// A `width`-bit value, often a boundary value.
     pub fn value(&mut self, width: u32) -> u128 {
-        let m = if width == 128 {
-            u128::MAX
-        } else {
-            (1u128 << width) - 1
-        };
+        let m = if width == 128 { u128::MAX } else { (1u128 << width) - 1 };
         let smin = 1u128 << (width - 1);
         let r = (u128::from(self.next()) << 64) | u128::from(self.next());
         let v = match self.below(10) {
@@ -128,13 +124,7 @@ pub fn program() -> Program {
     for _ in 0..7 {
         inv = inv.wrapping_mul(2u128.wrapping_sub(3u128.wrapping_mul(inv)));
     }
-    Program {
-        pool: p,
-        branches: br,
-        syms,
-        mem,
-        w_solution: K128.wrapping_mul(inv),
-    }
+    Program { pool: p, branches: br, syms, mem, w_solution: K128.wrapping_mul(inv) }
 }
 
 /// Inputs biased so that every branch goes both ways across a few runs.
@@ -142,17 +132,10 @@ pub fn random_input(rng: &mut Rng, prog: &Program) -> Assignment {
     let mut a = Assignment::new();
     let special: [u128; 7] = [0x7fff_ffff, 5, 4, 7, 5, prog.w_solution, 0];
     for (k, &(s, w)) in prog.syms.iter().enumerate() {
-        let v = if rng.below(2) == 0 {
-            special[k]
-        } else {
-            rng.value(w)
-        };
+        let v = if rng.below(2) == 0 { special[k] } else { rng.value(w) };
         a.set_sym(s, v);
     }
-    let mut mem = ArrayValue {
-        default: rng.below(256) as u8,
-        ..ArrayValue::default()
-    };
+    let mut mem = ArrayValue { default: rng.below(256) as u8, ..ArrayValue::default() };
     if rng.below(2) == 0 {
         mem.bytes.insert(5, 7);
     }
@@ -181,10 +164,7 @@ pub fn concolic_queries(prog: &mut Program, runs: usize, seed: u64) -> Vec<PathQ
             let flipped = prog.pool.not(lit).unwrap();
             let mut q = prefix.clone();
             q.push(flipped);
-            out.push(PathQuery {
-                constraints: q,
-                input: input.clone(),
-            });
+            out.push(PathQuery { constraints: q, input: input.clone() });
             prefix.push(lit);
         }
     }
@@ -201,8 +181,7 @@ pub struct CountingZ3 {
 impl Solver for CountingZ3 {
     fn check(&mut self, pool: &ExprPool, q: &Query<'_>) -> Result<Answer, SolverError> {
         self.calls.set(self.calls.get() + 1);
-        self.constraints
-            .set(self.constraints.get() + q.constraints.len() as u64);
+        self.constraints.set(self.constraints.get() + q.constraints.len() as u64);
         self.inner.check(pool, q)
     }
     fn stats(&self, out: &mut Vec<LayerStats>) {
@@ -225,10 +204,7 @@ pub fn run(settings: SolverSettings, prog: &Program, queries: &[PathQuery]) -> R
     let calls = Rc::new(Cell::new(0));
     let constraints = Rc::new(Cell::new(0));
     let backend = CountingZ3 {
-        inner: Z3Solver::new(Z3Settings {
-            timeout_ms: settings.timeout_ms,
-            ..Z3Settings::default()
-        }),
+        inner: Z3Solver::new(Z3Settings { timeout_ms: settings.timeout_ms, ..Z3Settings::default() }),
         calls: calls.clone(),
         constraints: constraints.clone(),
     };
@@ -240,33 +216,17 @@ pub fn run(settings: SolverSettings, prog: &Program, queries: &[PathQuery]) -> R
         if let Answer::Sat(m) = &a {
             let leaves = q.leaves(&prog.pool);
             for (s, _) in m.syms() {
-                assert!(
-                    leaves.contains(&walkdown_smt::Leaf::Sym(s)),
-                    "query {n}: stray symbol"
-                );
+                assert!(leaves.contains(&walkdown_smt::Leaf::Sym(s)), "query {n}: stray symbol");
             }
             let mut merged = pq.input.clone();
             merged.extend_from(m);
-            assert!(
-                prog.pool.satisfies(&pq.constraints, &merged),
-                "query {n}: model {m:?} does not satisfy the query"
-            );
+            assert!(prog.pool.satisfies(&pq.constraints, &merged), "query {n}: model {m:?} does not satisfy the query");
         }
         assert!(!matches!(a, Answer::Unknown(_)), "query {n}: {a:?}");
         answers.push(a.as_bool());
     }
-    RunResult {
-        answers,
-        z3_calls: calls.get(),
-        z3_constraints: constraints.get(),
-        report: stack.report(),
-    }
+    RunResult { answers, z3_calls: calls.get(), z3_constraints: constraints.get(), report: stack.report() }
 }
 
-pub const ALL_OFF: SolverSettings = SolverSettings {
-    cache: false,
-    slicing: false,
-    cex_cache: false,
-    timeout_ms: Some(10_000),
-    work_limit: None,
-};
+pub const ALL_OFF: SolverSettings =
+    SolverSettings { cache: false, slicing: false, cex_cache: false, timeout_ms: Some(10_000), work_limit: None };

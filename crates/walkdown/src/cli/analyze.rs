@@ -3,12 +3,16 @@
 //! relational analysis's equalities and octagonal inequalities over loop
 //! counters and inputs, and what it proves unreachable beyond intervals.
 
-use walkdown_driver::annotations::{self, AnnotationSource};
 use super::{load, ProgramArgs};
 use anyhow::Result;
+use walkdown_driver::annotations::{self, AnnotationSource};
 
 /// Runs the command.
-pub fn analyze(args: &ProgramArgs, sources: &[super::annotations::SourceArg], eva: &walkdown_native::eva::EvaSettings) -> Result<i32> {
+pub fn analyze(
+    args: &ProgramArgs,
+    sources: &[super::annotations::SourceArg],
+    eva: &walkdown_native::eva::EvaSettings,
+) -> Result<i32> {
     let program = load(args)?;
     let goals = walkdown_unit::lazy::goals(&program);
     let analysis = walkdown_absint::analyze(&program);
@@ -52,7 +56,16 @@ pub fn analyze(args: &ProgramArgs, sources: &[super::annotations::SourceArg], ev
         proved.extend(dead.iter().copied());
         let mut figures = std::collections::BTreeMap::new();
         let sources: Vec<AnnotationSource> = sources.iter().map(|s| s.source()).collect();
-        let read = annotations::read(&program, &args.file, &goals, &sources, &proved, annotations::SELF_NO_OVERFLOW_LIMIT, eva, &mut figures)?;
+        let read = annotations::read(
+            &program,
+            &args.file,
+            &goals,
+            &sources,
+            &proved,
+            annotations::SELF_NO_OVERFLOW_LIMIT,
+            eva,
+            &mut figures,
+        )?;
         if let Some(w) = &read.warning {
             eprintln!("{w}");
         }
@@ -64,10 +77,18 @@ pub fn analyze(args: &ProgramArgs, sources: &[super::annotations::SourceArg], ev
             "verification annotations ({}): {} assumption ids{}",
             sources.iter().map(|s| s.name()).collect::<Vec<_>>().join(", "),
             a.assumptions.len(),
-            if a.assumptions.is_empty() { String::new() } else { format!(" ({})", a.assumptions.iter().map(|x| x.name.as_str()).collect::<Vec<_>>().join(", ")) }
+            if a.assumptions.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", a.assumptions.iter().map(|x| x.name.as_str()).collect::<Vec<_>>().join(", "))
+            }
         );
         for (g, s) in &a.checks {
-            let by = if s.sources.is_empty() { String::new() } else { format!(" [{}]", s.sources.iter().map(|x| x.name()).collect::<Vec<_>>().join(", ")) };
+            let by = if s.sources.is_empty() {
+                String::new()
+            } else {
+                format!(" [{}]", s.sources.iter().map(|x| x.name()).collect::<Vec<_>>().join(", "))
+            };
             println!(
                 "  {g}\t{}\t{}\t{}\tpremise {}{by}",
                 goals.describe(*g),

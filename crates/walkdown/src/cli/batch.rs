@@ -63,7 +63,8 @@ fn parse_shard(text: &str) -> Result<(usize, usize)> {
 
 /// The tasks of a list, in order.
 fn read_list(list: &Path) -> Result<(String, Vec<String>)> {
-    let text = std::fs::read_to_string(list).with_context(|| format!("cannot read the task list {}", list.display()))?;
+    let text =
+        std::fs::read_to_string(list).with_context(|| format!("cannot read the task list {}", list.display()))?;
     let tasks = text
         .lines()
         .map(|l| l.split('#').next().unwrap_or("").trim())
@@ -80,7 +81,11 @@ fn read_list(list: &Path) -> Result<(String, Vec<String>)> {
 /// `__`, unsafe characters as `_`, prefixed by its index so names stay unique.
 fn task_dir_name(index: usize, task: &str) -> String {
     let stem = task.trim_start_matches("./").rsplit_once('.').map_or(task, |(s, _)| s);
-    let safe: String = stem.replace('/', "__").chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect();
+    let safe: String = stem
+        .replace('/', "__")
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' })
+        .collect();
     format!("{index:04}-{safe}")
 }
 
@@ -112,7 +117,9 @@ pub fn batch(args: &BatchArgs) -> Result<i32> {
     if !args.merge.is_empty() {
         return merge(&args.merge, args.json.as_deref());
     }
-    let (Some(list), Some(out)) = (&args.list, &args.out) else { bail!("give a task list and --out DIR, or --merge DIR...") };
+    let (Some(list), Some(out)) = (&args.list, &args.out) else {
+        bail!("give a task list and --out DIR, or --merge DIR...")
+    };
     let (i, n) = parse_shard(&args.shard)?;
     if !(args.time > 0.0 && args.time.is_finite()) {
         bail!("--time must be a positive number of seconds");
@@ -145,7 +152,13 @@ pub fn batch(args: &BatchArgs) -> Result<i32> {
     };
     write_shard_summary(&summary_path, &summary)?;
     let mine: Vec<(usize, &String)> = tasks.iter().enumerate().filter(|(k, _)| k % n + 1 == i).collect();
-    eprintln!("walkdown: batch shard {i}/{n}: {} of {} tasks, {} s each, into {}", mine.len(), tasks.len(), args.time, out.display());
+    eprintln!(
+        "walkdown: batch shard {i}/{n}: {} of {} tasks, {} s each, into {}",
+        mine.len(),
+        tasks.len(),
+        args.time,
+        out.display()
+    );
     // A task that overruns its budget this far is stopped (gen itself
     // stops at the budget; this guards against a hang).
     let guard = Duration::from_secs_f64(args.time * 2.0 + 60.0);
@@ -184,7 +197,8 @@ pub fn batch(args: &BatchArgs) -> Result<i32> {
                     Some(s) if matches!(s.code(), Some(0 | 1)) => (s.code(), String::new()),
                     Some(s) => {
                         let said = std::fs::read_to_string(&log_path).unwrap_or_default();
-                        let last = said.lines().rev().find(|l| l.starts_with("walkdown: error:")).unwrap_or("").to_string();
+                        let last =
+                            said.lines().rev().find(|l| l.starts_with("walkdown: error:")).unwrap_or("").to_string();
                         (s.code(), if last.is_empty() { format!("gen ended with {s}") } else { last })
                     }
                 }
@@ -215,7 +229,14 @@ fn row_words(t: &TaskResult) -> String {
     match &t.figures {
         Some(f) => format!(
             "{} of {} goals covered, {} unreachable, {} infeasible, {} open; {} tests, {} errors ({:.1} s)",
-            f.covered, f.goals, f.unreachable, f.infeasible, f.open, f.tests, f.errors.len(), t.wall_s
+            f.covered,
+            f.goals,
+            f.unreachable,
+            f.infeasible,
+            f.open,
+            f.tests,
+            f.errors.len(),
+            t.wall_s
         ),
         None => format!("failed: {}", t.failure),
     }
@@ -229,7 +250,11 @@ fn summaries(paths: &[PathBuf]) -> Result<Vec<(PathBuf, ShardSummary)>> {
             let mut found: Vec<PathBuf> = std::fs::read_dir(p)
                 .with_context(|| format!("cannot read {}", p.display()))?
                 .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|f| f.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("shard-") && n.ends_with(".json")))
+                .filter(|f| {
+                    f.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.starts_with("shard-") && n.ends_with(".json"))
+                })
                 .collect();
             if found.is_empty() {
                 bail!("{}: no shard summary (shard-I-of-N.json) here", p.display());
@@ -266,9 +291,15 @@ fn merge(paths: &[PathBuf], json: Option<&Path>) -> Result<i32> {
             bail!("shard {}/{} appears twice: {} and {}", s.shard, s.shards, other.display(), path.display());
         }
     }
-    let missing: Vec<String> = (1..=first.shards).filter(|k| !seen.contains_key(k)).map(|k| format!("{k}/{}", first.shards)).collect();
-    let unfinished: Vec<String> = all.iter().filter(|(_, s)| s.status != "finished").map(|(p, s)| format!("{} ({})", p.display(), s.status)).collect();
-    let mut rows: Vec<(usize, &TaskResult)> = all.iter().flat_map(|(_, s)| s.tasks.iter().map(move |t| (s.shard, t))).collect();
+    let missing: Vec<String> =
+        (1..=first.shards).filter(|k| !seen.contains_key(k)).map(|k| format!("{k}/{}", first.shards)).collect();
+    let unfinished: Vec<String> = all
+        .iter()
+        .filter(|(_, s)| s.status != "finished")
+        .map(|(p, s)| format!("{} ({})", p.display(), s.status))
+        .collect();
+    let mut rows: Vec<(usize, &TaskResult)> =
+        all.iter().flat_map(|(_, s)| s.tasks.iter().map(move |t| (s.shard, t))).collect();
     rows.sort_by_key(|(_, t)| t.index);
     println!(
         "{:<44} {:>5} {:>4} {:>11} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>8}",
@@ -322,7 +353,11 @@ fn merge(paths: &[PathBuf], json: Option<&Path>) -> Result<i32> {
             list_sha256: first.list_sha256.clone(),
             list_tasks: first.list_tasks,
             gen_args: first.gen_args.clone(),
-            status: if missing.is_empty() && unfinished.is_empty() { "merged".into() } else { "merged (incomplete)".into() },
+            status: if missing.is_empty() && unfinished.is_empty() {
+                "merged".into()
+            } else {
+                "merged (incomplete)".into()
+            },
             tasks: rows.iter().map(|(_, t)| (*t).clone()).collect(),
         };
         write_shard_summary(path, &merged)?;

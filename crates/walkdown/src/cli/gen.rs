@@ -305,30 +305,17 @@ pub fn run_and_print(args: &GenArgs) -> Result<(Outcome, i32)> {
     // cleanly (during lowering, with the output directory untouched).
     install_stop_handler(&INTERRUPTED);
     let tty = std::io::stderr().is_terminal();
-    let outcome = walkdown_driver::run(
-        &plan,
-        &mut Printer {
-            quiet: args.quiet,
-            tty,
-        },
-        &INTERRUPTED,
-    )?;
+    let outcome = walkdown_driver::run(&plan, &mut Printer { quiet: args.quiet, tty }, &INTERRUPTED)?;
     if !args.quiet && tty {
         errln(format_args!(""));
     }
     for (e, error) in &outcome.engine_failures {
-        errln(format_args!(
-            "walkdown: warning: engine {e:?} failed: {error}"
-        ));
+        errln(format_args!("walkdown: warning: engine {e:?} failed: {error}"));
     }
     let (snap, program, goals) = (&outcome.snapshot, &outcome.program, &outcome.goals);
     print_summary(snap, program, goals);
     if let Some(e) = &snap.sink_error {
-        return Err(DriverError::Sink {
-            suite: outcome.suite_dir.clone(),
-            message: e.clone(),
-        }
-        .into());
+        return Err(DriverError::Sink { suite: outcome.suite_dir.clone(), message: e.clone() }.into());
     }
     for c in &snap.conflicts {
         errln(format_args!(
@@ -367,11 +354,7 @@ fn progress_line(snap: &Snapshot, total: usize) -> String {
                 figure("mutations"),
                 figure("queries")
             )),
-            "bmc" => line.push_str(&format!(
-                "; bmc unwinding {}, {} queries",
-                figure("unwinding"),
-                figure("queries")
-            )),
+            "bmc" => line.push_str(&format!("; bmc unwinding {}, {} queries", figure("unwinding"), figure("queries"))),
             other => line.push_str(&format!("; {other}")),
         }
     }
@@ -395,37 +378,15 @@ fn print_summary(snap: &Snapshot, program: &Program, goals: &Goals) {
             .counters
             .iter()
             .filter(|(n, _)| {
-                matches!(
-                    *n,
-                    "executions"
-                        | "mutations"
-                        | "queries"
-                        | "unwinding"
-                        | "proved_unreachable"
-                        | "predicates"
-                )
+                matches!(*n, "executions" | "mutations" | "queries" | "unwinding" | "proved_unreachable" | "predicates")
             })
             .map(|(n, v)| format!("{n} {v}"))
             .collect();
-        let tail = if figures.is_empty() {
-            String::new()
-        } else {
-            format!("; {}", figures.join(", "))
-        };
-        outln(format_args!(
-            "  {}: {} ({:.1}s{tail})",
-            e.name,
-            e.status,
-            e.time.as_secs_f64()
-        ));
+        let tail = if figures.is_empty() { String::new() } else { format!("; {}", figures.join(", ")) };
+        outln(format_args!("  {}: {} ({:.1}s{tail})", e.name, e.status, e.time.as_secs_f64()));
     }
     for (e, t) in &snap.errors {
-        outln(format_args!(
-            "error {} at {} (test {})",
-            e.kind.name(),
-            program.describe_loc(e.loc),
-            test_file_name(*t)
-        ));
+        outln(format_args!("error {} at {} (test {})", e.kind.name(), program.describe_loc(e.loc), test_file_name(*t)));
     }
 }
 

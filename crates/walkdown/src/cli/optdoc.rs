@@ -24,20 +24,11 @@ pub fn markdown() -> String {
     }
     out.push_str("Commands:\n\n");
     for sub in visible_subcommands(&cmd) {
-        let about = sub
-            .get_about()
-            .map(|a| first_line(&a.to_string()))
-            .unwrap_or_default();
-        let _ = writeln!(
-            out,
-            "- [`{name}`](#walkdown-{name}): {about}",
-            name = sub.get_name()
-        );
+        let about = sub.get_about().map(|a| first_line(&a.to_string())).unwrap_or_default();
+        let _ = writeln!(out, "- [`{name}`](#walkdown-{name}): {about}", name = sub.get_name());
     }
     out.push('\n');
-    let names: Vec<String> = visible_subcommands(&cmd)
-        .map(|s| s.get_name().to_string())
-        .collect();
+    let names: Vec<String> = visible_subcommands(&cmd).map(|s| s.get_name().to_string()).collect();
     for name in names {
         let sub = cmd.find_subcommand_mut(&name).expect("a listed subcommand");
         render_command(&mut out, "walkdown", sub);
@@ -46,30 +37,21 @@ pub fn markdown() -> String {
 }
 
 fn visible_subcommands(cmd: &Command) -> impl Iterator<Item = &Command> {
-    cmd.get_subcommands()
-        .filter(|s| !s.is_hide_set() && s.get_name() != "help")
+    cmd.get_subcommands().filter(|s| !s.is_hide_set() && s.get_name() != "help")
 }
 
 fn render_command(out: &mut String, parent: &str, cmd: &mut Command) {
     let path = format!("{parent} {}", cmd.get_name());
     let _ = writeln!(out, "## {path}\n");
-    let about = cmd
-        .get_long_about()
-        .or(cmd.get_about())
-        .map(|a| a.to_string())
-        .unwrap_or_default();
+    let about = cmd.get_long_about().or(cmd.get_about()).map(|a| a.to_string()).unwrap_or_default();
     if !about.trim().is_empty() {
         let _ = writeln!(out, "{}\n", about.trim_end());
     }
     let usage = cmd.render_usage().to_string();
     let usage = usage.trim().trim_start_matches("Usage:").trim();
     let _ = writeln!(out, "```text\n{usage}\n```\n");
-    let args: Vec<&Arg> = cmd
-        .get_arguments()
-        .filter(|a| !a.is_hide_set() && !is_builtin(a))
-        .collect();
-    let (positionals, options): (Vec<&Arg>, Vec<&Arg>) =
-        args.into_iter().partition(|a| a.is_positional());
+    let args: Vec<&Arg> = cmd.get_arguments().filter(|a| !a.is_hide_set() && !is_builtin(a)).collect();
+    let (positionals, options): (Vec<&Arg>, Vec<&Arg>) = args.into_iter().partition(|a| a.is_positional());
     if !positionals.is_empty() {
         out.push_str("Arguments:\n\n");
         for arg in positionals {
@@ -84,9 +66,7 @@ fn render_command(out: &mut String, parent: &str, cmd: &mut Command) {
         }
         out.push('\n');
     }
-    let names: Vec<String> = visible_subcommands(cmd)
-        .map(|s| s.get_name().to_string())
-        .collect();
+    let names: Vec<String> = visible_subcommands(cmd).map(|s| s.get_name().to_string()).collect();
     for name in names {
         let sub = cmd.find_subcommand_mut(&name).expect("a listed subcommand");
         render_command(out, &path, sub);
@@ -105,11 +85,7 @@ fn render_arg(out: &mut String, arg: &Arg) {
         head = format!("[{head}]");
     }
     let mut notes = Vec::new();
-    let defaults: Vec<String> = arg
-        .get_default_values()
-        .iter()
-        .map(|v| v.to_string_lossy().into_owned())
-        .collect();
+    let defaults: Vec<String> = arg.get_default_values().iter().map(|v| v.to_string_lossy().into_owned()).collect();
     if !defaults.is_empty() && arg.get_action().takes_values() {
         notes.push(format!("default: `{}`", defaults.join(",")));
     }
@@ -123,11 +99,7 @@ fn render_arg(out: &mut String, arg: &Arg) {
     if !notes.is_empty() {
         let _ = write!(out, " ({})", notes.join("; "));
     }
-    let help = arg
-        .get_long_help()
-        .or(arg.get_help())
-        .map(|h| h.to_string())
-        .unwrap_or_default();
+    let help = arg.get_long_help().or(arg.get_help()).map(|h| h.to_string()).unwrap_or_default();
     let mut lines = help.trim_end().lines();
     match lines.next() {
         Some(first) if !first.trim().is_empty() => {
@@ -145,19 +117,10 @@ fn render_arg(out: &mut String, arg: &Arg) {
     if !arg.get_action().takes_values() {
         return;
     }
-    for value in arg
-        .get_possible_values()
-        .into_iter()
-        .filter(|v| !v.is_hide_set())
-    {
+    for value in arg.get_possible_values().into_iter().filter(|v| !v.is_hide_set()) {
         match value.get_help() {
             Some(h) => {
-                let _ = writeln!(
-                    out,
-                    "  - `{}`: {}",
-                    value.get_name(),
-                    h.to_string().trim_end()
-                );
+                let _ = writeln!(out, "  - `{}`: {}", value.get_name(), h.to_string().trim_end());
             }
             None => {
                 let _ = writeln!(out, "  - `{}`", value.get_name());
@@ -172,14 +135,8 @@ fn spelling(arg: &Arg) -> String {
         Some(names) => names.iter().map(|n| n.to_string()).collect(),
         None => vec![arg.get_id().as_str().to_uppercase()],
     };
-    let many = arg
-        .get_num_args()
-        .is_some_and(|r| r.max_values() > 1 && r.max_values() != r.min_values());
-    let values = value_names
-        .iter()
-        .map(|n| format!("<{n}>"))
-        .collect::<Vec<_>>()
-        .join(" ");
+    let many = arg.get_num_args().is_some_and(|r| r.max_values() > 1 && r.max_values() != r.min_values());
+    let values = value_names.iter().map(|n| format!("<{n}>")).collect::<Vec<_>>().join(" ");
     let values = if many { format!("{values}...") } else { values };
     if arg.is_positional() {
         return values;

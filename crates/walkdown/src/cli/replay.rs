@@ -61,7 +61,8 @@ pub fn replay(args: &ReplayArgs) -> Result<i32> {
     super::check_input_file(&args.file, &["c", "i"])?;
     walkdown_driver::unit::refuse_native_unit_program(&args.file)?;
     let vector = read_test(&args.test)?;
-    let data_model = args.data_model.map(DataModel::from).or_else(|| suite_data_model(&args.test)).unwrap_or(DataModel::LP64);
+    let data_model =
+        args.data_model.map(DataModel::from).or_else(|| suite_data_model(&args.test)).unwrap_or(DataModel::LP64);
     if let Some(out) = &args.emit_driver {
         let driver_name = out.file_name().map_or("driver.c".into(), |n| n.to_string_lossy().into_owned());
         let text = walkdown_native::driver::standalone_driver(
@@ -72,8 +73,14 @@ pub fn replay(args: &ReplayArgs) -> Result<i32> {
             &args.test.display().to_string(),
         );
         std::fs::write(out, text).with_context(|| format!("cannot write {}", out.display()))?;
-        println!("driver: {} ({} values; build with gcc -g {} {} {} -lm)", out.display(), vector.values.len(),
-            walkdown_native::compile::machine_flag(data_model), args.file.display(), out.display());
+        println!(
+            "driver: {} ({} values; build with gcc -g {} {} {} -lm)",
+            out.display(),
+            vector.values.len(),
+            walkdown_native::compile::machine_flag(data_model),
+            args.file.display(),
+            out.display()
+        );
         return Ok(0);
     }
     if !(args.timeout > 0.0 && args.timeout.is_finite()) {
@@ -84,8 +91,14 @@ pub fn replay(args: &ReplayArgs) -> Result<i32> {
         .with_context(|| format!("cannot build {} natively", args.file.display()))?;
     if args.gdb {
         let inputs = build.build_dir().join("gdb.in");
-        std::fs::write(&inputs, input_file_text(&vector)).with_context(|| format!("cannot write {}", inputs.display()))?;
-        eprintln!("walkdown: gdb on {} with the {} values of {}", build.executable().display(), vector.values.len(), args.test.display());
+        std::fs::write(&inputs, input_file_text(&vector))
+            .with_context(|| format!("cannot write {}", inputs.display()))?;
+        eprintln!(
+            "walkdown: gdb on {} with the {} values of {}",
+            build.executable().display(),
+            vector.values.len(),
+            args.test.display()
+        );
         let status = std::process::Command::new("gdb")
             .arg("-q")
             .args(["-ex", &format!("set environment {ENV_INPUTS}={}", inputs.display())])
@@ -104,21 +117,36 @@ pub fn replay(args: &ReplayArgs) -> Result<i32> {
     };
     let run = build.run(&vector, &limits)?;
     let how = if args.sanitize { "gcc -g, ASan+UBSan" } else { "gcc -g" };
-    println!("{}: {} ({data_model}, {how}, {:.3} s)", args.file.display(), walkdown_native::NativeOutcome::describe(&run.outcome), run.elapsed.as_secs_f64());
+    println!(
+        "{}: {} ({data_model}, {how}, {:.3} s)",
+        args.file.display(),
+        walkdown_native::NativeOutcome::describe(&run.outcome),
+        run.elapsed.as_secs_f64()
+    );
     // What the program or a sanitizer said about how it ended.
     let said = run.stderr.as_deref().unwrap_or("");
     for line in said.lines().filter(|l| {
-        l.contains("runtime error:") || l.starts_with("SUMMARY:") || l.contains("Assertion `") || l.contains("ERROR: AddressSanitizer")
+        l.contains("runtime error:")
+            || l.starts_with("SUMMARY:")
+            || l.contains("Assertion `")
+            || l.contains("ERROR: AddressSanitizer")
     }) {
         // Messages name the build's copy of the program: name the original.
-        println!("  {}", line.trim().replace(&build.task_copy().display().to_string(), &args.file.display().to_string()));
+        println!(
+            "  {}",
+            line.trim().replace(&build.task_copy().display().to_string(), &args.file.display().to_string())
+        );
     }
     if run.harness_reported {
         println!(
             "inputs: {} of {} values read{}{}",
             run.nondet_calls.min(vector.values.len() as u64),
             vector.values.len(),
-            if run.inputs_exhausted { format!("; {} more asked for and given 0", run.nondet_calls - vector.values.len() as u64) } else { String::new() },
+            if run.inputs_exhausted {
+                format!("; {} more asked for and given 0", run.nondet_calls - vector.values.len() as u64)
+            } else {
+                String::new()
+            },
             if run.assume_failed { "; an __VERIFIER_assume failed (the run ended there)" } else { "" }
         );
     }

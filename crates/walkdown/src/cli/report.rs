@@ -20,30 +20,17 @@ pub struct ReportArgs {
 pub fn report_command(args: &ReportArgs) -> anyhow::Result<i32> {
     use anyhow::Context;
     if !args.dir.is_dir() {
-        anyhow::bail!(
-            "{}: not a directory (give the --out directory of a walkdown gen run)",
-            args.dir.display()
-        );
+        anyhow::bail!("{}: not a directory (give the --out directory of a walkdown gen run)", args.dir.display());
     }
     let json = args.dir.join("report.json");
     if !json.exists() {
-        anyhow::bail!(
-            "{}: no report.json here (not the output directory of walkdown gen)",
-            args.dir.display()
-        );
+        anyhow::bail!("{}: no report.json here (not the output directory of walkdown gen)", args.dir.display());
     }
     let report = walkdown_formats::report::read_report(&json)?;
-    let out = args
-        .output
-        .clone()
-        .unwrap_or_else(|| args.dir.join(HTML_FILE));
-    write_html_report(
-        &out,
-        &report,
-        &args.dir.join("test-suite"),
-        args.source.as_deref(),
-        &mut |w| super::output::errln(format_args!("{w}")),
-    )
+    let out = args.output.clone().unwrap_or_else(|| args.dir.join(HTML_FILE));
+    write_html_report(&out, &report, &args.dir.join("test-suite"), args.source.as_deref(), &mut |w| {
+        super::output::errln(format_args!("{w}"))
+    })
     .with_context(|| format!("cannot write {}", out.display()))?;
     super::output::outln(format_args!("report: {}", out.display()));
     Ok(0)

@@ -199,7 +199,9 @@ pub fn run(args: &RunArgs) -> Result<i32> {
         }
     }
     for name in &result.unknown_externals {
-        eprintln!("walkdown: warning: external function `{name}` has no body or model; its calls returned fresh inputs");
+        eprintln!(
+            "walkdown: warning: external function `{name}` has no body or model; its calls returned fresh inputs"
+        );
     }
     println!("goals: {} of {} covered", result.covered.len(), goals.goals.len());
     if args.verbose {

@@ -25,11 +25,6 @@ impl UnitArgs {
     /// The driver's options, when `--entry` is given.
     pub fn options(&self) -> Option<UnitOptions> {
         let entry = self.entry.clone()?;
-        Some(UnitOptions {
-            entry,
-            max_objects: self.max_objects,
-            max_depth: self.max_depth,
-            max_array: self.max_array,
-        })
+        Some(UnitOptions { entry, max_objects: self.max_objects, max_depth: self.max_depth, max_array: self.max_array })
     }
 }

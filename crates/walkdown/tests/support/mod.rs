@@ -15,11 +15,7 @@ pub fn gen(options: Options) -> Outcome {
     let shown = format!("{}", options.file.display());
     let plan = walkdown_driver::plan(options).unwrap_or_else(|e| panic!("gen {shown}: {e}"));
     let interrupt = AtomicBool::new(false);
-    let outcome = walkdown_driver::run(&plan, &mut Silent, &interrupt)
-        .unwrap_or_else(|e| panic!("gen {shown}: {e}"));
-    assert_eq!(
-        outcome.snapshot.sink_error, None,
-        "gen {shown}: every test is written"
-    );
+    let outcome = walkdown_driver::run(&plan, &mut Silent, &interrupt).unwrap_or_else(|e| panic!("gen {shown}: {e}"));
+    assert_eq!(outcome.snapshot.sink_error, None, "gen {shown}: every test is written");
     outcome
 }
