@@ -207,8 +207,8 @@ fn generated_headers(musl: &Path, work: &Path, arch: &str) {
 
 /// musl's own flags (its Makefile's), optimised so that short decisions
 /// become selects the concolic engine does not fork on, without
-/// vectorisation (the IR has no vectors) and without contracting `a * b
-/// + c` into one fused operation (the program is compiled the same way,
+/// vectorisation (the IR has no vectors) and without contracting
+/// `a * b + c` into one fused operation (the program is compiled the same way,
 /// and glibc's code rounds each operation).
 fn clang_flags(musl: &Path, glue: &Path, work: &Path, target: &Target) -> Vec<String> {
     let mut flags: Vec<String> = [

@@ -261,8 +261,8 @@ fn call_graph_sccs(program: &Program) -> Vec<Vec<FuncId>> {
             if *i < children.len() {
                 let w = children[*i];
                 *i += 1;
-                if !index.contains_key(&w) {
-                    index.insert(w, (next, next));
+                if let std::collections::btree_map::Entry::Vacant(e) = index.entry(w) {
+                    e.insert((next, next));
                     next += 1;
                     stack.push(w);
                     on_stack.insert(w);

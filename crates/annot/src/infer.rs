@@ -149,9 +149,10 @@ impl Abstract {
                     }
                     if let InstKind::Call { callee: Callee::Direct(t), .. } = &body.insts[inst].kind {
                         let callee = &program.funcs[*t];
-                        if crate::collect::is_error_function(&callee.name) && callee.body.is_some() {
+                        if let (true, Some(cb)) =
+                            (crate::collect::is_error_function(&callee.name), callee.body.as_ref())
+                        {
                             // A defined reach_error: its goals, entered here.
-                            let cb = callee.body.as_ref().expect("defined");
                             let mut premise = all;
                             let mut any = false;
                             for (_, cd) in cb.blocks.iter() {

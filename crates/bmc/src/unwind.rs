@@ -302,7 +302,7 @@ impl Unwinder<'_> {
             self.oprov.cuts.push(Cut { block: nb, reason: c.reason });
         }
         // The first iteration's header copy of the innermost loop `b` heads.
-        if let Some((i, &l)) = self.chain[b.index()].iter().enumerate().last() {
+        if let Some((i, &l)) = self.chain[b.index()].iter().enumerate().next_back() {
             if self.loops[l].header == b && ctx[i] == 0 {
                 let (invariant, writes_memory) = self.facts[l].clone();
                 self.oprov.loop_entries.push(LoopEntry { block: nb, invariant, writes_memory });

@@ -398,13 +398,9 @@ impl<'m, S: Solver> Checker<'m, S> {
     fn is_target(&mut self, goal: Option<GoalId>, driver: &mut dyn Driver) -> bool {
         let Some(g) = goal else { return false };
         match self.standing.get(&g) {
-            Some(Standing::Target) | None => {
-                if driver.is_open(g) {
-                    self.standing.insert(g, Standing::Target);
-                    true
-                } else {
-                    false
-                }
+            Some(Standing::Target) | None if driver.is_open(g) => {
+                self.standing.insert(g, Standing::Target);
+                true
             }
             _ => false,
         }
@@ -439,7 +435,7 @@ impl<'m, S: Solver> Checker<'m, S> {
                 self.figures.rounds += 1;
             }
             self.expansions += 1;
-            if self.expansions % self.settings.share_every == 0 {
+            if self.expansions.is_multiple_of(self.settings.share_every) {
                 self.share(driver);
             }
         }
@@ -720,6 +716,7 @@ impl<'m, S: Solver> Checker<'m, S> {
     /// `model` (of `pre` and the step) tells which of the two questions
     /// per predicate can be skipped: a predicate it satisfies cannot be
     /// known false.
+    #[allow(clippy::too_many_arguments)] // the step, its pre-state and the model that prunes it
     fn post_facts(
         &mut self,
         loc: Block,

@@ -18,7 +18,7 @@ use walkdown_ir::testvec::{InputValue, TestVector};
 use walkdown_smt::{SolverSettings, SolverStack};
 
 /// Settings of the engine.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct CegarSettings {
     /// How the program is transformed.
     pub model: ModelSettings,
@@ -27,16 +27,6 @@ pub struct CegarSettings {
     /// The solver stack; each query is also limited by the campaign's
     /// per-query limit on a shared worker. Default: every layer, 10 s.
     pub solver: SolverSettings,
-}
-
-impl Default for CegarSettings {
-    fn default() -> Self {
-        CegarSettings {
-            model: ModelSettings::default(),
-            checker: CheckerSettings::default(),
-            solver: SolverSettings::default(),
-        }
-    }
 }
 
 /// Whether the engine aims at (and may claim) goals of this kind: branch
@@ -163,7 +153,7 @@ impl Engine for CegarEngine {
         };
         self.blocks = model.body.blocks.len();
         ctx.charge(work::formula(model.pool.len() as u64));
-        let mut solver_settings = self.settings.solver.clone();
+        let mut solver_settings = self.settings.solver;
         if ctx.shared() {
             let cap = ctx.query_limit().as_millis().clamp(1, u128::from(u32::MAX)) as u32;
             solver_settings.timeout_ms = Some(solver_settings.timeout_ms.map_or(cap, |t| t.min(cap)));

@@ -198,9 +198,9 @@ impl Model {
             reachable[b.index()] = true;
         }
         let env = Env { program: &inlined, goals, global_addr, func_addr, settings: vc_settings };
-        for i in 0..n {
+        for (i, &reached) in reachable.iter().enumerate() {
             let b = Block::new(i);
-            if !reachable[i] {
+            if !reached {
                 model.steps.push(Vec::new());
                 model.errors.push(Vec::new());
                 continue;
@@ -429,7 +429,7 @@ fn single_block(body: &Body, prov: &Provenance, b: Block, succ: Option<u32>) -> 
             Operand::Value(v) => {
                 Operand::Value(*vmap.get(v).expect("a reachable self-contained block defines what it uses"))
             }
-            other => other.clone(),
+            other => *other,
         }
     };
     for &i in &data.insts {

@@ -362,7 +362,7 @@ impl walkdown_campaign::Engine for ConcolicEngine {
             }
         }
         let closures = ctx.closures();
-        let mut solver_settings = settings.solver.clone();
+        let mut solver_settings = settings.solver;
         if ctx.shared() {
             // A query holds the shared worker until it ends.
             let cap = ctx.query_limit().as_millis().clamp(1, u128::from(u32::MAX)) as u32;
@@ -382,7 +382,7 @@ impl walkdown_campaign::Engine for ConcolicEngine {
                 stack
             },
             fp_solver: {
-                let mut fp = solver_settings.clone();
+                let mut fp = solver_settings;
                 fp.timeout_ms = Some(fp.timeout_ms.map_or(settings.fp_timeout_ms, |t| t.min(settings.fp_timeout_ms)));
                 let mut stack = SolverStack::build(&fp);
                 stack.set_deadline(Some(ctx.deadline()));

@@ -336,7 +336,7 @@ impl Searcher for Interleave {
     fn add(&mut self, candidate: Candidate) {
         // Each candidate goes to one side, alternately, so both orders
         // always have work and nothing is tried twice.
-        if candidate.seq % 2 == 0 {
+        if candidate.seq.is_multiple_of(2) {
             self.a.add(candidate)
         } else {
             self.b.add(candidate)

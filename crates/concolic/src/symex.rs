@@ -452,7 +452,7 @@ impl<'p, 'a> Run<'p, 'a> {
             if self.trace.steps >= self.limits.exec.max_steps {
                 return Err(Stop::End(TraceEnd::Limit));
             }
-            if self.trace.steps % 4096 == 0 && std::time::Instant::now() >= self.deadline {
+            if self.trace.steps.is_multiple_of(4096) && std::time::Instant::now() >= self.deadline {
                 return Err(Stop::End(TraceEnd::Limit));
             }
             self.trace.steps += 1;

@@ -333,7 +333,7 @@ fn generated_testcases_read_back_exactly() {
 
 #[test]
 fn deep_and_long_inputs_end() {
-    let inputs = vec![
+    let inputs = [
         "<a>".repeat(100_000),
         format!("<testcase>{}</testcase>", "<input>1</input>".repeat(100_000)),
         format!("<testcase><input>{}</input></testcase>", "9".repeat(1_000_000)),

@@ -183,7 +183,7 @@ fn number_field(s: &str, key: &str) -> Option<u32> {
     while let Some(pos) = s[from..].find(key) {
         let at = from + pos;
         let before = s[..at].chars().last();
-        if before.map_or(true, |c| c == '(' || c == ' ') {
+        if before.is_none_or(|c| c == '(' || c == ' ') {
             let digits: String = s[at + key.len()..].chars().take_while(|c| c.is_ascii_digit()).collect();
             return digits.parse().ok();
         }

@@ -736,7 +736,7 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                 Operand::Const(Const::int(self.pint(), (c.bits as i64).wrapping_mul(elem as i64), self.dm()))
             }
             dynamic => {
-                let n = self.to_pint(dynamic, false);
+                let n = self.cast_to_pint(dynamic, false);
                 let stride = Operand::Const(Const::int(self.pint(), elem as i64, self.dm()));
                 self.emit_value(InstKind::Bin { op: BinOp::Mul, ty: self.pint(), lhs: n, rhs: stride })
             }
@@ -785,7 +785,7 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
                     const_off = const_off.wrapping_add(sign_extend(c.bits, bits).wrapping_mul(stride as i64));
                 }
                 o => {
-                    let i = self.to_pint(o, true);
+                    let i = self.cast_to_pint(o, true);
                     let scaled = if stride == 1 {
                         i
                     } else {

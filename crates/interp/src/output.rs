@@ -285,13 +285,13 @@ fn pad_number(spec: &Spec, prefix: &[u8], digits: &[u8], out: &mut Vec<u8>) {
     if spec.left {
         out.extend_from_slice(prefix);
         out.extend_from_slice(digits);
-        out.extend(std::iter::repeat(b' ').take(fill));
+        out.extend(std::iter::repeat_n(b' ', fill));
     } else if spec.zero && spec.precision.is_none() {
         out.extend_from_slice(prefix);
-        out.extend(std::iter::repeat(b'0').take(fill));
+        out.extend(std::iter::repeat_n(b'0', fill));
         out.extend_from_slice(digits);
     } else {
-        out.extend(std::iter::repeat(b' ').take(fill));
+        out.extend(std::iter::repeat_n(b' ', fill));
         out.extend_from_slice(prefix);
         out.extend_from_slice(digits);
     }
@@ -300,10 +300,10 @@ fn pad_number(spec: &Spec, prefix: &[u8], digits: &[u8], out: &mut Vec<u8>) {
 fn pad(spec: &Spec, body: &[u8], out: &mut Vec<u8>) {
     let fill = spec.width.saturating_sub(body.len());
     if !spec.left {
-        out.extend(std::iter::repeat(b' ').take(fill));
+        out.extend(std::iter::repeat_n(b' ', fill));
     }
     out.extend_from_slice(body);
     if spec.left {
-        out.extend(std::iter::repeat(b' ').take(fill));
+        out.extend(std::iter::repeat_n(b' ', fill));
     }
 }

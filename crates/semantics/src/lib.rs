@@ -213,7 +213,7 @@ impl<'a> Sym<'a> {
     /// `a` (a chain of doubled-width products is what made queries over
     /// loops of `x = x * 10 + d` time out). `None`: no such form.
     fn signed_overflow_cheaply(&mut self, op: BinOp, w: u32, a: ExprId, b: ExprId) -> Option<ExprId> {
-        if w > 64 || w < 2 {
+        if !(2..=64).contains(&w) {
             return None;
         }
         let zero = self.bv(0, w);

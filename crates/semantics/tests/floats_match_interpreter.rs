@@ -105,10 +105,10 @@ fn float_arithmetic_and_comparisons_match_the_interpreter() {
         CmpPred::FUno,
     ];
     for _ in 0..3000 {
-        let ty = if rng.next_u64() % 2 == 0 { Type::F32 } else { Type::F64 };
+        let ty = if rng.next_u64().is_multiple_of(2) { Type::F32 } else { Type::F64 };
         let w = ty.bits(DM);
         let a = float_value(&mut rng, ty);
-        let b = if rng.next_u64() % 8 == 0 { a } else { float_value(&mut rng, ty) };
+        let b = if rng.next_u64().is_multiple_of(8) { a } else { float_value(&mut rng, ty) };
         for op in [BinOp::FAdd, BinOp::FSub, BinOp::FMul, BinOp::FDiv, BinOp::FRem] {
             let got = eval2(w, w, a, b, |s, x, y| s.fbin(op, x, y));
             assert_eq!(got, u128::from(eval_fbin(op, ty, a, b)), "{op:?} {ty:?} {a:#x} {b:#x}");

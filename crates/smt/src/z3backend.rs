@@ -554,13 +554,13 @@ fn fp_conv_term(from: u32, to: u32, a: &BV) -> BV {
     let r = fp_of(a, from).to_fp_with_rounding_mode(&rne, &fp_sort(to)).to_ieee_bv();
     // A NaN keeps its sign and top payload bits, made quiet.
     let nan = if from == 32 {
-        let sign = a.extract(31, 31).zero_ext(63).bvshl(&BV::from_u64(63, 64));
-        let payload = a.extract(22, 0).zero_ext(41).bvshl(&BV::from_u64(29, 64));
-        sign.bvor(&payload).bvor(&BV::from_u64(0x7ff8_0000_0000_0000, 64))
+        let sign = a.extract(31, 31).zero_ext(63).bvshl(BV::from_u64(63, 64));
+        let payload = a.extract(22, 0).zero_ext(41).bvshl(BV::from_u64(29, 64));
+        sign.bvor(&payload).bvor(BV::from_u64(0x7ff8_0000_0000_0000, 64))
     } else {
-        let sign = a.extract(63, 63).zero_ext(31).bvshl(&BV::from_u64(31, 32));
+        let sign = a.extract(63, 63).zero_ext(31).bvshl(BV::from_u64(31, 32));
         let payload = a.extract(51, 29).zero_ext(9);
-        sign.bvor(&payload).bvor(&BV::from_u64(0x7fc0_0000, 32))
+        sign.bvor(&payload).bvor(BV::from_u64(0x7fc0_0000, 32))
     };
     fp_of(a, from).is_nan().ite(&nan, &r)
 }

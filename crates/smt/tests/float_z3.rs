@@ -8,6 +8,7 @@
 //! and asks for `r ≠ concrete`, which must be unsat; the symbols keep the
 //! pool from folding the node away.
 
+#[allow(dead_code)] // each test uses part of the shared fixtures
 mod common;
 
 use common::Rng;

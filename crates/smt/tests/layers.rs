@@ -2,6 +2,7 @@
 //! must give the same answers (with models that satisfy the queries) and
 //! send fewer calls, or smaller queries, to Z3.
 
+#[allow(dead_code)] // each test uses part of the shared fixtures
 mod common;
 
 use common::{concolic_queries, program, run, ALL_OFF};
@@ -138,7 +139,7 @@ fn solver_work_is_reproducible_and_counted_through_the_stack() {
         .unwrap()
     };
     let full = SolverSettings::default();
-    let first = work(full.clone());
+    let first = work(full);
     assert!(first > 0, "Z3's resource count is read");
     assert_eq!(first, work(full));
     assert!(work(ALL_OFF) > first, "queries the layers answer cost no solver work");

@@ -7,6 +7,7 @@
 //! fold or rewrite `op(x, y)` away and Z3 has to evaluate it; the sat twin
 //! (`r = fold(...)`) checks the model read-back, including 128-bit values.
 
+#[allow(dead_code)] // each test uses part of the shared fixtures
 mod common;
 
 use common::Rng;

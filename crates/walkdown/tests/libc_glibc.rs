@@ -741,6 +741,7 @@ fn known_difference(k: usize) -> bool {
 ///   glibc saturates, musl wraps);
 /// - `sscanf` with `%Nc` and fewer than N characters: glibc stores them and
 ///   counts the conversion, musl (as C says) reports an input failure.
+///
 /// Whether `input` has a number followed by an exponent marker that no
 /// exponent digits follow, or a `0x.` that no hex digit follows.
 fn dangling_float_prefix(input: &str) -> bool {

@@ -150,8 +150,7 @@ impl<S: Solver> Checker<'_, S> {
         let mut may = vec![false; n];
         let mut parents_of: Vec<Vec<usize>> = vec![Vec::new(); n];
         let mut marked = Vec::new();
-        for x in 0..n {
-            let node = &self.nodes[x];
+        for (x, node) in self.nodes.iter().enumerate() {
             if !live(node) || node.covered_by.is_some() {
                 continue;
             }
@@ -188,11 +187,11 @@ impl<S: Solver> Checker<'_, S> {
         }
         let mut useful: HashSet<GoalId> = HashSet::new();
         let mut all: HashSet<GoalId> = HashSet::new();
-        for b in 0..nb {
-            for s in &self.m.steps[b] {
+        for (steps, &open) in self.m.steps.iter().zip(&open_loc).take(nb) {
+            for s in steps {
                 if let Some(g) = s.goal {
                     all.insert(g);
-                    if open_loc[b] {
+                    if open {
                         useful.insert(g);
                     }
                 }

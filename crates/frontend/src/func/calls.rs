@@ -252,7 +252,7 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
         let result = match family {
             "stacksave" => Some(Operand::Const(Const::null())),
             "memcpy" | "memmove" => {
-                let n = self.to_pint(args[2], false);
+                let n = self.cast_to_pint(args[2], false);
                 let lib = if family == "memcpy" { "memcpy" } else { "memmove" };
                 self.libc_call(
                     lib,
@@ -264,7 +264,7 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             }
             "memset" => {
                 let byte = self.int_cast(args[1], Type::I32, false);
-                let n = self.to_pint(args[2], false);
+                let n = self.cast_to_pint(args[2], false);
                 self.libc_call(
                     "memset",
                     vec![Type::Ptr, Type::I32, self.pint()],

@@ -201,7 +201,7 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
             });
         }
         let v = acc.unwrap_or(Operand::Const(Const { ty, bits: 0 }));
-        if n % 8 == 0 {
+        if n.is_multiple_of(8) {
             v
         } else {
             self.mask_odd(ty, v, n)
@@ -234,7 +234,7 @@ impl<'a, 'm> FuncLowerer<'a, 'm> {
 
     /// Converts an integer operand to the pointer-width integer type
     /// (sign-extending or truncating), as GEP indices are.
-    pub(super) fn to_pint(&mut self, o: Operand, signed: bool) -> Operand {
+    pub(super) fn cast_to_pint(&mut self, o: Operand, signed: bool) -> Operand {
         let from = self.operand_type(&o);
         let to = self.pint();
         if let Operand::Const(c) = o {

@@ -310,7 +310,7 @@ pub(super) fn updates_may_be_affine(body: &Body, inloop: &[bool], h: usize) -> b
                         return true;
                     }
                     let d = dep(&deps, a);
-                    !is_opaque(&opaque, a) && !(d & (1u64 << i) != 0 && d & !(1u64 << i) != 0)
+                    !is_opaque(&opaque, a) && (d & (1u64 << i) == 0 || d & !(1u64 << i) == 0)
                 })
         })
     })

@@ -191,7 +191,7 @@ pub(super) fn first_hit(a: u128, s: u128, m: u128, target: Arc) -> Option<Option
         // s*k = lo - a (mod 2^w): a linear congruence.
         let t = (target.lo + m - a) % m;
         let tz = s.trailing_zeros();
-        if t % (1u128 << tz) != 0 {
+        if !t.is_multiple_of(1u128 << tz) {
             return Some(None);
         }
         let w = m.trailing_zeros() - tz;

@@ -1,6 +1,5 @@
 //! Shared fixtures: a seeded generator, a small program's branch
 //! conditions built in the pool, and the concolic query sequence it yields.
-#![allow(dead_code)]
 
 use std::cell::Cell;
 use std::rc::Rc;
