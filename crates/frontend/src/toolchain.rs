@@ -24,6 +24,10 @@ pub struct FrontendSettings {
     /// Link the C library's code into programs that call it (see
     /// `libc.rs`). Default true.
     pub link_libc: bool,
+    /// The environment (arguments, standard input, files) to give the
+    /// program as inputs (see `env.rs`). Default: chosen by what the
+    /// program reads.
+    pub environment: crate::env::EnvRequest,
 }
 
 impl Default for FrontendSettings {
@@ -35,6 +39,7 @@ impl Default for FrontendSettings {
             extra_flags: Vec::new(),
             llvm_link: "llvm-link-14".into(),
             link_libc: true,
+            environment: crate::env::EnvRequest::default(),
         }
     }
 }
@@ -66,7 +71,7 @@ pub fn compile_c_with_sources(
 
 fn lower_c(source: &Path, settings: &FrontendSettings) -> Result<(Program, SourceInfo), FrontendError> {
     let dir = tempfile::tempdir().map_err(|e| FrontendError::Io { path: std::env::temp_dir(), source: e })?;
-    let (ll, own) = compile_and_link(source, settings, dir.path())?;
+    let Compiled { ll, own, environment } = compile_and_link(source, settings, dir.path())?;
     let module = llvm_ir::Module::from_ir_path(&ll).map_err(FrontendError::Bitcode)?;
     let display_name = source.to_string_lossy().into_owned();
     let text = std::fs::read_to_string(&ll).map_err(|e| FrontendError::Io { path: ll.clone(), source: e })?;
@@ -80,6 +85,7 @@ fn lower_c(source: &Path, settings: &FrontendSettings) -> Result<(Program, Sourc
     if let Some(own) = own {
         crate::libc::mark_library(&mut program, &own);
     }
+    program.environment = environment;
     if let Ok(text) = std::fs::read(source) {
         unlocate_closing_brace_jumps(&mut program, &text);
     }
@@ -116,16 +122,22 @@ pub(crate) fn unlocate_closing_brace_jumps(program: &mut Program, text: &[u8]) {
 /// IR after mem2reg (textual because it has what the bitcode reader loses:
 /// see [`huge_global_arrays`](crate::module::huge_global_arrays)).
 pub fn compile_to_ir(source: &Path, settings: &FrontendSettings, work_dir: &Path) -> Result<PathBuf, FrontendError> {
-    compile_and_link(source, settings, work_dir).map(|(ll, _)| ll)
+    compile_and_link(source, settings, work_dir).map(|c| c.ll)
 }
 
-/// [`compile_to_ir`], also returning the functions the program defined
-/// itself when the C library was linked in (`None` when it was not).
-fn compile_and_link(
-    source: &Path,
-    settings: &FrontendSettings,
-    work_dir: &Path,
-) -> Result<(PathBuf, Option<std::collections::BTreeSet<String>>), FrontendError> {
+/// What [`compile_and_link`] made of a program.
+struct Compiled {
+    /// The linked module's textual IR.
+    ll: PathBuf,
+    /// The functions the program defined itself when the C library was
+    /// linked in (`None` when it was not).
+    own: Option<std::collections::BTreeSet<String>>,
+    /// The environment whose start function was linked in.
+    environment: Option<walkdown_ir::env::Environment>,
+}
+
+/// [`compile_to_ir`], with what the lowering needs to know besides.
+fn compile_and_link(source: &Path, settings: &FrontendSettings, work_dir: &Path) -> Result<Compiled, FrontendError> {
     if !source.extension().is_some_and(|e| e == "c" || e == "i") {
         return Err(FrontendError::NotCSource { path: source.into() });
     }
@@ -168,24 +180,33 @@ fn compile_and_link(
     let mut opt = Command::new(&settings.opt);
     opt.arg("-passes=mem2reg").arg("-S").arg(&raw).arg("-o").arg(&bc);
     run(opt, &settings.opt, source)?;
-    let text = std::fs::read_to_string(&bc).map_err(|e| FrontendError::Io { path: bc.clone(), source: e })?;
+    let read =
+        |path: &Path| std::fs::read_to_string(path).map_err(|e| FrontendError::Io { path: path.into(), source: e });
+    let program_text = read(&bc)?;
+    // The environment needs the C library (its streams are `env.c`'s).
+    let environment = if settings.link_libc { crate::env::choose(&settings.environment, &program_text) } else { None };
+    let (bc, text) = match &environment {
+        Some(env) => {
+            let linked = crate::env::link_start(env, &bc, settings, arch, work_dir)?;
+            let text = read(&linked)?;
+            (linked, text)
+        }
+        None => (bc, program_text.clone()),
+    };
     let linked = if settings.link_libc {
-        crate::libc::link(&bc, &text, settings.data_model, &settings.llvm_link, work_dir)?
+        crate::libc::link(&bc, &text, &program_text, settings.data_model, &settings.llvm_link, work_dir)?
     } else {
         None
     };
-    let (bc, text, own) = match linked {
+    let (ll, text, own) = match linked {
         Some(linked) => {
-            let text = std::fs::read_to_string(&linked.path)
-                .map_err(|e| FrontendError::Io { path: linked.path.clone(), source: e })?;
+            let text = read(&linked.path)?;
             (linked.path, text, Some(linked.own))
         }
         None => (bc, text, None),
     };
-    if text.contains("x86_fp80") {
-        return Ok((link_f80_runtime(&bc, settings, work_dir, source, arch)?, own));
-    }
-    Ok((bc, own))
+    let ll = if text.contains("x86_fp80") { link_f80_runtime(&ll, settings, work_dir, source, arch)? } else { ll };
+    Ok(Compiled { ll, own, environment })
 }
 
 /// walkdown's soft-float `long double` runtime (see `func/f80.rs`).
@@ -231,7 +252,7 @@ fn link_f80_runtime(
 /// without memory accesses or data-dependent branches.
 pub const F80_RUNTIME_FLAGS: &[&str] = &["-O1", "-ffreestanding", "-fno-builtin", "-w"];
 
-fn run(mut cmd: Command, tool: &Path, file: &Path) -> Result<(), FrontendError> {
+pub(crate) fn run(mut cmd: Command, tool: &Path, file: &Path) -> Result<(), FrontendError> {
     let out = cmd.output().map_err(|e| FrontendError::ToolMissing { tool: tool.display().to_string(), source: e })?;
     if out.status.success() {
         Ok(())

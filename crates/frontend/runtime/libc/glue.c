@@ -20,6 +20,8 @@
 #include <string.h>
 #include <stdint.h>
 #include <wchar.h>
+#include <errno.h>
+#include <fcntl.h>
 
 /* The one thread: its errno and its locale (musl's C locale). */
 struct pthread __walkdown_thread = {
@@ -205,3 +207,15 @@ char *__strncat_chk(char *restrict d, const char *restrict s, size_t n, size_t d
 	if (strlen(d) + k >= dlen) chk_fail();
 	return strncat(d, s, n);
 }
+
+/* Every system call musl would make with assembly (see syscall_arch.h):
+ * not available. */
+long __walkdown_syscall(long n, long a1, long a2, long a3, long a4, long a5, long a6)
+{
+	(void)n, (void)a1, (void)a2, (void)a3, (void)a4, (void)a5, (void)a6;
+	return -ENOSYS;
+}
+
+/* glibc's large-file names. */
+FILE *fopen64(const char *restrict name, const char *restrict mode) { return fopen(name, mode); }
+int open64(const char *name, int flags, ...) { return open(name, flags); }
