@@ -126,6 +126,7 @@ impl UnitRunner {
 struct WholeRunner<'a> {
     program: &'a Path,
     data_model: DataModel,
+    environment: Option<walkdown_ir::env::Environment>,
     builds: [Option<Result<NativeBuild, String>>; 2],
 }
 
@@ -140,7 +141,8 @@ pub fn settle(outcome: &Outcome) -> Vec<CheckEntry> {
         sanitized: None,
     });
     let program = PathBuf::from(&report.program);
-    let mut whole = WholeRunner { program: &program, data_model, builds: [None, None] };
+    let environment = outcome.program.environment.clone();
+    let mut whole = WholeRunner { program: &program, data_model, environment, builds: [None, None] };
     let mut entries = Vec::new();
     for g in report.goals.iter().filter(|g| g.kind.starts_with("error")) {
         // The harness's own code is not the program's, and functions the
@@ -234,9 +236,9 @@ impl WholeRunner<'_> {
         };
         let mut said_all = Vec::new();
         for (i, sanitize) in [false, true].into_iter().enumerate() {
-            let (program, data_model) = (self.program, self.data_model);
+            let (program, data_model, environment) = (self.program, self.data_model, self.environment.clone());
             let build = self.builds[i].get_or_insert_with(|| {
-                let settings = BuildSettings { debug: true, sanitize, ..BuildSettings::default() };
+                let settings = BuildSettings { debug: true, sanitize, environment, ..BuildSettings::default() };
                 NativeBuild::compile(program, data_model, &settings).map_err(|e| e.to_string())
             });
             let end = match build {

@@ -30,6 +30,7 @@ type Slot = Mutex<Option<Result<NativeBuild, String>>>;
 pub struct NativeCheck {
     file: PathBuf,
     data_model: DataModel,
+    environment: Option<walkdown_ir::env::Environment>,
     deadline: Instant,
     plain: Slot,
     sanitized: Slot,
@@ -38,8 +39,13 @@ pub struct NativeCheck {
 impl NativeCheck {
     /// Checks of `file` in `data_model`; runs get at most the time left
     /// until `deadline` (but at least [`MIN_RUN`]).
-    pub fn new(file: PathBuf, data_model: DataModel, deadline: Instant) -> NativeCheck {
-        NativeCheck { file, data_model, deadline, plain: Mutex::new(None), sanitized: Mutex::new(None) }
+    pub fn new(
+        file: PathBuf,
+        data_model: DataModel,
+        environment: Option<walkdown_ir::env::Environment>,
+        deadline: Instant,
+    ) -> NativeCheck {
+        NativeCheck { file, data_model, environment, deadline, plain: Mutex::new(None), sanitized: Mutex::new(None) }
     }
 }
 
@@ -56,7 +62,8 @@ impl ErrorCheck for NativeCheck {
         // One build at a time; runs of concurrent engines wait for it.
         let mut guard = slot.lock().unwrap_or_else(|e| e.into_inner());
         let build = guard.get_or_insert_with(|| {
-            let settings = BuildSettings { sanitize, ..BuildSettings::default() };
+            let settings =
+                BuildSettings { sanitize, environment: self.environment.clone(), ..BuildSettings::default() };
             NativeBuild::compile(&self.file, self.data_model, &settings).map_err(|e| {
                 let text = e.to_string();
                 text.lines().take(3).collect::<Vec<_>>().join(" / ")

@@ -44,6 +44,7 @@ pub use error::{DriverError, Step};
 pub use outcome::{Exit, Handler, Notice, Outcome, Silent};
 pub use plan::{EngineKind, Options, Plan, PlanError};
 pub use run::run;
+pub use walkdown_frontend::env::EnvRequest;
 
 /// Reads the task definition `options.file` names, if it is one, and
 /// checks the options into a plan.

@@ -5,17 +5,28 @@
 
 use anyhow::{Context, Result};
 use std::path::Path;
+use walkdown_frontend::env::EnvRequest;
 use walkdown_frontend::FrontendSettings;
 use walkdown_ir::{DataModel, Program};
 
 /// [`load_program`], with what the debug information says about the
 /// source's loops and variables (nothing for `.wir` files).
 pub fn load_program_with_sources(file: &Path, dm: DataModel) -> Result<(Program, walkdown_ir::source::SourceInfo)> {
+    load_program_in_env(file, dm, &EnvRequest::default())
+}
+
+/// [`load_program_with_sources`] with the environment `env` asks for
+/// (see `walkdown_frontend::env`).
+pub fn load_program_in_env(
+    file: &Path,
+    dm: DataModel,
+    env: &EnvRequest,
+) -> Result<(Program, walkdown_ir::source::SourceInfo)> {
     check_input_file(file, &["c", "i", "wir"])?;
     if file.extension().is_some_and(|e| e == "wir") {
         return Ok((load_program(file, dm)?, Default::default()));
     }
-    let settings = FrontendSettings { data_model: dm, ..Default::default() };
+    let settings = FrontendSettings { data_model: dm, environment: env.clone(), ..Default::default() };
     let (mut program, sources) = walkdown_frontend::compile_c_with_sources(file, &settings)
         .with_context(|| format!("cannot lower {}", file.display()))?;
     walkdown_unit::lazy::instrument_unit_program(&mut program)?;

@@ -19,6 +19,7 @@
 
 pub mod atomic;
 pub mod batch;
+pub mod envtest;
 pub mod eva;
 pub mod html;
 pub mod lcov;

@@ -113,7 +113,19 @@ pub fn validate_suite(
     data_model: DataModel,
     limits: &RunLimits,
 ) -> Result<SuiteCoverage, NativeError> {
-    let build = NativeBuild::compile(task, data_model, &BuildSettings::default())?;
+    validate_suite_in_env(task, suite, data_model, limits, None)
+}
+
+/// [`validate_suite`] for a program with an environment: each vector
+/// begins with it (see [`BuildSettings::environment`]).
+pub fn validate_suite_in_env(
+    task: &Path,
+    suite: &[TestVector],
+    data_model: DataModel,
+    limits: &RunLimits,
+    environment: Option<walkdown_ir::env::Environment>,
+) -> Result<SuiteCoverage, NativeError> {
+    let build = NativeBuild::compile(task, data_model, &BuildSettings { environment, ..BuildSettings::default() })?;
     let runs = suite.iter().map(|vector| build.run(vector, limits)).collect::<Result<Vec<_>, _>>()?;
     let coverage = build.coverage()?;
     Ok(SuiteCoverage { runs, coverage, reach_error_hook: build.has_reach_error_hook() })

@@ -7,6 +7,7 @@ mod analyze;
 mod annotations;
 mod batch;
 mod check;
+mod env;
 mod gen;
 mod optdoc;
 mod output;
@@ -68,6 +69,8 @@ enum Command {
     Ir {
         #[command(flatten)]
         program: ProgramArgs,
+        #[command(flatten)]
+        env: env::EnvArgs,
     },
     /// List the goals: every branch outcome and error site, with its id and source location.
     Goals {
@@ -136,8 +139,8 @@ pub fn main() -> i32 {
 
 fn run(cli: Cli) -> Result<i32> {
     match cli.command {
-        Command::Ir { program } => {
-            let p = load(&program)?;
+        Command::Ir { program, env } => {
+            let p = load_in_env(&program, &env.request()?)?;
             print!("{}", walkdown_ir::write::program_to_string(&p));
             Ok(0)
         }
@@ -171,4 +174,9 @@ fn run(cli: Cli) -> Result<i32> {
 /// Reads a program: C through the frontend, `.wir` through the IR reader.
 fn load(args: &ProgramArgs) -> Result<Program> {
     walkdown_driver::load::load_program(&args.file, args.data_model())
+}
+
+/// [`load`] with the environment `env` asks for.
+fn load_in_env(args: &ProgramArgs, env: &walkdown_driver::EnvRequest) -> Result<Program> {
+    walkdown_driver::load::load_program_in_env(&args.file, args.data_model(), env).map(|(p, _)| p)
 }

@@ -39,6 +39,9 @@ pub fn validate(args: &ValidateArgs) -> Result<i32> {
         return validate_unit(args);
     }
     walkdown_driver::unit::refuse_native_unit_program(&args.file)?;
+    if let Some(dir) = env_tests_dir(&args.suite) {
+        return validate_env_tests(args, &dir);
+    }
     let suite = walkdown_formats::read_suite(&args.suite)?;
     for (name, error) in &suite.invalid {
         eprintln!("walkdown: warning: skipping {name}: {error}");
@@ -106,6 +109,59 @@ pub fn validate(args: &ValidateArgs) -> Result<i32> {
 }
 
 /// `validate FILE DIR/unit_tests.c`: the unit tests of `gen --entry`, run
+/// Where the tests of a program with an environment are: SUITE itself
+/// when it holds `.json` tests, or `env-tests/` beside it when gen wrote
+/// them there.
+fn env_tests_dir(suite: &std::path::Path) -> Option<PathBuf> {
+    let has_json = |d: &std::path::Path| {
+        std::fs::read_dir(d)
+            .is_ok_and(|mut es| es.any(|e| e.is_ok_and(|e| e.path().extension().is_some_and(|x| x == "json"))))
+    };
+    if has_json(suite) {
+        return Some(suite.to_path_buf());
+    }
+    let beside = suite.parent()?.join(walkdown_formats::envtest::ENV_TESTS_DIR);
+    has_json(&beside).then_some(beside)
+}
+
+/// Validates walkdown's tests of a program with an environment: each run
+/// gets its arguments, standard input and files natively.
+fn validate_env_tests(args: &ValidateArgs, dir: &std::path::Path) -> Result<i32> {
+    let tests = walkdown_formats::envtest::read_env_tests(dir)?;
+    let Some((_, first)) = tests.first() else { anyhow::bail!("{}: no tests", dir.display()) };
+    let environment = first.environment.clone();
+    let mut vectors = Vec::new();
+    for (name, t) in &tests {
+        if t.environment != environment {
+            anyhow::bail!("{}/{name}: made in another environment than {}", dir.display(), tests[0].0);
+        }
+        vectors.push(t.vector().map_err(|e| anyhow::anyhow!("{}/{name}: {e}", dir.display()))?);
+    }
+    let data_model = args.data_model.map(DataModel::from).unwrap_or(DataModel::LP64);
+    let limits = RunLimits { timeout: Duration::from_secs_f64(args.timeout.max(0.001)), ..RunLimits::default() };
+    eprintln!(
+        "walkdown: running {} tests of {} natively ({data_model}; {})",
+        vectors.len(),
+        dir.display(),
+        environment.describe()
+    );
+    let result = walkdown_native::validate_suite_in_env(&args.file, &vectors, data_model, &limits, Some(environment))
+        .with_context(|| format!("cannot validate {}", args.file.display()))?;
+    let c = &result.coverage;
+    println!(
+        "{}: {} tests; lines {:.2}% ({}/{}), branches {:.2}% ({}/{})",
+        args.file.display(),
+        vectors.len(),
+        c.line_percent(),
+        c.lines_covered,
+        c.lines_total,
+        c.branch_percent(),
+        c.branches_covered,
+        c.branches_total
+    );
+    Ok(0)
+}
+
 /// natively with gcov coverage of FILE, per function too.
 fn validate_unit(args: &ValidateArgs) -> Result<i32> {
     let data_model = args.data_model.map_or(DataModel::LP64, DataModel::from);
