@@ -411,6 +411,12 @@ def load_test(path):
     d = json.loads(Path(path).read_text())
     if not isinstance(d, dict) or not isinstance(d.get("args", []), list):
         raise ValueError("not an object with an 'args' list")
+    if str(d.get("format", "")).startswith("walkdown-env-test/"):
+        # walkdown's own tests (env-tests/*.json): byte strings as Latin-1.
+        def raw(s):
+            return s.encode("latin-1")
+        return ([raw(x) for x in d.get("args", [])], raw(d.get("stdin", "")),
+                {k: raw(v) for k, v in (d.get("files") or {}).items()})
     args = []
     for x in d.get("args", []):
         if isinstance(x, str):
