@@ -127,15 +127,30 @@ int close(int fd)
 	return 0;
 }
 
-/* musl's FILE callbacks over the descriptors above. */
+/* musl's FILE callbacks over the descriptors above.
+ *
+ * A read hands its caller all bytes but the last directly; the last goes
+ * through the FILE's buffer (one byte of it), because musl's scanner
+ * ungets a character by stepping the buffer's read position back, so the
+ * byte read last must be the one before that position. */
 size_t __stdio_read(FILE *f, unsigned char *buf, size_t len)
 {
-	ssize_t n = read(f->fd, buf, len);
-	if (n <= 0) {
+	size_t direct = f->buf_size ? len - 1 : len;
+	ssize_t n = direct ? read(f->fd, buf, direct) : 0;
+	if (n < 0 || (n == 0 && direct)) {
 		f->flags |= n ? F_ERR : F_EOF;
 		return 0;
 	}
-	return n;
+	if ((size_t)n < direct || !f->buf_size) return n;
+	ssize_t last = read(f->fd, f->buf, 1);
+	if (last <= 0) {
+		if (!n) f->flags |= last ? F_ERR : F_EOF;
+		return n;
+	}
+	f->rpos = f->buf;
+	f->rend = f->buf + 1;
+	buf[len - 1] = *f->rpos++;
+	return len;
 }
 
 size_t __stdio_write(FILE *f, const unsigned char *buf, size_t len)

@@ -219,3 +219,33 @@ long __walkdown_syscall(long n, long a1, long a2, long a3, long a4, long a5, lon
 /* glibc's large-file names. */
 FILE *fopen64(const char *restrict name, const char *restrict mode) { return fopen(name, mode); }
 int open64(const char *name, int flags, ...) { return open(name, flags); }
+
+/* glibc's C99 names of the stream scanners, as plain variadic functions
+ * that pass their arguments on (as __isoc99_sscanf above). */
+int __isoc99_scanf(const char *restrict fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int r = vfscanf(stdin, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+int __isoc99_fscanf(FILE *restrict f, const char *restrict fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int r = vfscanf(f, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+int __isoc99_vscanf(const char *restrict fmt, va_list ap)
+{
+	return vfscanf(stdin, fmt, ap);
+}
+
+int __isoc99_vfscanf(FILE *restrict f, const char *restrict fmt, va_list ap)
+{
+	return vfscanf(f, fmt, ap);
+}
