@@ -148,10 +148,7 @@ impl NativeBuild {
         let id = self.run_counter.fetch_add(1, Ordering::Relaxed);
         let inputs_path = self.run_dir.join(format!("run-{id}.in"));
         let report_path = self.run_dir.join(format!("run-{id}.report"));
-        let env = match &self.environment {
-            Some(env) => Some(environment_of(env, vector)),
-            None => None,
-        };
+        let env = self.environment.as_ref().map(|env| environment_of(env, vector));
         let own = env.as_ref().map_or_else(|| vector.clone(), |(_, own)| own.clone());
         fs::write(&inputs_path, input_file_text(&own))
             .map_err(|source| NativeError::Io { context: format!("writing {}", inputs_path.display()), source })?;
