@@ -297,6 +297,7 @@ pub fn instrument(program: &Program, facts: &[LinearFact]) -> Program {
         new.extend(old);
         body.blocks[b].insts = new;
     }
+    walkdown_ir::verify::verify_after("absint's invariant instrumentation", &p);
     p
 }
 

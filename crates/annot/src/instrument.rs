@@ -249,6 +249,7 @@ pub fn instrument(
         let at = pos.min(insts.len());
         insts.splice(at..at, new);
     }
+    walkdown_ir::verify::verify_after("the annotation pass", &out);
     Ok((out, report))
 }
 

@@ -76,6 +76,7 @@ pub fn inline_function(
     inl.copy_function(f, None)?;
     let mut p = program.clone();
     p.funcs[f].body = Some(inl.out);
+    walkdown_ir::verify::verify_after("inlining", &p);
     Ok((p, inl.prov))
 }
 

@@ -268,7 +268,9 @@ pub struct BlockInvariant {
 /// returns each invariant's check instruction (`None` where its block does
 /// not exist).
 pub fn instrument_checks(program: &Program, invariants: &[BlockInvariant]) -> (Program, Vec<Option<Inst>>) {
-    instrument_first(program, invariants, |cond| InstKind::Check { kind: CheckKind::Assertion, cond })
+    let out = instrument_first(program, invariants, |cond| InstKind::Check { kind: CheckKind::Assertion, cond });
+    crate::verify::verify_after("instrument_checks", &out.0);
+    out
 }
 
 /// `program` with each invariant `assume`d first thing in its block, for
@@ -277,7 +279,9 @@ pub fn instrument_checks(program: &Program, invariants: &[BlockInvariant]) -> (P
 /// `loc`: with [`Loc::UNKNOWN`] they count no line and make no goal, so
 /// the program's goal ids are unchanged.
 pub fn instrument_assumes(program: &Program, invariants: &[BlockInvariant]) -> Program {
-    instrument_first(program, invariants, |cond| InstKind::Assume { cond }).0
+    let out = instrument_first(program, invariants, |cond| InstKind::Assume { cond }).0;
+    crate::verify::verify_after("instrument_assumes", &out);
+    out
 }
 
 /// Puts the formula of each invariant, then `stmt` of its value, before

@@ -67,6 +67,27 @@ impl fmt::Display for VerifyErrors {
 
 impl std::error::Error for VerifyErrors {}
 
+/// Whether [`verify_after`] checks: in debug builds always, in release
+/// builds when `WALKDOWN_VERIFY_IR=1` (the test suite sets it).
+pub fn verify_after_enabled() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| cfg!(debug_assertions) || std::env::var_os("WALKDOWN_VERIFY_IR").is_some_and(|v| v == "1"))
+}
+
+/// Verifies `p` after the transformation `what` (as Cranelift's
+/// `verify_if`): a transformation that breaks the IR fails where it broke
+/// it, naming itself, not later in an engine that trips over the result.
+/// Off in release runs unless asked for ([`verify_after_enabled`]): every
+/// run would pay a pass over the program per transformation.
+#[track_caller]
+pub fn verify_after(what: &str, p: &Program) {
+    if verify_after_enabled() {
+        if let Err(e) = verify_program(p) {
+            panic!("the IR is broken after {what}:\n{e}");
+        }
+    }
+}
+
 /// Checks the whole program.
 pub fn verify_program(p: &Program) -> Result<(), VerifyErrors> {
     let mut errors = Vec::new();

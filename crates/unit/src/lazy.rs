@@ -99,6 +99,7 @@ pub fn instrument(program: &mut Program, entry: &str) -> Result<Instrumented, Un
         total.loads += n.loads;
         total.param_uses += n.param_uses;
     }
+    walkdown_ir::verify::verify_after("unit mode's lazy-slot instrumentation", program);
     Ok(total)
 }
 
