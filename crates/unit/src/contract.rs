@@ -3,10 +3,11 @@
 //! library makes. Each promise is a [`Clause`]:
 //!
 //! - **not NULL**: a pointer parameter is non-NULL unless the function
-//!   itself compares it with NULL (or `--nullable` says NULL is legal);
-//!   `__attribute__((nonnull))` and ACSL `\valid` make it non-NULL even
-//!   then. A `void *` or a pointer to a type the harness cannot build
-//!   stays NULL and has no clause (it is passed on, not read);
+//!   itself compares it with NULL; `__attribute__((nonnull))` and ACSL
+//!   `\valid` make it non-NULL even then, and `--nullable` makes it
+//!   nullable whatever the rest says. A `void *` or a pointer to a type
+//!   the harness cannot build stays NULL and has no clause (it is passed
+//!   on, not read);
 //! - **length**: a pointer parameter points to as many elements as an
 //!   integer parameter says (`js`/`len`), or as the integer another
 //!   parameter points to (`bin`/`*binsz`), or a fixed number; found by use
@@ -433,11 +434,15 @@ fn nullability(
         }
         let valid = acsl.iter().any(|a| matches!(a, AcslClause::Valid(p) | AcslClause::ValidRange(p, _) if p == name));
         let declared = attribute.is_some_and(|a| a.as_ref().is_none_or(|list| list.contains(&i)));
-        let why = if valid {
+        // The options win over annotations, which win over inference.
+        let why = if all || listed[i] {
+            c.nullable[i] = true;
+            continue;
+        } else if valid {
             "ACSL \\valid".to_string()
         } else if declared {
             "declared nonnull".to_string()
-        } else if all || listed[i] || checked.contains(&i) {
+        } else if checked.contains(&i) {
             c.nullable[i] = true;
             continue;
         } else {
