@@ -4,8 +4,10 @@
 //! reaches it and the test's native run (gcc, then gcc with ASan and UBSan
 //! when a plain run goes through silently; through `walkdown-native`) ends
 //! the same way, *refuted* when an engine proved it unreachable (the proof
-//! is named), and *unknown* otherwise (a bound, the budget, or a native run
-//! that did not show the error).
+//! is named), *excluded* when (in unit mode, reporting the API's contract)
+//! the test that reaches it breaks a clause of the contract, and *unknown*
+//! otherwise (a bound, the budget, or a native run that did not show the
+//! error).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -178,6 +180,10 @@ fn settle_goal(
     match g.status.as_str() {
         "covered" => {
             for (kind, test) in errors_at(report, g) {
+                if let Some(why) = excluded(report.unit.as_ref(), &test) {
+                    settle("excluded", why, format!("error {kind}"));
+                    continue;
+                }
                 let (ok, how) = match (unit.as_mut(), &report.unit) {
                     (Some(r), Some(u)) => confirm_unit(r, u, &test, &kind),
                     _ => whole.confirm(&suite.join(&test), &kind),
@@ -198,6 +204,20 @@ fn settle_goal(
         }
         _ => settle("unknown", open_words(g), g.kind.clone()),
     }
+}
+
+/// Why an error its unit test reaches does not count: the test breaks
+/// the API's contract (report mode), so no caller that keeps it meets the
+/// error.
+fn excluded(unit: Option<&UnitEntry>, test: &str) -> Option<String> {
+    let t = unit?.tests.iter().find(|t| t.file == test)?;
+    (!t.broken.is_empty()).then(|| {
+        format!(
+            "needs a precondition the API's contract excludes: {} in unit_tests.c ({test}) breaks {}",
+            t.function,
+            t.broken.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
+        )
+    })
 }
 
 /// One site may fail in several ways (a null and an out-of-bounds

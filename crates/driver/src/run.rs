@@ -105,9 +105,11 @@ fn load(plan: &Plan) -> Result<Loaded, DriverError> {
         crate::load::load_program_in_env(&load_from, plan.data_model, &plan.options.environment)
             .map_err(|e| DriverError::step(Step::Load, e))?;
     if unit.is_some() {
-        // (Loading instrumented the unit program's lazy slots.)
+        // (Loading instrumented the unit program's lazy slots.) Locations
+        // name the user's file: the unit program keeps its lines, and the
+        // harness after them has no goals.
         if let Some((_, name)) = program.files.iter_mut().next() {
-            *name = file.display().to_string();
+            *name = plan.program.display().to_string();
         }
     }
     // In unit mode the harness's branches (its choices) are explored but
@@ -176,6 +178,14 @@ fn campaign(
         return Err(DriverError::Interrupted { out: plan.out.clone() });
     }
     let _lock = prepare_out_dir(plan, l, &metadata, &manifest, handler)?;
+    if let Some(u) = &l.unit {
+        for line in u.contract_lines() {
+            handler.notice(Notice::Info(line));
+        }
+        for note in &u.notes {
+            handler.notice(Notice::Note(note.clone()));
+        }
+    }
     let statics = StaticPass::run(plan, &campaign, &l.program, &l.goals, handler);
     let (instrumented, annotations) = annotate(plan, &campaign, l, handler)?;
     let cegar_settings = crate::engines::cegar_settings(plan);

@@ -132,6 +132,14 @@ pub struct UnitEntry {
     /// The defined functions the entry may call (itself first): the unit's code.
     #[serde(default)]
     pub functions: Vec<String>,
+    /// What the harness does with the API's contract: `assume` (tests keep
+    /// it) or `report` (tests may break it; each says which clauses).
+    #[serde(default)]
+    pub contract_mode: String,
+    /// The API's contract, one clause a line, with where it comes from
+    /// (`parser != NULL (jsmn_parse does not compare it with NULL)`).
+    #[serde(default)]
+    pub contract: Vec<String>,
     /// Each test's input shape.
     pub tests: Vec<UnitTestEntry>,
 }
@@ -141,12 +149,16 @@ pub struct UnitEntry {
 pub struct UnitTestEntry {
     /// Its file in the suite.
     pub file: String,
-    /// Its C function in `unit_tests`.
+    /// Its C function in `unit_tests` (empty for a run that never called
+    /// the entry: its inputs break an assumed precondition).
     pub function: String,
     /// The arguments and objects, in words (`self = &o1, out = NULL; o1 = struct node {value = 5, next = &o1}`).
     pub shape: String,
     /// How the interpreter's run of it ends.
     pub outcome: String,
+    /// The clauses of the contract its run breaks (report mode only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub broken: Vec<String>,
 }
 
 /// An error test the native check refuted: not in the suite.

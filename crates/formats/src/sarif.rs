@@ -145,7 +145,8 @@ pub fn write_errors_sarif(
 /// The SARIF log of `walkdown check`: one result per possible runtime
 /// error of `report.check`, at level `error` when confirmed (a test's
 /// native run shows it), `warning` when unknown and `note` when refuted
-/// (proved unreachable); the verdict and its evidence are in the message
+/// (proved unreachable) or excluded (only a call that breaks the API's
+/// contract reaches it); the verdict and its evidence are in the message
 /// and the properties.
 pub fn check_sarif(report: &Report) -> Sarif {
     let mut kinds = BTreeMap::new();
@@ -157,7 +158,7 @@ pub fn check_sarif(report: &Report) -> Sarif {
         let physical = physical_location(&c.location);
         let level = match c.verdict.as_str() {
             "confirmed" => serde_sarif::sarif::ResultLevel::Error,
-            "refuted" => serde_sarif::sarif::ResultLevel::Note,
+            "refuted" | "excluded" => serde_sarif::sarif::ResultLevel::Note,
             _ => serde_sarif::sarif::ResultLevel::Warning,
         };
         let mut properties = BTreeMap::new();

@@ -101,8 +101,29 @@ pub enum CType {
     Array(Box<CType>, u64),
     /// `void` (behind pointers).
     Void,
-    /// A function pointer, spelled as clang spells its type.
+    /// A function pointer, spelled as clang spells its type (its return
+    /// and parameter types are in [`Decls::fn_types`]).
     FuncPtr(String),
+    /// A type the harness cannot build (a union, a bit-field, a struct
+    /// without a definition in the file, an array without a length): refused
+    /// only when a unit needs a value of it, and a pointer to it is null.
+    Opaque {
+        /// What it is, for the refusal.
+        what: String,
+        /// The line of the declaration that uses it.
+        line: u32,
+    },
+}
+
+/// The type of a function a function pointer points to.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FnType {
+    /// How C spells the return type.
+    pub ret_text: String,
+    /// The return type.
+    pub ret: CType,
+    /// How C spells each parameter's type (`...` for the variadic part).
+    pub params: Vec<String>,
 }
 
 /// A struct definition.
@@ -126,6 +147,9 @@ pub struct FuncSig {
     pub ret: CType,
     /// Its parameters: name (or `argN`) and type.
     pub params: Vec<(String, CType)>,
+    /// Per parameter: whether it points to `const` (an input the function
+    /// only reads).
+    pub reads_only: Vec<bool>,
     /// The line of the definition.
     pub line: u32,
 }
@@ -147,6 +171,14 @@ pub struct Decls {
     /// For each defined function: the functions and file-scope variables
     /// its body names.
     pub refs: HashMap<String, (Vec<String>, Vec<String>)>,
+    /// The types behind the function pointer types met, by spelling.
+    pub fn_types: HashMap<String, FnType>,
+    /// Functions declared `__attribute__((nonnull))` (on any declaration):
+    /// the parameters it names (0-based), or `None` for every pointer
+    /// parameter.
+    pub nonnull: HashMap<String, Option<Vec<usize>>>,
+    /// What each defined function's body says about its parameters.
+    pub facts: HashMap<String, crate::facts::FuncFacts>,
 }
 
 impl Decls {
@@ -166,14 +198,21 @@ impl Decls {
         }
         let json: Json = serde_json::from_slice(&out.stdout)
             .map_err(|e| UnitError::Clang { file: name.clone(), message: format!("unreadable AST: {e}") })?;
-        Decls::from_ast(&json, &name)
+        let source = std::fs::read_to_string(file).unwrap_or_default();
+        Decls::from_ast(&json, &name, &source)
     }
 
-    /// Reads the declarations of a translation unit's JSON AST.
-    pub fn from_ast(ast: &Json, file: &str) -> Result<Decls, UnitError> {
+    /// Reads the declarations of a translation unit's JSON AST; `source`
+    /// is the file's text (for the arguments of `nonnull` attributes,
+    /// which the JSON leaves out).
+    pub fn from_ast(ast: &Json, file: &str, source: &str) -> Result<Decls, UnitError> {
         let top: &[Json] = ast.get("inner").and_then(Json::as_array).map_or(&[], Vec::as_slice);
-        let mut reader =
-            Reader { file, records_by_id: HashMap::new(), structs_by_name: HashMap::new(), typedefs: HashMap::new() };
+        let mut reader = Reader {
+            records_by_id: HashMap::new(),
+            structs_by_name: HashMap::new(),
+            typedefs: HashMap::new(),
+            fn_types: Default::default(),
+        };
         // First the names: struct definitions (by tag and by node id) and
         // typedefs, so later types can refer to any of them.
         let mut record_nodes = Vec::new();
@@ -224,10 +263,12 @@ impl Decls {
                 }
                 let name = str_field(f, "name").to_string();
                 let line = line_of(f).max(decls.records[index].line);
-                if f.get("isBitfield").and_then(Json::as_bool) == Some(true) {
-                    return Err(reader.unsupported(format!("bit-field `{name}`"), line));
-                }
-                let ty = reader.parse(str_field(f.get("type").unwrap_or(&Json::Null), "qualType"), line)?;
+                // A struct the unit never builds may hold anything.
+                let ty = if f.get("isBitfield").and_then(Json::as_bool) == Some(true) {
+                    CType::Opaque { what: format!("bit-field `{name}`"), line }
+                } else {
+                    reader.parse(str_field(f.get("type").unwrap_or(&Json::Null), "qualType"), line)
+                };
                 fields.push((name, ty));
             }
             decls.records[index].fields = fields;
@@ -245,7 +286,7 @@ impl Decls {
                 continue;
             }
             // Tables (arrays) keep their contents; scalars and pointers are inputs.
-            if let Ok(ty @ (CType::Int(_) | CType::Float | CType::Double | CType::LongDouble | CType::Ptr(_))) =
+            if let ty @ (CType::Int(_) | CType::Float | CType::Double | CType::LongDouble | CType::Ptr(_)) =
                 reader.parse(text, line_of(node))
             {
                 decls.globals.push((name, ty));
@@ -254,6 +295,14 @@ impl Decls {
         for node in top {
             if kind(node) != "FunctionDecl" {
                 continue;
+            }
+            if let Some(attr) = node
+                .get("inner")
+                .and_then(Json::as_array)
+                .and_then(|inner| inner.iter().find(|n| kind(n) == "NonNullAttr"))
+            {
+                let name = str_field(node, "name").to_string();
+                decls.nonnull.insert(name, nonnull_args(attr, source));
             }
             if node.get("inner").is_none() {
                 decls.declared.push(str_field(node, "name").to_string());
@@ -272,15 +321,24 @@ impl Decls {
             let line = line_of(node);
             let fty = node.get("type").map(|t| str_field(t, "qualType")).unwrap_or("");
             let ret_text = fty.split_once('(').map_or("int", |(r, _)| r.trim());
-            let ret = reader.parse(ret_text, line).unwrap_or(CType::Void);
+            let ret = match reader.parse(ret_text, line) {
+                CType::Opaque { .. } => CType::Void,
+                ty => ty,
+            };
             let mut params = Vec::new();
+            let mut reads_only = Vec::new();
             for (i, p) in inner.iter().filter(|n| kind(n) == "ParmVarDecl").enumerate() {
                 let pname = p.get("name").and_then(Json::as_str).map_or_else(|| format!("arg{i}"), str::to_string);
-                let ty = reader.parse(str_field(p.get("type").unwrap_or(&Json::Null), "qualType"), line)?;
-                params.push((pname, ty));
+                let text = str_field(p.get("type").unwrap_or(&Json::Null), "qualType");
+                params.push((pname, reader.parse(text, line)));
+                let pointee = text.rfind('*').map_or("", |star| &text[..star]);
+                reads_only.push(pointee.split_whitespace().any(|w| w == "const"));
             }
-            decls.funcs.push(FuncSig { name, ret, params, line });
+            let names: Vec<&str> = params.iter().map(|(n, _)| n.as_str()).collect();
+            decls.facts.insert(name.clone(), crate::facts::FuncFacts::read(node, &names));
+            decls.funcs.push(FuncSig { name, ret, params, reads_only, line });
         }
+        decls.fn_types = reader.fn_types.into_inner();
         Ok(decls)
     }
 
@@ -305,53 +363,64 @@ impl Decls {
             CType::Ptr(inner) => format!("{} *", self.spell(inner)).replace("* *", "**"),
             CType::Array(inner, n) => format!("{}[{n}]", self.spell(inner)),
             CType::FuncPtr(s) => s.clone(),
+            CType::Opaque { what, .. } => what.clone(),
+        }
+    }
+
+    /// A declaration of `name` with type `ty` (`int x`, `int (*f)(void)`).
+    pub fn declare(&self, ty: &CType, name: &str) -> String {
+        match ty {
+            CType::FuncPtr(s) => format!("__typeof__({s}) {name}"),
+            _ => format!("{} {name}", self.spell(ty)).replace("* ", "*"),
         }
     }
 }
 
-struct Reader<'a> {
-    file: &'a str,
+struct Reader {
     records_by_id: HashMap<String, usize>,
     structs_by_name: HashMap<String, usize>,
     /// Typedef name → its type's text and, when it names a struct
     /// directly, that struct's node id.
     typedefs: HashMap<String, (String, Option<String>)>,
+    /// The function types behind the function pointer types parsed.
+    fn_types: std::cell::RefCell<HashMap<String, FnType>>,
 }
 
-impl Reader<'_> {
-    fn unsupported(&self, construct: String, line: u32) -> UnitError {
-        UnitError::Unsupported { construct, file: self.file.to_string(), line }
+impl Reader {
+    fn opaque(what: String, line: u32) -> CType {
+        CType::Opaque { what, line }
     }
 
     /// Parses clang's spelling of a type (`struct node *`, `Tree *`,
-    /// `unsigned char[3]`, `int (*)(int)`).
-    fn parse(&self, text: &str, line: u32) -> Result<CType, UnitError> {
+    /// `unsigned char[3]`, `int (*)(int)`); what the harness cannot build
+    /// is [`CType::Opaque`].
+    fn parse(&self, text: &str, line: u32) -> CType {
         self.parse_depth(text, line, 0)
     }
 
-    fn parse_depth(&self, text: &str, line: u32, depth: u32) -> Result<CType, UnitError> {
+    fn parse_depth(&self, text: &str, line: u32, depth: u32) -> CType {
         if depth > 32 {
-            return Err(self.unsupported(format!("type `{text}` (typedefs nest too deep)"), line));
+            return Self::opaque(format!("type `{text}` (typedefs nest too deep)"), line);
         }
         let text = text.trim();
         if text.contains("(*") || text.contains("(^") {
-            return Ok(CType::FuncPtr(text.to_string()));
+            self.function_pointer(text, line, depth);
+            return CType::FuncPtr(text.to_string());
         }
         if let Some(open) = text.rfind('[') {
             if text.ends_with(']') {
-                let n: u64 = text[open + 1..text.len() - 1]
-                    .trim()
-                    .parse()
-                    .map_err(|_| self.unsupported(format!("array type `{text}` without a constant length"), line))?;
-                let elem = self.parse_depth(&text[..open], line, depth)?;
-                return Ok(CType::Array(Box::new(elem), n));
+                let Ok(n) = text[open + 1..text.len() - 1].trim().parse::<u64>() else {
+                    return Self::opaque(format!("array type `{text}` without a constant length"), line);
+                };
+                let elem = self.parse_depth(&text[..open], line, depth);
+                return CType::Array(Box::new(elem), n);
             }
         }
         if let Some(base) = text.strip_suffix('*') {
             let base = base.trim_end();
             // `int *const`: the qualifier binds to the pointer.
             let base = base.strip_suffix("const").or_else(|| base.strip_suffix("restrict")).unwrap_or(base);
-            return Ok(CType::Ptr(Box::new(self.parse_depth(base, line, depth)?)));
+            return CType::Ptr(Box::new(self.parse_depth(base, line, depth)));
         }
         let words: Vec<&str> = text
             .split_whitespace()
@@ -375,34 +444,104 @@ impl Reader<'_> {
             _ => None,
         };
         if let Some(k) = kind {
-            return Ok(CType::Int(k));
+            return CType::Int(k);
         }
         match words.as_slice() {
-            ["float"] => Ok(CType::Float),
-            ["double"] => Ok(CType::Double),
-            ["void"] => Ok(CType::Void),
-            ["enum", ..] => Ok(CType::Int(IntKind::Int)),
+            ["float"] => CType::Float,
+            ["double"] => CType::Double,
+            ["void"] => CType::Void,
+            ["enum", ..] => CType::Int(IntKind::Int),
             ["struct", name] => match self.structs_by_name.get(*name) {
-                Some(&i) => Ok(CType::Struct(i)),
-                None => Err(self.unsupported(format!("`struct {name}` without a definition in the file"), line)),
+                Some(&i) => CType::Struct(i),
+                None => Self::opaque(format!("`struct {name}` without a definition in the file"), line),
             },
-            ["union", ..] => Err(self.unsupported(format!("union type `{text}`"), line)),
-            ["long", "double"] => Ok(CType::LongDouble),
+            ["union", ..] => Self::opaque(format!("union type `{text}`"), line),
+            ["long", "double"] => CType::LongDouble,
             [name] => match self.typedefs.get(*name) {
-                Some((_, Some(id))) if self.records_by_id.contains_key(id) => Ok(CType::Struct(self.records_by_id[id])),
+                Some((_, Some(id))) if self.records_by_id.contains_key(id) => CType::Struct(self.records_by_id[id]),
                 Some((_, Some(_))) => match self.typedefs[*name].0.strip_prefix("struct ") {
                     // A typedef of a struct declared before its definition.
                     Some(tag) if self.structs_by_name.contains_key(tag.trim()) => {
-                        Ok(CType::Struct(self.structs_by_name[tag.trim()]))
+                        CType::Struct(self.structs_by_name[tag.trim()])
                     }
-                    _ => Err(self.unsupported(format!("type `{name}`"), line)),
+                    _ => Self::opaque(format!("type `{name}`"), line),
                 },
                 Some((underlying, None)) => self.parse_depth(underlying, line, depth + 1),
-                None => Err(self.unsupported(format!("type `{text}`"), line)),
+                None => Self::opaque(format!("type `{text}`"), line),
             },
-            _ => Err(self.unsupported(format!("type `{text}`"), line)),
+            _ => Self::opaque(format!("type `{text}`"), line),
         }
     }
+
+    /// Records the function type behind the function pointer type `text`
+    /// (`int (*)(void *, const char *)`), for the stubs of unit mode.
+    fn function_pointer(&self, text: &str, line: u32, depth: u32) {
+        if self.fn_types.borrow().contains_key(text) {
+            return;
+        }
+        let Some(star) = text.find("(*") else { return };
+        let ret_text = text[..star].trim().to_string();
+        let rest = &text[star + 2..];
+        // The parameter list: the parenthesized group after `(*...)`.
+        let Some(close) = matching_paren(rest, 0) else { return };
+        let after = rest[close + 1..].trim_start();
+        let Some(params_end) = after.strip_prefix('(').and_then(|p| matching_paren(p, 0)) else { return };
+        let list = &after[1..=params_end];
+        let mut params: Vec<String> = split_top_level(list).into_iter().map(str::to_string).collect();
+        if params.len() == 1 && (params[0] == "void" || params[0].is_empty()) {
+            params.clear();
+        }
+        let ret = self.parse_depth(&ret_text, line, depth + 1);
+        self.fn_types.borrow_mut().insert(text.to_string(), FnType { ret_text, ret, params });
+    }
+}
+
+/// The index in `text` of the `)` that closes an open parenthesis before
+/// `from` (`text` starts inside it).
+fn matching_paren(text: &str, from: usize) -> Option<usize> {
+    let mut depth = 0i32;
+    for (i, c) in text.char_indices().skip(from) {
+        match c {
+            '(' => depth += 1,
+            ')' if depth == 0 => return Some(i),
+            ')' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `text` split at its commas outside parentheses, each part trimmed.
+pub fn split_top_level(text: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(text[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(text[start..].trim());
+    parts
+}
+
+/// The parameters a `NonNullAttr` names, read from the source (clang's
+/// JSON leaves its arguments out): `nonnull(1, 3)` gives `[0, 2]`; a bare
+/// `nonnull`, or one spelled where the text cannot be read (a macro), is
+/// `None`: every pointer parameter.
+fn nonnull_args(attr: &Json, source: &str) -> Option<Vec<usize>> {
+    let begin = attr.get("range")?.get("begin")?;
+    let offset = begin.get("offset")?.as_u64()? as usize;
+    let text = source.get(offset..)?;
+    let rest = text.strip_prefix("nonnull").or_else(|| text.strip_prefix("__nonnull__"))?.trim_start();
+    let args = rest.strip_prefix('(')?;
+    let args = &args[..args.find(')')?];
+    args.split(',').map(|a| a.trim().parse::<usize>().ok().and_then(|n| n.checked_sub(1))).collect()
 }
 
 fn kind(node: &Json) -> &str {

@@ -23,18 +23,34 @@
 //! - a pointer to another type `T` (an array): a lazy slot too, decided by
 //!   one `int` length choice: 1 to `max_array` is an array of that many
 //!   `T`s, each built in turn, anything else null. A `char` array gets a
-//!   terminating zero past its elements (a string). A pointer parameter
-//!   followed by an integer parameter with a length's name (`n`, `len`,
-//!   `size`, `count`, …) is an array of either kind whose length that
-//!   parameter receives (0 for null), built at once (the length is passed
-//!   by value);
+//!   terminating zero past its elements (a string);
 //! - a struct by value or an array field: its members in order;
-//! - `void *` and function pointers: null, with no input.
+//! - `void *`, function pointers in structs, pointers to types the harness
+//!   cannot build: null, with no input.
+//!
+//! The entry's parameters follow its contract ([`crate::contract`]): a
+//! root slot of a parameter that must not be NULL is never decided null
+//! (choice 0, or no room left, makes a fresh object; an out-of-range
+//! length makes one element); a buffer with a length parameter is built at
+//! once from a length choice of 0 to `max_array` (the length is passed by
+//! value; an `int *` length gets an object holding it; a buffer sharing a
+//! length with an earlier one takes its value; a `const char` buffer gets
+//! a terminating zero, a writable one does not); a struct with an
+//! initializer is a zeroed object the initializer fills (no inputs); a
+//! function pointer is a stub whose return value is one input; each
+//! `requires` clause is a function `__wd_pre_K` of the parameters, whose
+//! result is assumed. In report mode every such promise may be broken by a
+//! choice (and lengths are free inputs), and the harness prints
+//! `\x1dK\x1f` for each clause `K` a run breaks.
 //!
 //! Compiled natively without the pipeline's calls, the harness would follow
 //! placeholders: native runs use `unit_tests.c`, which builds each test's
 //! decided shape directly.
+//!
+//! This module is the model (the plan of the parameters, the slots, the
+//! skeleton of the text); [`crate::builders`] writes the builders' C.
 
+use crate::contract::{self, ClauseKind, Contract, ContractMode, ContractOptions, Init, Length, Sources};
 use crate::decls::{CType, Decls, FuncSig, IntKind};
 use crate::UnitError;
 use std::fmt::Write as _;
@@ -61,10 +77,15 @@ impl Default for Settings {
 pub enum ParamPlan {
     /// Built from its type (see the module doc).
     Value,
-    /// A pointer that is an array whose length parameter is the given one.
-    ArrayWithLength(usize),
-    /// The length of the array parameter with the given index.
+    /// A buffer of that many elements, built at once.
+    Buffer(Length),
+    /// The length of the buffer parameter with the given index (the first
+    /// of those sharing it).
     LengthOf(usize),
+    /// A struct made by the library's initializer.
+    Init(Init),
+    /// A function pointer: a stub.
+    Stub,
 }
 
 /// A function made a unit: its declarations, the plan of its arguments,
@@ -77,6 +98,8 @@ pub struct Unit {
     pub entry: FuncSig,
     /// How each parameter is built.
     pub plan: Vec<ParamPlan>,
+    /// The entry's contract.
+    pub contract: Contract,
     /// The file-scope variables the entry (or a function it calls) names:
     /// inputs too, built before the parameters, in declaration order.
     pub globals: Vec<(String, CType)>,
@@ -88,27 +111,32 @@ pub struct Unit {
 /// (see the module doc).
 pub const RESOLVE: &str = "__wd_resolve";
 
+/// The prefix of the precondition functions (`__wd_pre_K` for clause `K`),
+/// which the unit pipeline instruments as it does the entry.
+pub const PRECONDITION: &str = "__wd_pre_";
+
 /// Most lazy slots a harness keeps, whatever the bounds.
 const MAX_SLOTS: u64 = 4096;
 
 /// The name the program's own `main` gets in a unit.
 pub const PROGRAM_MAIN: &str = "__walkdown_program_main";
 
-/// Whether a parameter name reads as an array length.
-fn is_length_name(name: &str) -> bool {
-    let n = name.to_ascii_lowercase();
-    matches!(
-        n.as_str(),
-        "n" | "len" | "length" | "size" | "count" | "num" | "cnt" | "nelem" | "nelems" | "nitems" | "sz"
-    ) || n.ends_with("_len")
-        || n.ends_with("_size")
-        || n.ends_with("_count")
-        || n.ends_with("len") && n.len() <= 6
-}
-
 impl Unit {
-    /// Makes `entry` of `decls` a unit.
+    /// Makes `entry` of `decls` a unit with the contract inferred from the
+    /// file alone.
     pub fn new(decls: Decls, entry: &str, settings: Settings) -> Result<Unit, UnitError> {
+        Unit::with_contract(decls, entry, settings, &ContractOptions::default(), &[])
+    }
+
+    /// Makes `entry` of `decls` a unit whose contract the options and the
+    /// file's ACSL contracts (`acsl`) give, and inference completes.
+    pub fn with_contract(
+        decls: Decls,
+        entry: &str,
+        settings: Settings,
+        options: &ContractOptions,
+        acsl: &[crate::acsl::AcslContract],
+    ) -> Result<Unit, UnitError> {
         if entry == "main" {
             return Err(UnitError::Unsupported {
                 construct: "`main` as the entry of a unit (run gen without --entry)".into(),
@@ -117,20 +145,8 @@ impl Unit {
             });
         }
         let sig = decls.func(entry)?.clone();
-        let mut plan = vec![ParamPlan::Value; sig.params.len()];
-        for i in 0..sig.params.len().saturating_sub(1) {
-            let (_, ty) = &sig.params[i];
-            let (next_name, next_ty) = &sig.params[i + 1];
-            let array_like = matches!(ty, CType::Ptr(inner) if !matches!(**inner, CType::Void | CType::FuncPtr(_)));
-            if array_like
-                && matches!(next_ty, CType::Int(k) if *k != IntKind::Bool)
-                && is_length_name(next_name)
-                && plan[i] == ParamPlan::Value
-            {
-                plan[i] = ParamPlan::ArrayWithLength(i + 1);
-                plan[i + 1] = ParamPlan::LengthOf(i);
-            }
-        }
+        let contract = contract::infer(&Sources { decls: &decls, acsl }, &sig, options)?;
+        let plan = plan_of(&decls, &sig, &contract);
         let mut reached = vec![sig.name.clone()];
         let mut named = Vec::new();
         let mut k = 0;
@@ -159,32 +175,54 @@ impl Unit {
             });
         }
         let globals = decls.globals.iter().filter(|(n, _)| named.contains(n)).cloned().collect();
-        let unit = Unit { decls, entry: sig, plan, globals, settings };
+        let unit = Unit { decls, entry: sig, plan, contract, globals, settings };
         // Refuse what the harness cannot build before writing any of it.
-        for (_, ty) in unit.entry.params.iter().chain(&unit.globals) {
-            unit.check_buildable(ty, 0)?;
-        }
+        unit.check_buildable()?;
         Ok(unit)
     }
 
-    fn check_buildable(&self, ty: &CType, depth: u32) -> Result<(), UnitError> {
-        if depth > 8 {
-            return Ok(());
+    /// Whether the harness keeps the contract (rather than reporting the
+    /// clauses its runs break).
+    pub fn assumes(&self) -> bool {
+        self.contract.mode == ContractMode::Assume
+    }
+
+    fn check_buildable(&self) -> Result<(), UnitError> {
+        let mut seen = Vec::new();
+        for (i, (_, ty)) in self.entry.params.iter().enumerate() {
+            match &self.plan[i] {
+                ParamPlan::LengthOf(_) | ParamPlan::Stub => {}
+                ParamPlan::Init(_) if self.assumes() => {}
+                ParamPlan::Buffer(_) => self.check_type(&buffer_elem(ty), &mut seen)?,
+                ParamPlan::Init(_) | ParamPlan::Value => self.check_type(ty, &mut seen)?,
+            }
         }
+        for (_, ty) in &self.globals {
+            self.check_type(ty, &mut seen)?;
+        }
+        Ok(())
+    }
+
+    /// Refuses a type the harness would have to build a value of and
+    /// cannot (`seen`: the structs checked already).
+    fn check_type(&self, ty: &CType, seen: &mut Vec<usize>) -> Result<(), UnitError> {
+        let refuse = |construct: String, line: u32| UnitError::Unsupported {
+            construct,
+            file: self.decls.file.clone(),
+            line: if line == 0 { self.entry.line } else { line },
+        };
         match ty {
-            CType::Void => Err(UnitError::Unsupported {
-                construct: "a `void` value".into(),
-                file: self.decls.file.clone(),
-                line: self.entry.line,
-            }),
+            CType::Opaque { what, line } => Err(refuse(what.clone(), *line)),
+            CType::Void => Err(refuse("a `void` value".into(), 0)),
             CType::Ptr(inner) => match &**inner {
-                CType::Void | CType::FuncPtr(_) | CType::Struct(_) => Ok(()),
-                other => self.check_buildable(other, depth + 1),
+                CType::Void | CType::FuncPtr(_) | CType::Opaque { .. } => Ok(()),
+                other => self.check_type(other, seen),
             },
-            CType::Array(inner, _) => self.check_buildable(inner, depth + 1),
-            CType::Struct(i) => {
+            CType::Array(inner, _) => self.check_type(inner, seen),
+            CType::Struct(i) if !seen.contains(i) => {
+                seen.push(*i);
                 for (_, f) in &self.decls.records[*i].fields {
-                    self.check_buildable(f, depth + 1)?;
+                    self.check_type(f, seen)?;
                 }
                 Ok(())
             }
@@ -224,15 +262,20 @@ impl Unit {
             .map(|(_, t)| self.slots_in(t, 0))
             .fold(0, u64::saturating_add);
         let widest = self.struct_types().iter().map(|&i| self.slots_in(&CType::Struct(i), 0)).max().unwrap_or(0);
-        let n = roots.saturating_add(widest.saturating_mul(u64::from(self.settings.max_objects))).saturating_add(1);
+        let n = roots.saturating_add(widest.saturating_mul(u64::from(self.pool_size()))).saturating_add(1);
         n.clamp(16, MAX_SLOTS) as usize
+    }
+
+    /// Room for the objects of one struct type: `max_objects`, and one
+    /// more per parameter (a parameter that must not be NULL gets an
+    /// object past the bound).
+    pub fn pool_size(&self) -> u32 {
+        self.settings.max_objects.max(1) + self.entry.params.len() as u32
     }
 
     /// The element types of the arrays behind pointers the harness builds
     /// on first read, in a fixed order: a slot of type `records + k` (see
-    /// [`Unit::slot_type`]) is an array of the `k`-th. (An array parameter
-    /// paired with a length parameter is built at once: the length is
-    /// passed by value.)
+    /// [`Unit::slot_type`]) is an array of the `k`-th.
     pub fn array_types(&self) -> Vec<CType> {
         let mut found: Vec<CType> = Vec::new();
         let mut work: Vec<CType> = self.entry.params.iter().chain(&self.globals).map(|(_, t)| t.clone()).collect();
@@ -240,7 +283,7 @@ impl Unit {
         while let Some(t) = work.pop() {
             match t {
                 CType::Ptr(inner) => match *inner {
-                    CType::Void | CType::FuncPtr(_) => {}
+                    CType::Void | CType::FuncPtr(_) | CType::Opaque { .. } => {}
                     CType::Struct(i) => work.push(CType::Struct(i)),
                     elem => {
                         if !found.contains(&elem) {
@@ -265,7 +308,7 @@ impl Unit {
     pub fn slot_type(&self, pointee: &CType) -> Option<usize> {
         match pointee {
             CType::Struct(i) => Some(*i),
-            CType::Void | CType::FuncPtr(_) => None,
+            CType::Void | CType::FuncPtr(_) | CType::Opaque { .. } => None,
             elem => self.array_types().iter().position(|t| t == elem).map(|k| self.decls.records.len() + k),
         }
     }
@@ -279,7 +322,7 @@ impl Unit {
         match ty {
             CType::Ptr(inner) => match &**inner {
                 CType::Struct(_) => 1,
-                CType::Void | CType::FuncPtr(_) => 0,
+                CType::Void | CType::FuncPtr(_) | CType::Opaque { .. } => 0,
                 elem => {
                     u64::from(self.settings.max_array).saturating_mul(self.slots_in(elem, depth + 1)).saturating_add(1)
                 }
@@ -306,7 +349,6 @@ impl Unit {
 
     /// The harness (C declarations, builders and `main`).
     pub fn harness_text(&self) -> String {
-        let s = self.settings;
         let mut out = String::new();
         let _ = writeln!(
             out,
@@ -316,184 +358,120 @@ impl Unit {
         for k in NONDETS {
             let _ = writeln!(out, "extern {} __VERIFIER_nondet_{}(void);", k.0, k.1);
         }
+        out.push_str("extern void __VERIFIER_assume(int);\n");
+        if !self.assumes() {
+            // A broken clause of the contract, for the report.
+            out.push_str("static void __wd_broke(int k) {\n  __builtin_printf(\"\\x1d%d\\x1f\", k);\n}\n");
+        }
         let _ = writeln!(out, "static int __wd_objects;");
-        // The lazy slots (see the module doc): slot k's placeholder is
-        // &__wd_marks[k], so a copy of an unread pointer still names its slot.
-        let cap = self.slot_capacity();
-        let _ = writeln!(
-            out,
-            "static char __wd_marks[{cap}];\nstatic void **__wd_slot_at[{cap}];\nstatic int __wd_slot_type[{cap}];\nstatic int __wd_slot_depth[{cap}];\nstatic char __wd_slot_done[{cap}];\nstatic void *__wd_slot_value[{cap}];\nstatic int __wd_slots;"
-        );
-        let _ = writeln!(
-            out,
-            "static void __wd_lazy(void **at, int type, int depth) {{\n  if (__wd_slots < {cap}) {{\n    int k = __wd_slots++;\n    __wd_slot_at[k] = at;\n    __wd_slot_type[k] = type;\n    __wd_slot_depth[k] = depth;\n    *at = (void *)&__wd_marks[k];\n  }} else {{\n    *at = 0;\n  }}\n}}"
-        );
-        let types = self.struct_types();
-        for &i in &types {
-            let sp = &self.decls.records[i].spelling;
-            let _ = writeln!(out, "static {sp} *__wd_pool_{i}[{}];\nstatic int __wd_count_{i};", s.max_objects.max(1));
-            let _ = writeln!(out, "static {sp} *__wd_ptr_{i}(int depth);");
-        }
-        for &i in &types {
-            let sp = &self.decls.records[i].spelling;
-            let _ = writeln!(out, "static void __wd_fill_{i}({sp} *p, int depth) {{");
-            let mut names = 0;
-            for (f, ty) in &self.decls.records[i].fields {
-                self.fill(&mut out, &format!("p->{f}"), ty, 1, &mut names);
-            }
-            out.push_str("  (void)depth;\n}\n");
-            let _ = writeln!(
-                out,
-                "static {sp} *__wd_ptr_{i}(int depth) {{\n  int c = __VERIFIER_nondet_int();\n  if (c == 0) return 0;\n  if (c == 1) {{\n    if (__wd_objects < {mo} && depth < {md}) {{\n      {sp} *p = ({sp} *)__builtin_calloc(1, sizeof({sp}));\n      __wd_pool_{i}[__wd_count_{i}++] = p;\n      __wd_objects++;\n      __wd_fill_{i}(p, depth + 1);\n      return p;\n    }}\n    return 0;\n  }}\n  if (c >= 2 && c - 2 < __wd_count_{i}) return __wd_pool_{i}[c - 2];\n  return 0;\n}}",
-                mo = s.max_objects,
-                md = s.max_depth,
-            );
-        }
-        let arrays = self.array_types();
-        let base = self.decls.records.len();
-        for (k, elem) in arrays.iter().enumerate() {
-            let _ = writeln!(out, "static void *__wd_arr_{k}(int depth) {{\n  void *r = 0;");
-            let mut names = 0;
-            self.array(&mut out, "r", elem, None, 1, &mut names);
-            out.push_str("  (void)depth;\n  return r;\n}\n");
-        }
-        out.push_str("static void *__wd_make(int type, int depth) {\n  switch (type) {\n");
-        for &i in &types {
-            let _ = writeln!(out, "  case {i}: return (void *)__wd_ptr_{i}(depth);");
-        }
-        for k in 0..arrays.len() {
-            let _ = writeln!(out, "  case {}: return __wd_arr_{k}(depth);", base + k);
-        }
-        out.push_str("  }\n  return 0;\n}\n");
-        // Called by the code under test after each load of a pointer (the
-        // unit pipeline inserts the calls, see `crate::lazy`): an unread
-        // slot's placeholder is decided here, on first read, and the
-        // decision is printed (`\x1eK\x1f`) for the shape decoder.
-        let _ = writeln!(
-            out,
-            "__attribute__((used)) void *{RESOLVE}(void *v, void **at) {{\n  __UINTPTR_TYPE__ d = (__UINTPTR_TYPE__)v - (__UINTPTR_TYPE__)__wd_marks;\n  if (d >= {cap}) return v;\n  int k = (int)d;\n  if (!__wd_slot_done[k]) {{\n    __wd_slot_done[k] = 1;\n    __builtin_printf(\"\\x1e%d\\x1f\", k);\n    __wd_slot_value[k] = __wd_make(__wd_slot_type[k], __wd_slot_depth[k]);\n    if (*__wd_slot_at[k] == (void *)&__wd_marks[k]) *__wd_slot_at[k] = __wd_slot_value[k];\n  }}\n  if (at) *at = __wd_slot_value[k];\n  return __wd_slot_value[k];\n}}"
-        );
-        out.push_str("int main(void) {\n  int depth = 0;\n");
-        let mut names = 0;
-        for (name, ty) in &self.globals {
-            self.fill(&mut out, name, ty, 1, &mut names);
-        }
-        for (i, (_, ty)) in self.entry.params.iter().enumerate() {
-            match (&self.plan[i], ty) {
-                (ParamPlan::LengthOf(_), _) => {}
-                (ParamPlan::ArrayWithLength(len), CType::Ptr(elem)) => {
-                    let _ = writeln!(
-                        out,
-                        "  {} a{i};\n  {} a{len};",
-                        self.decls.spell(ty),
-                        self.decls.spell(&self.entry.params[*len].1)
-                    );
-                    self.array(&mut out, &format!("a{i}"), elem, Some(&format!("a{len}")), 1, &mut names);
-                }
-                (_, CType::FuncPtr(spelled)) => {
-                    let _ = writeln!(out, "  {spelled} a{i} = 0;");
-                }
-                _ => {
-                    let _ = writeln!(out, "  {} a{i};", self.decls.spell(ty));
-                    self.fill(&mut out, &format!("a{i}"), ty, 1, &mut names);
-                }
-            }
-        }
-        let args: Vec<String> = (0..self.entry.params.len()).map(|i| format!("a{i}")).collect();
-        let _ = writeln!(out, "  (void)depth;\n  {}({});\n  return 0;\n}}", self.entry.name, args.join(", "));
+        self.slots_text(&mut out);
+        self.builders_text(&mut out);
+        out.push_str(&self.stub_definitions());
+        self.preconditions_text(&mut out);
+        self.main_text(&mut out);
         out
     }
 
-    /// Statements that build the value of `lvalue`, of type `ty`.
-    fn fill(&self, out: &mut String, lvalue: &str, ty: &CType, indent: usize, names: &mut u32) {
-        let pad = "  ".repeat(indent);
-        match ty {
-            CType::Int(k) => {
-                let _ = writeln!(out, "{pad}{lvalue} = __VERIFIER_nondet_{}();", k.nondet());
-            }
-            CType::Float => {
-                let _ = writeln!(out, "{pad}{lvalue} = __VERIFIER_nondet_float();");
-            }
-            CType::Double => {
-                let _ = writeln!(out, "{pad}{lvalue} = __VERIFIER_nondet_double();");
-            }
-            // Test-Comp has no `long double` input: a `double` one, widened
-            // (exactly), so the values a test gives are the doubles.
-            CType::LongDouble => {
-                let _ = writeln!(out, "{pad}{lvalue} = (long double)__VERIFIER_nondet_double();");
-            }
-            CType::Void | CType::FuncPtr(_) => {
-                let _ = writeln!(out, "{pad}{lvalue} = 0;");
-            }
-            CType::Struct(i) => {
-                let _ = writeln!(out, "{pad}__wd_fill_{i}(&{lvalue}, depth);");
-            }
-            CType::Array(elem, n) => {
-                *names += 1;
-                let v = format!("i{names}");
-                let _ = writeln!(out, "{pad}for (int {v} = 0; {v} < {n}; {v}++) {{");
-                self.fill(out, &format!("{lvalue}[{v}]"), elem, indent + 1, names);
-                let _ = writeln!(out, "{pad}}}");
-            }
-            CType::Ptr(inner) => match &**inner {
-                CType::Struct(i) => {
-                    let _ = writeln!(out, "{pad}__wd_lazy((void **)&{lvalue}, {i}, depth);");
-                }
-                CType::Void | CType::FuncPtr(_) => {
-                    let _ = writeln!(out, "{pad}{lvalue} = 0;");
-                }
-                elem => {
-                    let t = self.slot_type(elem).expect("array_types lists every array behind a pointer");
-                    let _ = writeln!(out, "{pad}__wd_lazy((void **)&{lvalue}, {t}, depth);");
-                }
-            },
-        }
-    }
-
-    /// Statements that build an array behind the pointer `lvalue`, storing
-    /// its length in `length` when given.
-    fn array(
-        &self,
-        out: &mut String,
-        lvalue: &str,
-        elem: &CType,
-        length: Option<&str>,
-        indent: usize,
-        names: &mut u32,
-    ) {
-        let pad = "  ".repeat(indent);
-        *names += 1;
-        let c = format!("c{names}");
-        let a = format!("p{names}");
-        let v = format!("i{names}");
-        let spelled = self.decls.spell(elem);
-        let string = is_char(elem) && length.is_none();
-        let _ = writeln!(out, "{pad}{{\n{pad}  int {c} = __VERIFIER_nondet_int();");
-        let _ = writeln!(out, "{pad}  if ({c} >= 1 && {c} <= {}) {{", self.settings.max_array);
+    /// The lazy slots, `__wd_lazy` and `__wd_resolve` (see the module doc).
+    fn slots_text(&self, out: &mut String) {
+        // Slot k's placeholder is &__wd_marks[k], so a copy of an unread
+        // pointer still names its slot.
+        let cap = self.slot_capacity();
         let _ = writeln!(
             out,
-            "{pad}    {spelled} *{a} = ({spelled} *)__builtin_calloc({c}{}, sizeof({spelled}));",
-            if string { " + 1" } else { "" }
+            "static char __wd_marks[{cap}];\nstatic void **__wd_slot_at[{cap}];\nstatic int __wd_slot_type[{cap}];\nstatic int __wd_slot_depth[{cap}];\nstatic int __wd_slot_clause[{cap}];\nstatic char __wd_slot_done[{cap}];\nstatic void *__wd_slot_value[{cap}];\nstatic int __wd_slots;"
         );
-        let _ = writeln!(out, "{pad}    for (int {v} = 0; {v} < {c}; {v}++) {{");
-        let mut body = String::new();
-        match elem {
-            CType::Struct(i) => {
-                let _ = writeln!(body, "{pad}      __wd_fill_{i}(&{a}[{v}], depth);");
-            }
-            _ => self.fill(&mut body, &format!("{a}[{v}]"), elem, indent + 3, names),
-        }
-        out.push_str(&body);
-        let _ = writeln!(out, "{pad}    }}\n{pad}    {lvalue} = {a};");
-        if let Some(len) = length {
-            let _ = writeln!(out, "{pad}    {len} = {c};");
-        }
-        let _ = writeln!(out, "{pad}  }} else {{\n{pad}    {lvalue} = 0;");
-        if let Some(len) = length {
-            let _ = writeln!(out, "{pad}    {len} = 0;");
-        }
-        let _ = writeln!(out, "{pad}  }}\n{pad}}}");
+        // `clause` is 1 + the clause that the slot is not NULL, or 0.
+        let _ = writeln!(
+            out,
+            "static void __wd_lazy(void **at, int type, int depth, int clause) {{\n  if (__wd_slots < {cap}) {{\n    int k = __wd_slots++;\n    __wd_slot_at[k] = at;\n    __wd_slot_type[k] = type;\n    __wd_slot_depth[k] = depth;\n    __wd_slot_clause[k] = clause;\n    *at = (void *)&__wd_marks[k];\n  }} else {{\n    *at = 0;\n  }}\n}}"
+        );
     }
+
+    /// `main`: the globals, the parameters, the preconditions, the call.
+    fn main_text(&self, out: &mut String) {
+        out.push_str("int main(void) {\n  int depth = 0;\n");
+        let mut names = 0;
+        for (name, ty) in &self.globals {
+            self.fill(out, name, ty, 1, &mut names);
+        }
+        for (i, (_, ty)) in self.entry.params.iter().enumerate() {
+            let init = if matches!(ty, CType::Struct(_) | CType::Array(..)) { "" } else { " = 0" };
+            let _ = writeln!(out, "  {}{init};", self.decls.declare(ty, &format!("a{i}")));
+        }
+        for i in 0..self.entry.params.len() {
+            self.build_param(out, i, &mut names);
+        }
+        let args: Vec<String> = (0..self.entry.params.len()).map(|i| format!("a{i}")).collect();
+        let args = args.join(", ");
+        for (k, c) in self.contract.clauses.iter().enumerate() {
+            if let ClauseKind::Requires(_) = c.kind {
+                if self.assumes() {
+                    let _ = writeln!(out, "  __VERIFIER_assume({PRECONDITION}{k}({args}));");
+                } else {
+                    let _ = writeln!(out, "  if (!{PRECONDITION}{k}({args})) __wd_broke({k});");
+                }
+            }
+        }
+        let _ = writeln!(out, "  (void)depth;\n  {}({args});\n  return 0;\n}}", self.entry.name);
+    }
+
+    /// `__wd_pre_K`: each `requires` clause as a function of parameters
+    /// named as the entry's.
+    fn preconditions_text(&self, out: &mut String) {
+        let params: Vec<String> = self.entry.params.iter().map(|(n, t)| self.decls.declare(t, n)).collect();
+        let params = if params.is_empty() { "void".to_string() } else { params.join(", ") };
+        for (k, c) in self.contract.clauses.iter().enumerate() {
+            if let ClauseKind::Requires(e) = &c.kind {
+                let _ = writeln!(out, "static int {PRECONDITION}{k}({params}) {{\n  return ({e});\n}}");
+            }
+        }
+    }
+}
+
+impl Unit {
+    /// Whether the buffer parameter `i` gets a terminating zero past its
+    /// elements: a `const char *` (not `unsigned char`: bytes) with a
+    /// length is a string the function
+    /// reads (C strings are terminated, and an API may fall back on the
+    /// terminator, as `b58tobin` does for a length of 0); a writable `char *`
+    /// is an output buffer, whose last byte is its last.
+    pub fn buffer_is_string(&self, i: usize) -> bool {
+        matches!(buffer_elem(&self.entry.params[i].1), CType::Int(IntKind::Char | IntKind::SChar))
+            && self.entry.reads_only.get(i).copied().unwrap_or(false)
+    }
+}
+
+/// The element type of a buffer parameter of type `ty` (`void *` holds
+/// bytes).
+pub fn buffer_elem(ty: &CType) -> CType {
+    match ty {
+        CType::Ptr(inner) if **inner == CType::Void => CType::Int(IntKind::UChar),
+        CType::Ptr(inner) => (**inner).clone(),
+        other => other.clone(),
+    }
+}
+
+/// How each parameter is built under `contract`.
+fn plan_of(decls: &Decls, entry: &FuncSig, contract: &Contract) -> Vec<ParamPlan> {
+    entry
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, (_, ty))| {
+            if let Some(l) = contract.lengths[i] {
+                ParamPlan::Buffer(l)
+            } else if let Some(j) = contract.length_of[i] {
+                ParamPlan::LengthOf(j)
+            } else if let Some(init) = &contract.init[i] {
+                ParamPlan::Init(init.clone())
+            } else if matches!(ty, CType::FuncPtr(s) if decls.fn_types.contains_key(s)) {
+                ParamPlan::Stub
+            } else {
+                ParamPlan::Value
+            }
+        })
+        .collect()
 }
 
 /// Whether arrays of `ty` are strings.
@@ -625,11 +603,5 @@ mod tests {
             rename_main(already),
             "static int __walkdown_program_main(void) { return __walkdown_program_main(); }"
         );
-    }
-
-    #[test]
-    fn length_names() {
-        assert!(is_length_name("n") && is_length_name("len") && is_length_name("buf_size"));
-        assert!(!is_length_name("key") && !is_length_name("value"));
     }
 }

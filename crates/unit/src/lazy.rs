@@ -7,10 +7,12 @@
 //! stored to memory is stored as it is: its loads resolve it). A pointer
 //! that is a lazy slot's placeholder is decided there, on the first read;
 //! any other pointer comes back unchanged. The harness's own functions
-//! (`main`, `__wd_*`) are left alone, and [`is_harness`] tells them apart
-//! so that their branches and error sites are not goals of the unit.
+//! (`main`, `__wd_*`) are left alone but for the preconditions
+//! (`__wd_pre_*`, instrumented as the entry), and [`is_harness`] tells
+//! them apart so that their branches and error sites are not goals of the
+//! unit.
 
-use crate::harness::RESOLVE;
+use crate::harness::{PRECONDITION, RESOLVE};
 use crate::UnitError;
 use std::collections::HashMap;
 use walkdown_ir::{Body, Callee, Const, FuncId, Inst, InstKind, Loc, Operand, Program, Terminator, Type, Value};
@@ -18,6 +20,13 @@ use walkdown_ir::{Body, Callee, Const, FuncId, Inst, InstKind, Loc, Operand, Pro
 /// Whether a function of the unit program is the harness's.
 pub fn is_harness(name: &str) -> bool {
     name == "main" || name.starts_with("__wd_")
+}
+
+/// Whether a harness function is a precondition (`__wd_pre_K`): it reads
+/// the entry's parameters as the entry does, so it is instrumented as the
+/// entry is (its goals are not the unit's all the same).
+pub fn is_precondition(name: &str) -> bool {
+    name.starts_with(PRECONDITION)
 }
 
 /// The goals of `program`: of a unit program (one that defines
@@ -91,11 +100,13 @@ pub fn instrument(program: &mut Program, entry: &str) -> Result<Instrumented, Un
     let mut total = Instrumented::default();
     let ids: Vec<FuncId> = program.funcs.keys().collect();
     for f in ids {
-        if is_harness(&program.funcs[f].name) {
+        let name = &program.funcs[f].name;
+        let precondition = is_precondition(name);
+        if is_harness(name) && !precondition {
             continue;
         }
         let Some(body) = program.funcs[f].body.as_mut() else { continue };
-        let n = instrument_body(body, resolve, f == entry);
+        let n = instrument_body(body, resolve, f == entry || precondition);
         total.loads += n.loads;
         total.param_uses += n.param_uses;
     }

@@ -14,13 +14,26 @@
 //! reads a test's input vector and the order of its decisions back into
 //! the heap shape it builds (the same walk, in Rust), describes it in
 //! words and writes it as a C test function ([`tests_c`]).
+//!
+//! The entry is called as the library's users call it: [`contract`] infers
+//! (from the body, the names, `nonnull` attributes and ACSL contracts
+//! ([`acsl`]), through [`facts`] read from the AST) and takes from the
+//! options which pointers are never NULL, which integer is a buffer's
+//! length, which initializer makes a struct, and which preconditions hold;
+//! the harness builds only such calls, or, in report mode, records which
+//! promise each run breaks.
 
+pub mod acsl;
+pub mod builders;
+pub mod contract;
 pub mod decls;
+pub mod facts;
 pub mod harness;
 pub mod lazy;
 pub mod shape;
 pub mod tests_c;
 
+pub use contract::{Contract, ContractMode, ContractOptions};
 pub use decls::{CType, Decls, FuncSig, IntKind, Record};
 pub use harness::{Settings, Unit};
 pub use shape::{Shape, Value};
@@ -43,6 +56,17 @@ pub enum UnitError {
         file: String,
         /// The name asked for.
         name: String,
+    },
+    /// The contract given by the options (or an ACSL annotation) does not
+    /// fit the function.
+    #[error("{file}:{line}: unit contract: {message}")]
+    Contract {
+        /// The program file.
+        file: String,
+        /// The line of the entry's definition.
+        line: u32,
+        /// What does not fit.
+        message: String,
     },
     /// A parameter or field type the harness cannot build.
     #[error("{file}:{line}: unsupported in unit mode: {construct}")]

@@ -4,8 +4,9 @@
 //! of the call, in words and as C statements. A slot the run never read
 //! stays [`Value::Unread`] (null in the C test: the code does not read it).
 
+use crate::contract::{Init, Length};
 use crate::decls::{CType, IntKind};
-use crate::harness::{is_char, ParamPlan, Unit};
+use crate::harness::{buffer_elem, is_char, ParamPlan, Unit};
 use std::fmt::Write as _;
 use walkdown_ir::testvec::InputValue;
 
@@ -26,6 +27,8 @@ pub enum Value {
     Array(Vec<Value>),
     /// A lazy pointer the run never read (null in a C test).
     Unread,
+    /// A function pointer parameter's stub, with the value it returns.
+    Stub(Option<Box<Value>>),
 }
 
 /// An object the harness allocates.
@@ -50,6 +53,21 @@ pub enum ObjectType {
         len: usize,
         /// Whether a terminating zero follows.
         string: bool,
+    },
+    /// A struct the library's initializer makes (its contents are the
+    /// initializer's business).
+    Made {
+        /// The struct.
+        record: usize,
+        /// How.
+        init: Init,
+    },
+    /// A zero-filled buffer of a fixed length.
+    Zeroed {
+        /// The element type.
+        elem: CType,
+        /// How many elements.
+        len: u64,
     },
 }
 
@@ -81,11 +99,13 @@ impl Place {
     }
 }
 
-/// A lazy slot: where it is, what it points to, its depth.
+/// A lazy slot: where it is, what it points to, its depth, and whether
+/// the contract keeps it from being NULL.
 struct Slot {
     place: Place,
     pointee: CType,
     depth: u32,
+    forced: bool,
 }
 
 struct Walk<'a> {
@@ -146,14 +166,20 @@ impl Walk<'_> {
                     .collect(),
             ),
             CType::Ptr(inner) => match &**inner {
-                CType::Void | CType::FuncPtr(_) => Value::Null,
-                // `__wd_lazy`: a slot while there is room, else null.
-                pointee if self.slots.len() < self.capacity => {
-                    self.slots.push(Slot { place: place.clone(), pointee: pointee.clone(), depth });
-                    Value::Unread
-                }
+                pointee if self.unit.slot_type(pointee).is_some() => self.slot(place, pointee, depth, false),
                 _ => Value::Null,
             },
+            CType::Opaque { .. } => Value::Null,
+        }
+    }
+
+    /// `__wd_lazy`: a slot while there is room, else null.
+    fn slot(&mut self, place: &Place, pointee: &CType, depth: u32, forced: bool) -> Value {
+        if self.slots.len() < self.capacity {
+            self.slots.push(Slot { place: place.clone(), pointee: pointee.clone(), depth, forced });
+            Value::Unread
+        } else {
+            Value::Null
         }
     }
 
@@ -179,10 +205,10 @@ impl Walk<'_> {
             return;
         }
         done[k] = true;
-        let (pointee, depth) = (self.slots[k].pointee.clone(), self.slots[k].depth);
+        let (pointee, depth, forced) = (self.slots[k].pointee.clone(), self.slots[k].depth, self.slots[k].forced);
         let v = match pointee {
-            CType::Struct(record) => self.ptr(record, depth),
-            elem => self.array(&elem, false, depth).0,
+            CType::Struct(record) => self.ptr(record, depth, forced),
+            elem => self.lazy_array(&elem, depth, forced),
         };
         let place = self.slots[k].place.clone();
         let (root, path) = match &place {
@@ -201,47 +227,173 @@ impl Walk<'_> {
         *at = v;
     }
 
-    fn ptr(&mut self, i: usize, depth: u32) -> Value {
+    /// `__wd_ptr_R`: a choice; `forced` (a slot the contract keeps from
+    /// NULL, in assume mode) makes a fresh object of anything but an alias.
+    fn ptr(&mut self, i: usize, depth: u32, forced: bool) -> Value {
         let s = self.unit.settings;
-        match self.choice() {
-            0 => Value::Null,
-            1 => {
-                if self.made < s.max_objects && depth < s.max_depth {
-                    let id = self.objects.len();
-                    self.objects.push(Object { ty: ObjectType::Struct(i), value: Value::Null });
-                    if self.pools.len() <= i {
-                        self.pools.resize(i + 1, Vec::new());
-                    }
-                    self.pools[i].push(id);
-                    self.made += 1;
-                    let v = self.fill_struct(i, depth + 1, &mut Place::Object(id, Vec::new()));
-                    self.objects[id].value = v;
-                    Value::Ref(id)
-                } else {
-                    Value::Null
-                }
+        let c = self.choice();
+        if c >= 2 {
+            if let Some(&id) = self.pools.get(i).and_then(|p| p.get((c as i64 - 2) as usize)) {
+                return Value::Ref(id);
             }
-            c => match self.pools.get(i).and_then(|p| p.get((c as i64 - 2) as usize)) {
-                Some(&id) if c >= 2 => Value::Ref(id),
-                _ => Value::Null,
+        }
+        if !(forced || (c == 1 && self.made < s.max_objects && depth < s.max_depth)) {
+            return Value::Null;
+        }
+        let id = self.objects.len();
+        self.objects.push(Object { ty: ObjectType::Struct(i), value: Value::Null });
+        if self.pools.len() <= i {
+            self.pools.resize(i + 1, Vec::new());
+        }
+        if self.pools[i].len() < self.unit.pool_size() as usize {
+            self.pools[i].push(id);
+        }
+        self.made += 1;
+        let v = self.fill_struct(i, depth + 1, &mut Place::Object(id, Vec::new()));
+        self.objects[id].value = v;
+        Value::Ref(id)
+    }
+
+    /// `__wd_arr_K`: a length choice of 1 to `max_array` (one element when
+    /// `forced` and out of range), else null.
+    fn lazy_array(&mut self, elem: &CType, depth: u32, forced: bool) -> Value {
+        let ma = i32::try_from(self.unit.settings.max_array).unwrap_or(i32::MAX);
+        let mut c = self.choice();
+        if forced && !(1..=ma).contains(&c) {
+            c = 1;
+        }
+        if !(1..=ma).contains(&c) {
+            return Value::Null;
+        }
+        Value::Ref(self.array_object(elem, c as usize, is_char(elem), depth))
+    }
+
+    /// A new array object of `len` elements, each built in turn.
+    fn array_object(&mut self, elem: &CType, len: usize, string: bool, depth: u32) -> usize {
+        let id = self.objects.len();
+        self.objects.push(Object { ty: ObjectType::Array { elem: elem.clone(), len, string }, value: Value::Null });
+        let elems = (0..len).map(|k| self.fill(elem, depth, &mut Place::Object(id, vec![k]))).collect();
+        self.objects[id].value = Value::Array(elems);
+        id
+    }
+
+    /// The current value of the length parameter `j` (an integer, or the
+    /// integer it points to).
+    fn length_value(&self, j: usize) -> i128 {
+        match &self.args[j] {
+            Value::Int(n) => *n,
+            Value::Ref(o) => match &self.objects[*o].value {
+                Value::Array(v) => match v.first() {
+                    Some(Value::Int(n)) => *n,
+                    _ => 0,
+                },
+                _ => 0,
             },
+            _ => 0,
         }
     }
 
-    /// An array behind a pointer; `with_length` when a parameter holds its
-    /// length (no terminating zero then). Returns the pointer and length.
-    fn array(&mut self, elem: &CType, with_length: bool, depth: u32) -> (Value, i128) {
-        let c = self.choice();
-        if c < 1 || c as u32 > self.unit.settings.max_array {
-            return (Value::Null, 0);
+    /// Parameter `i`, as `main` builds it (see `Unit::build_param`).
+    fn param(&mut self, i: usize) {
+        let unit = self.unit;
+        let ty = &unit.entry.params[i].1;
+        let assume = unit.assumes();
+        let nonnull = unit.contract.nonnull(i).is_some();
+        match &unit.plan[i] {
+            ParamPlan::LengthOf(_) => {}
+            ParamPlan::Value => match ty {
+                CType::Ptr(inner) if unit.slot_type(inner).is_some() => {
+                    self.args[i] = self.slot(&Place::Arg(i, Vec::new()), inner, 0, assume && nonnull);
+                }
+                _ => self.args[i] = self.fill(ty, 0, &mut Place::Arg(i, Vec::new())),
+            },
+            ParamPlan::Buffer(length) => self.buffer(i, *length),
+            ParamPlan::Init(init) => {
+                let CType::Ptr(inner) = ty else { return };
+                let CType::Struct(record) = **inner else { return };
+                let made = |w: &mut Self| {
+                    let id = w.objects.len();
+                    w.objects.push(Object { ty: ObjectType::Made { record, init: init.clone() }, value: Value::Null });
+                    Value::Ref(id)
+                };
+                self.args[i] = if assume && !unit.contract.nullable[i] {
+                    made(self)
+                } else if assume {
+                    if self.choice() == 0 {
+                        Value::Null
+                    } else {
+                        made(self)
+                    }
+                } else if self.choice() == 0 {
+                    made(self)
+                } else {
+                    self.slot(&Place::Arg(i, Vec::new()), inner, 0, false)
+                };
+            }
+            ParamPlan::Stub => {
+                if (unit.contract.nullable[i] || !assume) && self.choice() == 0 {
+                    self.args[i] = Value::Null;
+                    return;
+                }
+                let ret = unit.stub_return(i).cloned().map(|t| Box::new(self.fill(&t, 0, &mut Place::Arg(i, vec![]))));
+                self.args[i] = Value::Stub(ret);
+            }
         }
-        let id = self.objects.len();
-        let string = is_char(elem) && !with_length;
-        self.objects
-            .push(Object { ty: ObjectType::Array { elem: elem.clone(), len: c as usize, string }, value: Value::Null });
-        let elems = (0..c).map(|k| self.fill(elem, depth, &mut Place::Object(id, vec![k as usize]))).collect();
-        self.objects[id].value = Value::Array(elems);
-        (Value::Ref(id), c as i128)
+    }
+
+    /// A buffer parameter and its length (see `Unit::buffer_param`).
+    fn buffer(&mut self, i: usize, length: Length) {
+        let unit = self.unit;
+        let elem = buffer_elem(&unit.entry.params[i].1);
+        let (j, deref) = match length {
+            Length::Const(len) => {
+                let id = self.objects.len();
+                self.objects.push(Object { ty: ObjectType::Zeroed { elem, len }, value: Value::Null });
+                self.args[i] = Value::Ref(id);
+                return;
+            }
+            Length::Param(j) => (j, false),
+            Length::Deref(j) => (j, true),
+        };
+        let owner = unit.contract.length_of[j] == Some(i);
+        let report = !unit.assumes();
+        let ma = i32::try_from(unit.settings.max_array).unwrap_or(i32::MAX);
+        let mut c = if owner || report {
+            let c = self.choice();
+            if (0..=ma).contains(&c) {
+                c
+            } else if unit.contract.nonnull(i).is_some() && !report {
+                0
+            } else {
+                -1
+            }
+        } else {
+            self.length_value(j) as i32
+        };
+        if c >= 0 {
+            let id = self.array_object(&elem, c as usize, unit.buffer_is_string(i), 0);
+            self.args[i] = Value::Ref(id);
+        } else {
+            self.args[i] = Value::Null;
+            c = 0;
+        }
+        if !owner {
+            return;
+        }
+        let len_ty = match &unit.entry.params[j].1 {
+            CType::Ptr(inner) => (**inner).clone(),
+            other => other.clone(),
+        };
+        let CType::Int(k) = len_ty else { return };
+        let n = if report { wrap(self.int(), k) } else { wrap(i128::from(c), k) };
+        if deref {
+            let id = self.objects.len();
+            let ty = ObjectType::Array { elem: len_ty, len: 1, string: false };
+            self.objects.push(Object { ty, value: Value::Array(vec![Value::Int(n)]) });
+            self.args[j] = Value::Ref(id);
+        } else {
+            self.args[j] = Value::Int(n);
+        }
     }
 }
 
@@ -257,6 +409,29 @@ pub fn decisions(output: &[u8]) -> Vec<usize> {
             if digits > 0 && output.get(i + 1 + digits) == Some(&0x1f) {
                 if let Ok(k) = std::str::from_utf8(&output[i + 1..i + 1 + digits]).unwrap_or("").parse() {
                     out.push(k);
+                }
+                i += digits + 2;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The clauses of the contract a run broke, in order, from what it printed
+/// (the harness prints `\x1dK\x1f` for clause `K`, in report mode).
+pub fn broken_clauses(output: &[u8]) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < output.len() {
+        if output[i] == 0x1d {
+            let digits = output[i + 1..].iter().take_while(|b| b.is_ascii_digit()).count();
+            if digits > 0 && output.get(i + 1 + digits) == Some(&0x1f) {
+                if let Ok(k) = std::str::from_utf8(&output[i + 1..i + 1 + digits]).unwrap_or("").parse() {
+                    if !out.contains(&k) {
+                        out.push(k);
+                    }
                 }
                 i += digits + 2;
                 continue;
@@ -305,17 +480,8 @@ impl Shape {
             let v = w.fill(ty, 0, &mut Place::Global(g, Vec::new()));
             w.globals.push(v);
         }
-        for (i, (_, ty)) in unit.entry.params.iter().enumerate() {
-            match (&unit.plan[i], ty) {
-                (ParamPlan::LengthOf(_), _) => {}
-                (ParamPlan::ArrayWithLength(len), CType::Ptr(elem)) => {
-                    let (p, n) = w.array(elem, true, 0);
-                    w.args[i] = p;
-                    let CType::Int(k) = &unit.entry.params[*len].1 else { unreachable!("a length is an integer") };
-                    w.args[*len] = Value::Int(wrap(n, *k));
-                }
-                _ => w.args[i] = w.fill(ty, 0, &mut Place::Arg(i, Vec::new())),
-            }
+        for i in 0..unit.entry.params.len() {
+            w.param(i);
         }
         let mut done = vec![false; w.capacity];
         for &k in decided {
@@ -336,13 +502,17 @@ impl Shape {
             .collect();
         let mut out = args.join(", ");
         for (i, o) in self.objects.iter().enumerate() {
-            let ty = match &o.ty {
-                ObjectType::Struct(r) => unit.decls.records[*r].spelling.clone(),
+            let what = match &o.ty {
+                ObjectType::Struct(r) => format!("{} {}", unit.decls.records[*r].spelling, words(&o.value)),
                 ObjectType::Array { elem, len, string } => {
-                    format!("{}[{}]", unit.decls.spell(elem), len + usize::from(*string))
+                    format!("{}[{}] {}", unit.decls.spell(elem), len + usize::from(*string), words(&o.value))
                 }
+                ObjectType::Made { record, init } => {
+                    format!("{} made by {}", unit.decls.records[*record].spelling, init.name())
+                }
+                ObjectType::Zeroed { elem, len } => format!("{}[{len}] of zeros", unit.decls.spell(elem)),
             };
-            let _ = write!(out, "; o{} = {ty} {}", i + 1, words(&o.value));
+            let _ = write!(out, "; o{} = {what}", i + 1);
         }
         out
     }
@@ -352,22 +522,32 @@ impl Shape {
     pub fn c_statements(&self, unit: &Unit) -> String {
         let mut out = String::new();
         for (i, o) in self.objects.iter().enumerate() {
+            let n = i + 1;
             let (ty, count) = match &o.ty {
                 ObjectType::Struct(r) => (unit.decls.records[*r].spelling.clone(), "1".to_string()),
                 ObjectType::Array { elem, len, string } => {
                     (unit.decls.spell(elem), (len + usize::from(*string)).to_string())
                 }
+                ObjectType::Zeroed { elem, len } => (unit.decls.spell(elem), len.to_string()),
+                ObjectType::Made { record, init: Init::InPlace(f) } => {
+                    let ty = &unit.decls.records[*record].spelling;
+                    let _ = writeln!(out, "  {ty} *o{n} = ({ty} *)__builtin_calloc(1, sizeof({ty}));\n  {f}(o{n});");
+                    continue;
+                }
+                ObjectType::Made { record, init: Init::Constructor(f) } => {
+                    let _ = writeln!(out, "  {} *o{n} = {f}();", unit.decls.records[*record].spelling);
+                    continue;
+                }
             };
-            let _ = writeln!(out, "  {ty} *o{n} = ({ty} *)__builtin_calloc({count}, sizeof({ty}));", n = i + 1);
+            let _ = writeln!(out, "  {ty} *o{n} = ({ty} *)__builtin_calloc({count}, sizeof({ty}));");
         }
         for (i, o) in self.objects.iter().enumerate() {
-            let ty = match &o.ty {
-                ObjectType::Struct(r) => CType::Struct(*r),
-                ObjectType::Array { elem, len, .. } => CType::Array(Box::new(elem.clone()), *len as u64),
-            };
-            let lvalue = match &o.ty {
-                ObjectType::Struct(_) => format!("(*o{})", i + 1),
-                ObjectType::Array { .. } => format!("o{}", i + 1),
+            let (ty, lvalue) = match &o.ty {
+                ObjectType::Struct(r) => (CType::Struct(*r), format!("(*o{})", i + 1)),
+                ObjectType::Array { elem, len, .. } => {
+                    (CType::Array(Box::new(elem.clone()), *len as u64), format!("o{}", i + 1))
+                }
+                ObjectType::Made { .. } | ObjectType::Zeroed { .. } => continue,
             };
             assign(&mut out, unit, &lvalue, &ty, &o.value);
         }
@@ -377,7 +557,16 @@ impl Shape {
         for (i, ((_, ty), v)) in unit.entry.params.iter().zip(&self.args).enumerate() {
             match ty {
                 CType::FuncPtr(s) => {
-                    let _ = writeln!(out, "  __typeof__({s}) a{i} = 0;");
+                    let value = match v {
+                        Value::Stub(ret) => {
+                            if let (Some(r), Some(t)) = (ret.as_deref(), unit.stub_return(i)) {
+                                let _ = writeln!(out, "  __wd_stub_ret_{i} = {};", scalar_expr(unit, t, r));
+                            }
+                            format!("__wd_stub_{i}")
+                        }
+                        _ => "0".to_string(),
+                    };
+                    let _ = writeln!(out, "  __typeof__({s}) a{i} = {value};");
                 }
                 CType::Struct(_) | CType::Array(..) => {
                     let _ =
@@ -418,7 +607,7 @@ fn assign(out: &mut String, unit: &Unit, lvalue: &str, ty: &CType, v: &Value) {
                 assign(out, unit, &format!("{lvalue}[{k}]"), &elem, e);
             }
         }
-        Value::Null | Value::Unread => {
+        Value::Null | Value::Unread | Value::Stub(_) => {
             let _ = writeln!(out, "  {lvalue} = 0;");
         }
         Value::Ref(o) => {
@@ -485,6 +674,8 @@ fn words(v: &Value) -> String {
         Value::Null => "NULL".into(),
         Value::Unread => "unread".into(),
         Value::Ref(o) => format!("&o{}", o + 1),
+        Value::Stub(None) => "a stub".into(),
+        Value::Stub(Some(r)) => format!("a stub returning {}", words(r)),
         Value::Struct(fields) => {
             let f: Vec<String> = fields.iter().map(|(n, v)| format!("{n} = {}", words(v))).collect();
             format!("{{{}}}", f.join(", "))

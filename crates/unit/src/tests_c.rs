@@ -6,6 +6,7 @@
 //! walkdown's interpreter says it does. `./unit_tests NAME` runs one test
 //! in the process itself (for a debugger or a sanitizer's report).
 
+use crate::decls::CType;
 use crate::harness::{Unit, PROGRAM_MAIN};
 use crate::shape::Shape;
 use std::fmt::Write as _;
@@ -83,6 +84,8 @@ pub fn unit_tests_c(unit: &Unit, include: &str, tests: &[UnitTest], timeout_s: u
     if declared("__VERIFIER_assume") && !defined("__VERIFIER_assume") {
         out.push_str("void __VERIFIER_assume(int c) { if (!c) _exit(0); }\n");
     }
+    // The function pointer parameters' stubs, as the harness has them.
+    out.push_str(&unit.stub_definitions());
     out.push('\n');
     for t in tests {
         let shape = Shape::decode(unit, &t.values, &t.decided);
@@ -95,7 +98,17 @@ pub fn unit_tests_c(unit: &Unit, include: &str, tests: &[UnitTest], timeout_s: u
         let _ = writeln!(out, "static void {}(void) {{", t.name);
         out.push_str(&shape.c_statements(unit));
         let args: Vec<String> = (0..sig.params.len()).map(|i| format!("a{i}")).collect();
-        let _ = writeln!(out, "  {}({});\n}}\n", sig.name, args.join(", "));
+        let call = format!("{}({})", sig.name, args.join(", "));
+        // gcc drops a call of a `pure` function whose result is unused,
+        // even at -O0: the result goes to a volatile.
+        match sig.ret {
+            CType::Void => {
+                let _ = writeln!(out, "  {call};\n}}\n");
+            }
+            _ => {
+                let _ = writeln!(out, "  volatile __typeof__({call}) __wd_r = {call};\n  (void)__wd_r;\n}}\n");
+            }
+        }
     }
     out.push_str(
         "static const struct { const char *name; void (*run)(void); const char *expected; } __wd_tests[] = {\n",

@@ -7,6 +7,7 @@
 use std::path::Path;
 use std::process::Command;
 use walkdown_ir::testvec::InputValue;
+use walkdown_unit::contract::Length;
 use walkdown_unit::harness::ParamPlan;
 use walkdown_unit::{CType, Decls, IntKind, Settings, Shape, Unit};
 
@@ -44,7 +45,13 @@ fn declarations_and_plan() {
     assert_eq!(spelled, ["struct tree *", "Pair *", "int", "int", "char *"]);
     assert_eq!(
         unit.plan,
-        [ParamPlan::Value, ParamPlan::ArrayWithLength(2), ParamPlan::LengthOf(1), ParamPlan::Value, ParamPlan::Value]
+        [
+            ParamPlan::Value,
+            ParamPlan::Buffer(Length::Param(2)),
+            ParamPlan::LengthOf(1),
+            ParamPlan::Value,
+            ParamPlan::Value
+        ]
     );
     // `seen` is read; `fixed` is const.
     assert_eq!(unit.globals, [("seen".to_string(), CType::Int(IntKind::Int))]);

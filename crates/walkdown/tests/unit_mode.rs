@@ -95,13 +95,21 @@ fn seeds_node_swap_and_hex_abs() {
     let seeds = shared.join("bench/seeds");
     let dir = tempfile::tempdir().unwrap();
 
+    // swap_and_divide compares neither pointer with NULL: by default the
+    // API's contract keeps both non-NULL, and only the division fails.
     let out = dir.path().join("swap");
     let (code, report) = run("gen", &seeds.join("node_swap.c"), "swap_and_divide", "8", &out);
     assert_eq!(code, 1, "errors are found");
     let s = shapes(&report);
+    assert!(s.iter().any(|(_, o)| o.starts_with("div_by_zero")), "{s:?}");
+    assert!(s.iter().all(|(sh, _)| !sh.contains("self = NULL") && !sh.contains("out = NULL")), "{s:?}");
+    native_agrees(&out);
+    // With NULL declared legal, the null pointers are inputs too.
+    let out = dir.path().join("swap-nullable");
+    let (_, report) = run_with("gen", &seeds.join("node_swap.c"), "swap_and_divide", "8", &out, &["--nullable", "all"]);
+    let s = shapes(&report);
     assert!(has(&s, "self = NULL", "null_deref"), "{s:?}");
     assert!(has(&s, "self = &o1, out = NULL", "null_deref"), "the null output pointer: {s:?}");
-    assert!(s.iter().any(|(_, o)| o.starts_with("div_by_zero")), "{s:?}");
     native_agrees(&out);
 
     let out = dir.path().join("link");
@@ -161,12 +169,15 @@ fn own_functions_coverage_and_planted_bugs() {
         "unit-mode branch coverage (concolic, 4 s each; IR branch outcomes, gcov branches): {}",
         figures.join("; ")
     );
-    // The planted bugs, each confirmed natively.
-    for (f, kind) in
-        [("move_key", "error reach_error"), ("list_last", "error null_deref"), ("max_price", "error out_of_bounds")]
-    {
+    // The planted bugs, each confirmed natively (list_last's only when
+    // its caller may pass NULL, which it does not check).
+    for (f, kind, extra) in [
+        ("move_key", "error reach_error", &[][..]),
+        ("list_last", "error null_deref", &["--nullable", "head"][..]),
+        ("max_price", "error out_of_bounds", &[][..]),
+    ] {
         let out = dir.path().join(format!("check-{f}"));
-        let (code, report) = run("check", &file, f, "4", &out);
+        let (code, report) = run_with("check", &file, f, "4", &out, extra);
         assert_eq!(code, 1, "{f}: a confirmed error");
         let check = report["check"].as_array().unwrap();
         assert!(check.iter().any(|c| c["verdict"] == "confirmed" && c["kind"] == kind), "{f}: {check:?}");

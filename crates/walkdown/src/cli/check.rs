@@ -13,8 +13,12 @@ pub fn check(args: &GenArgs) -> Result<i32> {
     }
     let entries = walkdown_driver::check::settle(&outcome);
     let count = |v: &str| entries.iter().filter(|e| e.verdict == v).count();
+    let excluded = match count("excluded") {
+        0 => String::new(),
+        n => format!(", {n} excluded by the API's contract"),
+    };
     println!(
-        "check: {} possible runtime errors: {} confirmed, {} refuted, {} unknown",
+        "check: {} possible runtime errors: {} confirmed, {} refuted, {} unknown{excluded}",
         entries.len(),
         count("confirmed"),
         count("refuted"),

@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use walkdown_campaign::{Property, Snapshot};
 use walkdown_driver::report::{stop_words, test_file_name};
 use walkdown_driver::{DriverError, EngineKind, Exit, Handler, Notice, Options, Outcome};
+use walkdown_formats::report::Report;
 use walkdown_interp::ExecLimits;
 use walkdown_ir::goals::Goals;
 use walkdown_ir::Program;
@@ -318,7 +319,7 @@ pub fn run_and_print(args: &GenArgs) -> Result<(Outcome, i32)> {
         errln(format_args!("walkdown: warning: engine {e:?} failed: {error}"));
     }
     let (snap, program, goals) = (&outcome.snapshot, &outcome.program, &outcome.goals);
-    print_summary(snap, program, goals);
+    print_summary(snap, program, goals, &outcome.report);
     if let Some(e) = &snap.sink_error {
         return Err(DriverError::Sink { suite: outcome.suite_dir.clone(), message: e.clone() }.into());
     }
@@ -366,12 +367,16 @@ fn progress_line(snap: &Snapshot, total: usize) -> String {
     line
 }
 
+<<<<<<< HEAD
 fn print_summary(snap: &Snapshot, program: &Program, goals: &Goals) {
     // With an environment every proof holds within its bounds only.
     let (unreachable, infeasible) = match &program.environment {
         Some(_) => (0, snap.count("infeasible") + snap.count("unreachable")),
         None => (snap.count("unreachable"), snap.count("infeasible")),
     };
+=======
+fn print_summary(snap: &Snapshot, program: &Program, goals: &Goals, report: &Report) {
+>>>>>>> unitapi
     outln(format_args!(
         "walkdown: {} goals: {} covered, {} unreachable, {} infeasible within a bound, {} open; {} tests in {:.1}s (stopped: {})",
         goals.len(),
@@ -402,7 +407,17 @@ fn print_summary(snap: &Snapshot, program: &Program, goals: &Goals) {
         outln(format_args!("  {}: {} ({:.1}s{tail})", e.name, e.status, e.time.as_secs_f64()));
     }
     for (e, t) in &snap.errors {
-        outln(format_args!("error {} at {} (test {})", e.kind.name(), program.describe_loc(e.loc), test_file_name(*t)));
+        let file = test_file_name(*t);
+        // In unit mode reporting the contract: the clauses the test breaks.
+        let broken = report.unit.as_ref().and_then(|u| u.tests.iter().find(|u| u.file == file));
+        let excluded = match broken.map(|u| &u.broken) {
+            Some(b) if !b.is_empty() => format!(
+                "; needs a precondition the API's contract excludes: {}",
+                b.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
+            ),
+            _ => String::new(),
+        };
+        outln(format_args!("error {} at {} (test {file}{excluded})", e.kind.name(), program.describe_loc(e.loc)));
     }
 }
 

@@ -1,7 +1,9 @@
 /* Functions over lists, trees and arrays of structs, each a unit under
  * test (walkdown gen --entry NAME). Three have planted bugs:
  *  - move_key: the check fails only when src == dst (aliasing);
- *  - list_last: reads through NULL when the list is empty;
+ *  - list_last: reads through NULL when the list is empty (a bug only
+ *    for callers that pass NULL: it does not check, so by default its
+ *    contract excludes NULL; --nullable head allows it);
  *  - max_price: reads one element past the array (i <= n). */
 extern void reach_error(void);
 
