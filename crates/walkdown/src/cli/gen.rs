@@ -367,16 +367,12 @@ fn progress_line(snap: &Snapshot, total: usize) -> String {
     line
 }
 
-<<<<<<< HEAD
-fn print_summary(snap: &Snapshot, program: &Program, goals: &Goals) {
+fn print_summary(snap: &Snapshot, program: &Program, goals: &Goals, report: &Report) {
     // With an environment every proof holds within its bounds only.
     let (unreachable, infeasible) = match &program.environment {
         Some(_) => (0, snap.count("infeasible") + snap.count("unreachable")),
         None => (snap.count("unreachable"), snap.count("infeasible")),
     };
-=======
-fn print_summary(snap: &Snapshot, program: &Program, goals: &Goals, report: &Report) {
->>>>>>> unitapi
     outln(format_args!(
         "walkdown: {} goals: {} covered, {} unreachable, {} infeasible within a bound, {} open; {} tests in {:.1}s (stopped: {})",
         goals.len(),
