@@ -124,7 +124,7 @@ impl UnitRunner {
 /// The native builds of a whole program (plain, sanitized), each made on
 /// first use.
 struct WholeRunner<'a> {
-    program: &'a Path,
+    units: &'a [walkdown_ir::units::Unit],
     data_model: DataModel,
     builds: [Option<Result<NativeBuild, String>>; 2],
 }
@@ -139,8 +139,7 @@ pub fn settle(outcome: &Outcome) -> Vec<CheckEntry> {
         plain: None,
         sanitized: None,
     });
-    let program = PathBuf::from(&report.program);
-    let mut whole = WholeRunner { program: &program, data_model, builds: [None, None] };
+    let mut whole = WholeRunner { units: &outcome.units, data_model, builds: [None, None] };
     let mut entries = Vec::new();
     for g in report.goals.iter().filter(|g| g.kind.starts_with("error")) {
         // The harness's own code is not the program's, and functions the
@@ -234,10 +233,10 @@ impl WholeRunner<'_> {
         };
         let mut said_all = Vec::new();
         for (i, sanitize) in [false, true].into_iter().enumerate() {
-            let (program, data_model) = (self.program, self.data_model);
+            let (units, data_model) = (self.units, self.data_model);
             let build = self.builds[i].get_or_insert_with(|| {
                 let settings = BuildSettings { debug: true, sanitize, ..BuildSettings::default() };
-                NativeBuild::compile(program, data_model, &settings).map_err(|e| e.to_string())
+                NativeBuild::compile_units(units, data_model, &settings).map_err(|e| e.to_string())
             });
             let end = match build {
                 Ok(b) => native_end(b, &vector, sanitize),

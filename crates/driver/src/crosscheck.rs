@@ -10,11 +10,11 @@
 //! needed; a program that does not build natively (a `.wir` file, a call of
 //! a function no library defines) has its unconfirmed error tests refused.
 
-use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use walkdown_campaign::{ErrorCheck, ErrorFound, NativeVerdict};
 use walkdown_ir::testvec::TestVector;
+use walkdown_ir::units::Unit;
 use walkdown_ir::{CheckKind, DataModel};
 use walkdown_native::{BuildSettings, NativeBuild, NativeOutcome, RunLimits};
 
@@ -28,7 +28,7 @@ type Slot = Mutex<Option<Result<NativeBuild, String>>>;
 
 /// Checks error tests natively (see the module doc).
 pub struct NativeCheck {
-    file: PathBuf,
+    units: Vec<Unit>,
     data_model: DataModel,
     deadline: Instant,
     plain: Slot,
@@ -36,10 +36,10 @@ pub struct NativeCheck {
 }
 
 impl NativeCheck {
-    /// Checks of `file` in `data_model`; runs get at most the time left
-    /// until `deadline` (but at least [`MIN_RUN`]).
-    pub fn new(file: PathBuf, data_model: DataModel, deadline: Instant) -> NativeCheck {
-        NativeCheck { file, data_model, deadline, plain: Mutex::new(None), sanitized: Mutex::new(None) }
+    /// Checks of the program of `units` in `data_model`; runs get at most
+    /// the time left until `deadline` (but at least [`MIN_RUN`]).
+    pub fn new(units: Vec<Unit>, data_model: DataModel, deadline: Instant) -> NativeCheck {
+        NativeCheck { units, data_model, deadline, plain: Mutex::new(None), sanitized: Mutex::new(None) }
     }
 }
 
@@ -57,7 +57,7 @@ impl ErrorCheck for NativeCheck {
         let mut guard = slot.lock().unwrap_or_else(|e| e.into_inner());
         let build = guard.get_or_insert_with(|| {
             let settings = BuildSettings { sanitize, ..BuildSettings::default() };
-            NativeBuild::compile(&self.file, self.data_model, &settings).map_err(|e| {
+            NativeBuild::compile_units(&self.units, self.data_model, &settings).map_err(|e| {
                 let text = e.to_string();
                 text.lines().take(3).collect::<Vec<_>>().join(" / ")
             })
