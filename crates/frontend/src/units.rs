@@ -16,8 +16,9 @@
 //!   names a symbol the program still needs (or, to find the entry,
 //!   names `main`), so a tool of a project with hundreds of units
 //!   compiles the units it uses and those that merely mention their
-//!   names. Names the C library defines are not looked for in the units:
-//!   the library's function is the one linked (see `libc.rs`).
+//!   names. Names the C library or walkdown's models define (`printf`,
+//!   `__VERIFIER_nondet_int`) are not looked for in the units: the
+//!   library's function or the model is the one used (see `libc.rs`).
 //!
 //! Two units that both define a function or variable that is not `static`
 //! are an error naming both, as the native linker's would be; `static`
@@ -203,9 +204,12 @@ fn needed_units(u: &mut Units<'_>, entry: usize) -> Result<Vec<usize>, FrontendE
     let mut seen: BTreeSet<String> = first.undefined.clone();
     let mut chosen = Vec::new();
     while let Some(name) = queue.pop_front() {
+        // What the C library or walkdown's models define (the test's
+        // inputs, `__VERIFIER_nondet_int`) is not looked for.
         if defined.contains(&name)
             || library.contains(name.as_str())
             || walkdown_ir::Builtin::from_name(&name).is_some()
+            || name.starts_with("__VERIFIER_")
         {
             continue;
         }

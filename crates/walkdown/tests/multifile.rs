@@ -148,8 +148,30 @@ fn a_build_database_gives_the_units_their_flags_and_links_what_a_tool_uses() {
     let functions: Vec<&str> =
         report["goals"].as_array().unwrap().iter().filter_map(|g| g["function"].as_str()).collect();
     assert!(!functions.contains(&"lib_max"), "only what the tool uses is linked: {functions:?}");
-    // A second run takes the units from the cache in OUT.
-    assert!(out.join(".walkdown-cache/units").read_dir().unwrap().count() >= 4);
+    // A second run takes the units from the cache in OUT: its entries are
+    // not written again.
+    let cache = out.join(".walkdown-cache/units");
+    let written = || -> Vec<(PathBuf, std::time::SystemTime)> {
+        let mut entries: Vec<_> = cache
+            .read_dir()
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .map(|p| (p.clone(), std::fs::metadata(&p).unwrap().modified().unwrap()))
+            .collect();
+        entries.sort();
+        entries
+    };
+    let before = written();
+    assert_eq!(before.len(), 4, "the tool's unit and the library's, each a module and its headers: {before:?}");
+    let again = walkdown()
+        .current_dir(dir.path())
+        .args(["gen", "--compile-commands"])
+        .arg(&db)
+        .args(["--target", "check.c", "--time", "2", "--quiet", "--out", "out"])
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(1), "{}", said(&again));
+    assert_eq!(written(), before);
 
     let test = out.join("test-suite").join(error_test(&report));
     let o = walkdown()

@@ -67,6 +67,45 @@ pub(crate) fn compile_unit(
     work_dir: &Path,
     cache: Option<&Path>,
 ) -> Result<Compiled, FrontendError> {
+    let copy = copy_unit(unit, &work_dir.join(format!("unit{index}")))?;
+    // The debug information names the unit's directory by the unit and its
+    // flags, not by the work directory: so a cached module names it the
+    // same way in every run.
+    let id = hash_hex(&[unit.path.as_os_str().as_encoded_bytes(), &unit.flags.concat().into_bytes()]);
+    let debug_dir = format!("/walkdown/{id}");
+    let args = clang_args(unit, settings, &debug_dir);
+    let key = cache.map(|_| {
+        let tools = format!("{}\0{}\0{}", settings.clang.display(), settings.opt.display(), copy.file_name);
+        hash_hex(&[tools.as_bytes(), args.join("\0").as_bytes(), &copy.text])
+    });
+    let ll = match cache.zip(key.as_deref()) {
+        Some((c, k)) => match lookup(c, k) {
+            Some(ll) => ll,
+            None => {
+                let ll = compile_copy(unit, &copy, &args, settings, true)?;
+                // A cache that cannot be written costs only the next run's time.
+                let _ = store(c, k, &ll, &copy.dir.join("unit.d"), &copy.file_name);
+                ll
+            }
+        },
+        None => compile_copy(unit, &copy, &args, settings, false)?,
+    };
+    let ir = std::fs::read_to_string(&ll).map_err(|e| FrontendError::Io { path: ll.clone(), source: e })?;
+    Ok(Compiled { ll, symbols: Symbols::of_module(&ir), debug_name: format!("{debug_dir}/{}", copy.file_name) })
+}
+
+/// A unit's copy, as clang compiles it.
+struct Copy {
+    /// The directory of its own it is in.
+    dir: PathBuf,
+    /// Its name there.
+    file_name: String,
+    /// Its text (the unit's without preprocessor line markers).
+    text: Vec<u8>,
+}
+
+/// Checks `unit`'s file and copies it into `dir` without line markers.
+fn copy_unit(unit: &Unit, dir: &Path) -> Result<Copy, FrontendError> {
     let source = unit.path.as_path();
     if !source.extension().is_some_and(|e| e == "c" || e == "i") {
         return Err(FrontendError::NotCSource { path: source.into() });
@@ -86,59 +125,50 @@ pub(crate) fn compile_unit(
         Some(name) => name.to_string_lossy().into_owned(),
         None => "input.c".into(),
     };
-    let dir = work_dir.join(format!("unit{index}"));
-    std::fs::create_dir_all(&dir).map_err(|e| FrontendError::Io { path: dir.clone(), source: e })?;
-    let copy_text = blank_line_markers(&text);
-    let copy = dir.join(&file_name);
-    std::fs::write(&copy, &copy_text).map_err(|e| FrontendError::Io { path: copy.clone(), source: e })?;
-    // The debug information names the unit's directory by the unit and its
-    // flags, not by the work directory: so a cached module names it the
-    // same way in every run.
-    let debug_dir =
-        format!("/walkdown/{}", hash_hex(&[source.as_os_str().as_encoded_bytes(), &unit.flags.concat().into_bytes()]));
+    std::fs::create_dir_all(dir).map_err(|e| FrontendError::Io { path: dir.into(), source: e })?;
+    let text = blank_line_markers(&text);
+    let path = dir.join(&file_name);
+    std::fs::write(&path, &text).map_err(|e| FrontendError::Io { path: path.clone(), source: e })?;
+    Ok(Copy { dir: dir.into(), file_name, text })
+}
+
+/// clang's flags for `unit`, whose copy's debug information names the
+/// directory `debug_dir`.
+fn clang_args(unit: &Unit, settings: &FrontendSettings, debug_dir: &str) -> Vec<String> {
     let mut args = base_flags(settings.data_model);
     args.extend(settings.extra_flags.iter().cloned());
     args.extend(unit.flags.iter().cloned());
     // Quoted includes are looked for beside the original file, where its
     // headers are, not only beside the copy.
-    if let Some(parent) = std::fs::canonicalize(source).ok().and_then(|p| p.parent().map(Path::to_path_buf)) {
+    if let Some(parent) = std::fs::canonicalize(&unit.path).ok().and_then(|p| p.parent().map(Path::to_path_buf)) {
         args.push("-iquote".into());
         args.push(parent.display().to_string());
     }
     args.push(format!("-fdebug-compilation-dir={debug_dir}"));
-    let debug_name = format!("{debug_dir}/{file_name}");
-    let ll = dir.join("unit.ll");
-    let key = cache.map(|_| {
-        let tools = format!("{}\0{}\0{file_name}", settings.clang.display(), settings.opt.display());
-        hash_hex(&[tools.as_bytes(), args.join("\0").as_bytes(), &copy_text])
-    });
-    let cached = match (cache, &key) {
-        (Some(c), Some(k)) => lookup(c, k),
-        _ => None,
-    };
-    let ll = match cached {
-        Some(path) => path,
-        None => {
-            let deps = dir.join("unit.d");
-            let mut clang = Command::new(&settings.clang);
-            clang.current_dir(&dir).args(&args);
-            if cache.is_some() {
-                clang.arg("-MD").arg("-MF").arg(&deps);
-            }
-            clang.arg(&file_name).arg("-o").arg("raw.bc");
-            run_clang(clang, settings, source, &file_name)?;
-            let mut opt = Command::new(&settings.opt);
-            opt.current_dir(&dir).args(["-passes=mem2reg", "-S", "raw.bc", "-o"]).arg(&ll);
-            crate::toolchain::run(opt, &settings.opt, source)?;
-            if let (Some(c), Some(k)) = (cache, &key) {
-                // A cache that cannot be written costs only the next run's time.
-                let _ = store(c, k, &ll, &deps, &file_name);
-            }
-            ll
-        }
-    };
-    let ir = std::fs::read_to_string(&ll).map_err(|e| FrontendError::Io { path: ll.clone(), source: e })?;
-    Ok(Compiled { ll, symbols: Symbols::of_module(&ir), debug_name })
+    args
+}
+
+/// clang-14 and opt-14's mem2reg on the copy (listing the headers it
+/// includes in `unit.d` when `list_headers`); the module's textual IR.
+fn compile_copy(
+    unit: &Unit,
+    copy: &Copy,
+    args: &[String],
+    settings: &FrontendSettings,
+    list_headers: bool,
+) -> Result<PathBuf, FrontendError> {
+    let mut clang = Command::new(&settings.clang);
+    clang.current_dir(&copy.dir).args(args);
+    if list_headers {
+        clang.args(["-MD", "-MF", "unit.d"]);
+    }
+    clang.arg(&copy.file_name).args(["-o", "raw.bc"]);
+    run_clang(clang, settings, &unit.path, &copy.file_name)?;
+    let ll = copy.dir.join("unit.ll");
+    let mut opt = Command::new(&settings.opt);
+    opt.current_dir(&copy.dir).args(["-passes=mem2reg", "-S", "raw.bc", "-o"]).arg(&ll);
+    crate::toolchain::run(opt, &settings.opt, &unit.path)?;
+    Ok(ll)
 }
 
 /// Runs clang on a unit; its messages name the copy (`other.c:3:5:
