@@ -80,13 +80,38 @@ const FILES: &[&str] = &[
     "stdio/swscanf.c",
     "stdio/vswscanf.c",
     "stdio/vfwscanf.c",
+    // Reading streams: standard input and the named files of a program's
+    // environment (`runtime/libc/env.c` is what they read from).
+    "stdio/stdin.c",
+    "stdio/getc.c",
+    "stdio/fgetc.c",
+    "stdio/getchar.c",
+    "stdio/getc_unlocked.c",
+    "stdio/getchar_unlocked.c",
+    "stdio/fgets.c",
+    "stdio/gets.c",
+    "stdio/fread.c",
+    "stdio/getline.c",
+    "stdio/getdelim.c",
+    "stdio/scanf.c",
+    "stdio/fscanf.c",
+    "stdio/vscanf.c",
+    "stdio/feof.c",
+    "stdio/ferror.c",
+    "stdio/clearerr.c",
+    "stdio/fileno.c",
 ];
+
+/// Files kept although they make a system call (see
+/// `runtime/libc/syscall_arch.h`): the call wakes the waiters of a FILE's
+/// lock, and under walkdown there is one thread and no FILE is locked.
+const SYSCALL_UNREACHED: &[&str] = &["stdio/getc.c", "stdio/fgetc.c", "stdio/getchar.c"];
 
 /// Functions musl calls internally that walkdown models by hand under the
 /// same name for the program's own calls (the stream output and input
 /// models); musl's definitions are renamed so its string functions keep
 /// their real formatter and scanner.
-const RENAMED: &[&str] = &["vfprintf", "vfscanf", "fwrite"];
+const RENAMED: &[&str] = &["vfprintf", "fwrite"];
 
 /// musl files whose functions the glue defines instead, with glibc's
 /// behaviour: musl's case-mapping tables hold 0 outside -1..127, glibc's
@@ -152,6 +177,7 @@ fn build_target(musl: &Path, glue: &Path, out: &Path, target: &Target) {
     }
     sources.extend(FILES.iter().map(|f| musl.join("src").join(f)));
     sources.push(glue.join("glue.c"));
+    sources.push(glue.join("env.c"));
     let flags = clang_flags(musl, glue, &work, target);
     let compiled = compile_all(&sources, &flags, &work.join("ll"));
     let mut kept = Vec::new();
@@ -162,7 +188,8 @@ fn build_target(musl: &Path, glue: &Path, out: &Path, target: &Target) {
             manifest.push_str(&format!("left out {rel}: glue.c defines it with glibc's table layout\n"));
             continue;
         }
-        match result.and_then(|ll| rewrite(&ll).and_then(|()| judge(&ll)).map(|()| ll)) {
+        let syscall_ok = SYSCALL_UNREACHED.iter().any(|f| src.ends_with(f));
+        match result.and_then(|ll| rewrite(&ll).and_then(|()| judge(&ll, syscall_ok)).map(|()| ll)) {
             Ok(ll) => {
                 manifest.push_str(&format!("kept {rel}\n"));
                 kept.push(ll);
@@ -312,12 +339,17 @@ fn rename_symbols(line: &str) -> String {
     line
 }
 
-/// Whether a compiled file may join the library: no inline assembly, and
-/// no definition of a function walkdown models by hand.
-fn judge(ll: &Path) -> Result<(), String> {
+/// Whether a compiled file may join the library: no inline assembly, no
+/// system call (unless `syscall_ok`: see [`SYSCALL_UNREACHED`]), and no
+/// definition of a function walkdown models by hand.
+fn judge(ll: &Path, syscall_ok: bool) -> Result<(), String> {
     let text = std::fs::read_to_string(ll).unwrap();
     if text.lines().any(|l| l.contains(" asm ") && !l.starts_with(';')) {
         return Err("inline assembly".into());
+    }
+    let defines_it = text.lines().any(|l| l.starts_with("define ") && l.contains("@__walkdown_syscall("));
+    if !syscall_ok && !defines_it && text.contains("@__walkdown_syscall(") {
+        return Err("makes a system call".into());
     }
     for name in defined_in(&text) {
         if walkdown_ir::Builtin::from_name(&name).is_some() {

@@ -30,16 +30,23 @@ type Slot = Mutex<Option<Result<NativeBuild, String>>>;
 pub struct NativeCheck {
     units: Vec<Unit>,
     data_model: DataModel,
+    environment: Option<walkdown_ir::env::Environment>,
     deadline: Instant,
     plain: Slot,
     sanitized: Slot,
 }
 
 impl NativeCheck {
-    /// Checks of the program of `units` in `data_model`; runs get at most
-    /// the time left until `deadline` (but at least [`MIN_RUN`]).
-    pub fn new(units: Vec<Unit>, data_model: DataModel, deadline: Instant) -> NativeCheck {
-        NativeCheck { units, data_model, deadline, plain: Mutex::new(None), sanitized: Mutex::new(None) }
+    /// Checks of the program of `units` in `data_model` (with its
+    /// environment); runs get at most the time left until `deadline` (but
+    /// at least [`MIN_RUN`]).
+    pub fn new(
+        units: Vec<Unit>,
+        data_model: DataModel,
+        environment: Option<walkdown_ir::env::Environment>,
+        deadline: Instant,
+    ) -> NativeCheck {
+        NativeCheck { units, data_model, environment, deadline, plain: Mutex::new(None), sanitized: Mutex::new(None) }
     }
 }
 
@@ -56,7 +63,8 @@ impl ErrorCheck for NativeCheck {
         // One build at a time; runs of concurrent engines wait for it.
         let mut guard = slot.lock().unwrap_or_else(|e| e.into_inner());
         let build = guard.get_or_insert_with(|| {
-            let settings = BuildSettings { sanitize, ..BuildSettings::default() };
+            let settings =
+                BuildSettings { sanitize, environment: self.environment.clone(), ..BuildSettings::default() };
             NativeBuild::compile_units(&self.units, self.data_model, &settings).map_err(|e| {
                 let text = e.to_string();
                 text.lines().take(3).collect::<Vec<_>>().join(" / ")

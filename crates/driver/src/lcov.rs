@@ -45,7 +45,7 @@ pub fn unit_files(result: &SuiteCoverage) -> Vec<(&Path, &GcovCoverage)> {
 pub fn replay_and_write(path: &Path, units: &[Unit], suite_dir: &Path, data_model: DataModel) -> Result<f64> {
     let suite = walkdown_formats::read_suite(suite_dir)?;
     let limits = RunLimits { timeout: Duration::from_secs(2), ..RunLimits::default() };
-    let result = validate_units(units, &suite.vectors(), data_model, &limits)
+    let result = validate_units(units, &suite.vectors(), data_model, &limits, None)
         .with_context(|| format!("cannot replay {} natively", suite_dir.display()))?;
     write_coverage_info(path, &unit_files(&result))?;
     Ok(result.coverage.branch_percent())

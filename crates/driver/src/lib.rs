@@ -45,6 +45,7 @@ pub use error::{DriverError, Step};
 pub use outcome::{Exit, Handler, Notice, Outcome, Silent};
 pub use plan::{EngineKind, Options, Plan, PlanError};
 pub use run::run;
+pub use walkdown_frontend::env::EnvRequest;
 
 /// Reads the task definition `options.program` names, if it is one, and
 /// checks the options into a plan.

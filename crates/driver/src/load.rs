@@ -7,6 +7,7 @@
 use crate::input::ProgramInput;
 use anyhow::{Context, Result};
 use std::path::Path;
+use walkdown_frontend::env::EnvRequest;
 use walkdown_frontend::FrontendSettings;
 use walkdown_ir::units::{Sources, Unit};
 use walkdown_ir::{DataModel, Program};
@@ -25,8 +26,14 @@ pub struct LoadedProgram {
 
 /// Reads the program `input` names: one file as [`load_program`] reads
 /// it, or the units of several files or a build database, compiled (and
-/// kept in `cache`, when given) and linked by the frontend.
-pub fn load_input(input: &ProgramInput, dm: DataModel, cache: Option<&Path>) -> Result<LoadedProgram> {
+/// kept in `cache`, when given) and linked by the frontend; with the
+/// environment `env` asks for (see `walkdown_frontend::env`).
+pub fn load_input(
+    input: &ProgramInput,
+    dm: DataModel,
+    cache: Option<&Path>,
+    env: &EnvRequest,
+) -> Result<LoadedProgram> {
     let name = input.name();
     let sources = match input.is_one_file() {
         true => {
@@ -39,7 +46,12 @@ pub fn load_input(input: &ProgramInput, dm: DataModel, cache: Option<&Path>) -> 
         }
         false => input.sources()?,
     };
-    let settings = FrontendSettings { data_model: dm, unit_cache: cache.map(Path::to_path_buf), ..Default::default() };
+    let settings = FrontendSettings {
+        data_model: dm,
+        unit_cache: cache.map(Path::to_path_buf),
+        environment: env.clone(),
+        ..Default::default()
+    };
     let mut c = walkdown_frontend::compile_program(&sources, &settings)
         .with_context(|| format!("cannot lower {}", name.display()))?;
     // A unit program (gen --entry's NAME-unit.c) runs with its lazy slots.

@@ -109,6 +109,9 @@ pub struct Options {
     pub verification: Option<Config>,
     /// `--entry` and its bounds (unit mode).
     pub unit: Option<UnitOptions>,
+    /// `--args`, `--stdin`, `--file`, `--no-env`: the environment given to
+    /// the program as inputs.
+    pub environment: walkdown_frontend::env::EnvRequest,
 }
 
 impl Options {
@@ -151,6 +154,7 @@ impl Options {
             eva: EvaSettings::default(),
             verification: None,
             unit: None,
+            environment: Default::default(),
         }
     }
 }

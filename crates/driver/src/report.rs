@@ -60,6 +60,10 @@ pub fn stop_words(cause: Option<StopCause>) -> &'static str {
 /// property, data model, engines, seed) comes from `header`.
 pub fn make_report(header: &Report, program: &Program, goals: &Goals, snap: &Snapshot, status: &str) -> Report {
     let budget_over = walkdown_campaign::budget_ended(snap.stop);
+    // With an environment, a proof holds for the environments within its
+    // bounds only: the goal is infeasible within them, as a bounded
+    // engine's goal is within its unwinding.
+    let environment = program.environment.as_ref().map(|e| e.describe());
     let goal_entries: Vec<GoalEntry> = goals
         .goals
         .iter()
@@ -68,9 +72,16 @@ pub fn make_report(header: &Report, program: &Program, goals: &Goals, snap: &Sna
             let func = match g.kind {
                 GoalKind::Edge { func, .. } | GoalKind::Error { func, .. } => func,
             };
+            let mut status = state.verdict.word();
             let (proved_by, test) = match &state.verdict {
                 Verdict::Covered { test } => (None, Some(test_file_name(*test))),
-                Verdict::Unreachable(p) => (Some(p.to_string()), None),
+                Verdict::Unreachable(p) => match &environment {
+                    Some(env) => {
+                        status = "infeasible";
+                        (Some(format!("{p}, within the environment ({env})")), None)
+                    }
+                    None => (Some(p.to_string()), None),
+                },
                 Verdict::Infeasible(b) => (Some(b.to_string()), None),
                 Verdict::Open => (None, None),
             };
@@ -86,7 +97,7 @@ pub fn make_report(header: &Report, program: &Program, goals: &Goals, snap: &Sna
                 kind: goals.describe(id),
                 location: program.describe_loc(g.loc),
                 function: program.funcs[func].name.clone(),
-                status: state.verdict.word().into(),
+                status: status.into(),
                 proved_by,
                 open_reasons,
                 test,
@@ -98,8 +109,9 @@ pub fn make_report(header: &Report, program: &Program, goals: &Goals, snap: &Sna
         stop_reason: if status == "running" { String::new() } else { stop_words(snap.stop).into() },
         elapsed_s: snap.elapsed.as_secs_f64(),
         goals_covered: snap.count("covered"),
-        goals_unreachable: snap.count("unreachable"),
-        goals_infeasible: snap.count("infeasible"),
+        goals_unreachable: if environment.is_some() { 0 } else { snap.count("unreachable") },
+        goals_infeasible: snap.count("infeasible") + if environment.is_some() { snap.count("unreachable") } else { 0 },
+        environment,
         goals_open: snap.count("open"),
         goals_total: goals.len(),
         goals: goal_entries,

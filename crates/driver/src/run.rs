@@ -29,6 +29,7 @@ use walkdown_campaign::{
     Campaign, CampaignSettings, KeptTest, PortfolioSettings, Property, ReplayTime, Snapshot, TestSink, Verdict,
 };
 use walkdown_cegar::CegarEngine;
+use walkdown_formats::envtest::{EnvTest, ENV_TESTS_DIR};
 use walkdown_formats::report::{AnnotationsEntry, Report};
 use walkdown_formats::{Metadata, Specification, TestCase};
 use walkdown_ir::goals::{GoalId, GoalKind, Goals};
@@ -112,7 +113,7 @@ fn load(plan: &Plan) -> Result<Loaded, DriverError> {
         // Several units are compiled once for all runs into OUT.
         None => (plan.input.clone(), (!plan.input.is_one_file()).then(|| plan.out.join(UNIT_CACHE_DIR))),
     };
-    let loaded = crate::load::load_input(&input, plan.data_model, cache.as_deref())
+    let loaded = crate::load::load_input(&input, plan.data_model, cache.as_deref(), &plan.options.environment)
         .map_err(|e| DriverError::step(Step::Load, e))?;
     let (mut program, sources, units) = (loaded.program, loaded.source_info, loaded.units);
     // The results name the first unit (a build database's entry unit).
@@ -135,9 +136,14 @@ fn load(plan: &Plan) -> Result<Loaded, DriverError> {
 
 /// Writes each kept test as Test-Comp XML at once, listing it in the
 /// manifest first.
+/// For a program with an environment, each test is also written in
+/// walkdown's own format into `env-tests/` (see
+/// `walkdown_formats::envtest`): the XML's vector begins with the
+/// environment's values, which only walkdown's interpreter reads as such.
 struct SuiteWriter {
     suite_dir: PathBuf,
     manifest: Arc<Manifest>,
+    environment: Option<(walkdown_ir::env::Environment, PathBuf)>,
 }
 
 impl TestSink for SuiteWriter {
@@ -148,6 +154,13 @@ impl TestSink for SuiteWriter {
             case.annotations.clear();
         }
         let name = test_file_name(test.index);
+        if let Some((env, dir)) = &self.environment {
+            if let Some(t) = EnvTest::from_vector(env, &case.vector, case.covers_error) {
+                let json = name.replace(".xml", ".json");
+                self.manifest.record(&format!("{ENV_TESTS_DIR}/{json}"))?;
+                walkdown_formats::envtest::write_env_test(&dir.join(json), &t).map_err(|e| e.to_string())?;
+            }
+        }
         self.manifest.record(&format!("{SUITE_DIR}/{name}"))?;
         walkdown_formats::write_testcase(&self.suite_dir.join(name), &case).map_err(|e| e.to_string())
     }
@@ -248,7 +261,8 @@ fn open_campaign<'p>(
     if let Some(n) = plan.options.max_steps {
         settings.replay.max_steps = n;
     }
-    let writer = SuiteWriter { suite_dir: plan.out.join(SUITE_DIR), manifest: manifest.clone() };
+    let environment = l.program.environment.clone().map(|e| (e, plan.out.join(ENV_TESTS_DIR)));
+    let writer = SuiteWriter { suite_dir: plan.out.join(SUITE_DIR), manifest: manifest.clone(), environment };
     let campaign = Campaign::new(&l.program, &l.goals, settings, Box::new(writer), interrupt).map_err(|e| {
         DriverError::step(Step::Campaign, anyhow::Error::new(e).context(format!("cannot run {}", l.file.display())))
     })?;
@@ -269,6 +283,7 @@ fn open_campaign<'p>(
     Ok(campaign.with_error_check(Box::new(crate::crosscheck::NativeCheck::new(
         l.units.clone(),
         l.program.data_model,
+        l.program.environment.clone(),
         deadline,
     ))))
 }
@@ -304,6 +319,11 @@ fn prepare_out_dir(
     }
     std::fs::create_dir_all(&suite_dir)
         .map_err(|e| fail(anyhow::Error::new(e).context(format!("cannot create {}", suite_dir.display()))))?;
+    if l.program.environment.is_some() {
+        let dir = plan.out.join(ENV_TESTS_DIR);
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| fail(anyhow::Error::new(e).context(format!("cannot create {}", dir.display()))))?;
+    }
     record(&metadata_name)?;
     walkdown_formats::write_metadata(&suite_dir.join("metadata.xml"), metadata).map_err(|e| fail(e.into()))?;
     if let Some(u) = &l.unit {

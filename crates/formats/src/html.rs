@@ -307,6 +307,7 @@ pub fn render_html(input: &HtmlInput<'_>) -> String {
         ("data model", r.data_model.clone()),
         ("search", r.search.clone()),
         ("seed", r.seed.to_string()),
+        ("environment", r.environment.clone().unwrap_or_else(|| "none (no arguments, no input)".into())),
         (
             "status",
             if r.stop_reason.is_empty() || r.stop_reason == r.status {

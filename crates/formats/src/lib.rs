@@ -21,6 +21,7 @@
 pub mod atomic;
 pub mod batch;
 pub mod compile_commands;
+pub mod envtest;
 pub mod eva;
 pub mod html;
 pub mod lcov;

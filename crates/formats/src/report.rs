@@ -34,6 +34,11 @@ pub struct Report {
     pub search: String,
     /// The random seed.
     pub seed: u64,
+    /// The environment the program got as inputs, in words (its bounds),
+    /// when it got one: every proof of the run holds within it, so no goal
+    /// is `unreachable` then, only `infeasible` within it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environment: Option<String>,
     /// `running` while the run goes on, then `finished` or `interrupted`.
     pub status: String,
     /// Why the run stopped (empty while running).

@@ -12,6 +12,7 @@
 
 mod consts;
 mod debuginfo;
+pub mod env;
 mod error;
 mod f80const;
 mod func;

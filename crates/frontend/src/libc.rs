@@ -66,11 +66,13 @@ pub(crate) struct Linked {
 }
 
 /// Links the library into the module `ll` (textual, `text`) when the
-/// program declares a function the library defines; `None` when it
-/// declares none.
+/// module declares a function the library defines; `None` when it
+/// declares none. `own_text` is the program's own module (without the
+/// environment's start function), whose definitions are the program's.
 pub(crate) fn link(
     ll: &Path,
     text: &str,
+    own_text: &str,
     dm: DataModel,
     llvm_link: &Path,
     work_dir: &Path,
@@ -102,7 +104,7 @@ pub(crate) fn link(
             stderr: crate::toolchain::shorten_tool_output(&out.stderr),
         });
     }
-    Ok(Some(Linked { path: linked, own: defined_in(text).map(str::to_string).collect() }))
+    Ok(Some(Linked { path: linked, own: defined_in(own_text).map(str::to_string).collect() }))
 }
 
 /// Marks every body of `program` that is not one of `own` (and not

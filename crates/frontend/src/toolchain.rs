@@ -32,6 +32,10 @@ pub struct FrontendSettings {
     /// Where compiled units are kept between runs (see `units/compile.rs`);
     /// `None` (the default) compiles each unit in every run, once.
     pub unit_cache: Option<PathBuf>,
+    /// The environment (arguments, standard input, files) to give the
+    /// program as inputs (see `env.rs`). Default: chosen by what the
+    /// program reads.
+    pub environment: crate::env::EnvRequest,
 }
 
 impl Default for FrontendSettings {
@@ -44,6 +48,7 @@ impl Default for FrontendSettings {
             llvm_link: "llvm-link-14".into(),
             link_libc: true,
             unit_cache: None,
+            environment: crate::env::EnvRequest::default(),
         }
     }
 }
@@ -112,7 +117,7 @@ fn lower_linked(
     settings: &FrontendSettings,
     work_dir: &Path,
 ) -> Result<CompiledProgram, FrontendError> {
-    let (ll, own) = link_runtimes(&linked.ll, settings, work_dir, &linked.units[0].path)?;
+    let Runtimes { ll, own, environment } = link_runtimes(&linked.ll, settings, work_dir, &linked.units[0].path)?;
     let module = llvm_ir::Module::from_ir_path(&ll).map_err(FrontendError::Bitcode)?;
     let text = std::fs::read_to_string(&ll).map_err(|e| FrontendError::Io { path: ll.clone(), source: e })?;
     let huge = crate::module::huge_global_arrays(&text).map_err(|construct| FrontendError::Unsupported {
@@ -131,6 +136,7 @@ fn lower_linked(
     if let Some(own) = own {
         crate::libc::mark_library(&mut program, &own);
     }
+    program.environment = environment;
     for (k, unit) in linked.units.iter().enumerate() {
         if let Ok(text) = std::fs::read(&unit.path) {
             unlocate_closing_brace_jumps(&mut program, walkdown_ir::FileId::from_u32(k as u32), &text);
@@ -171,41 +177,61 @@ pub(crate) fn unlocate_closing_brace_jumps(program: &mut Program, file: walkdown
 /// see [`huge_global_arrays`](crate::module::huge_global_arrays)).
 pub fn compile_to_ir(source: &Path, settings: &FrontendSettings, work_dir: &Path) -> Result<PathBuf, FrontendError> {
     let linked = crate::units::link_units(&Sources::one(source), settings, work_dir, None)?;
-    link_runtimes(&linked.ll, settings, work_dir, source).map(|(ll, _)| ll)
+    link_runtimes(&linked.ll, settings, work_dir, source).map(|r| r.ll)
 }
 
-/// Links into the program's module `bc` what it needs of the C library
-/// and walkdown's `long double` runtime; returns the result and the
-/// functions the program defined itself when the C library was linked in
-/// (`None` when it was not).
+/// What [`link_runtimes`] made of a program's linked units.
+struct Runtimes {
+    /// The linked module's textual IR.
+    ll: PathBuf,
+    /// The functions the program defined itself when the C library was
+    /// linked in (`None` when it was not).
+    own: Option<std::collections::BTreeSet<String>>,
+    /// The environment whose start function was linked in.
+    environment: Option<walkdown_ir::env::Environment>,
+}
+
+/// Links into the program's module `bc` (its units linked) what it needs
+/// of walkdown's environment (its start function, before the C library,
+/// whose streams are `env.c`'s), of the C library and of walkdown's `long
+/// double` runtime.
 fn link_runtimes(
     bc: &Path,
     settings: &FrontendSettings,
     work_dir: &Path,
     source: &Path,
-) -> Result<(PathBuf, Option<std::collections::BTreeSet<String>>), FrontendError> {
+) -> Result<Runtimes, FrontendError> {
     let arch = match settings.data_model {
         DataModel::LP64 => "-m64",
         DataModel::ILP32 => "-m32",
     };
-    let text = std::fs::read_to_string(bc).map_err(|e| FrontendError::Io { path: bc.into(), source: e })?;
+    let read =
+        |path: &Path| std::fs::read_to_string(path).map_err(|e| FrontendError::Io { path: path.into(), source: e });
+    let program_text = read(bc)?;
+    // The environment needs the C library (its streams are `env.c`'s).
+    let environment = if settings.link_libc { crate::env::choose(&settings.environment, &program_text) } else { None };
+    let (bc, text) = match &environment {
+        Some(env) => {
+            let linked = crate::env::link_start(env, bc, settings, arch, work_dir)?;
+            let text = read(&linked)?;
+            (linked, text)
+        }
+        None => (bc.to_path_buf(), program_text.clone()),
+    };
     let linked = if settings.link_libc {
-        crate::libc::link(bc, &text, settings.data_model, &settings.llvm_link, work_dir)?
+        crate::libc::link(&bc, &text, &program_text, settings.data_model, &settings.llvm_link, work_dir)?
     } else {
         None
     };
-    let (bc, text, own) = match linked {
+    let (ll, text, own) = match linked {
         Some(linked) => {
-            let text = std::fs::read_to_string(&linked.path)
-                .map_err(|e| FrontendError::Io { path: linked.path.clone(), source: e })?;
+            let text = read(&linked.path)?;
             (linked.path, text, Some(linked.own))
         }
-        None => (bc.to_path_buf(), text, None),
+        None => (bc, text, None),
     };
-    if text.contains("x86_fp80") {
-        return Ok((link_f80_runtime(&bc, settings, work_dir, source, arch)?, own));
-    }
-    Ok((bc, own))
+    let ll = if text.contains("x86_fp80") { link_f80_runtime(&ll, settings, work_dir, source, arch)? } else { ll };
+    Ok(Runtimes { ll, own, environment })
 }
 
 /// walkdown's soft-float `long double` runtime (see `func/f80.rs`).

@@ -74,7 +74,7 @@ pub(crate) fn link_units(
     if !choice.needed.is_empty() {
         let needed: Vec<PathBuf> = choice.needed.iter().map(|&k| compiled(k).ll).collect();
         let library = link(&needed, false, None, settings, work_dir, "needed.ll", sources)?;
-        ll = link(&[ll], true, Some(&library), settings, work_dir, "linked.ll", sources)?;
+        ll = link(&[ll], true, Some(&library), settings, work_dir, "units.ll", sources)?;
     }
     let used: Vec<usize> = choice.whole.iter().chain(&choice.needed).copied().collect();
     Ok(LinkedUnits {

@@ -1,16 +1,8 @@
 //! Models of C library functions shared by the interpreter and the concolic
-//! engine, so the two run them alike: input functions on an empty standard
-//! input, string searches and concatenations, and the rounding, remainder
-//! and absolute-value functions of `<math.h>` and `<stdlib.h>`.
-//!
-//! Standard input: the native harness (and `walkdown replay`, `validate`)
-//! runs the program with standard input at end of file, and a test's values
-//! reach the program only through `__VERIFIER_nondet_*`. So `getchar` and
-//! friends return `EOF`, `fgets` returns NULL, `scanf` returns `EOF` and
-//! stores nothing, `fread` returns 0 and `read(0, ..)` returns 0, exactly as
-//! a native run does. The stream argument is not looked at: a program's
-//! only streams besides the standard ones come from functions walkdown
-//! does not model (`fopen`), whose runs `gen` checks natively.
+//! engine, so the two run them alike: string searches and concatenations,
+//! and the rounding, remainder and absolute-value functions of `<math.h>`
+//! and `<stdlib.h>`. (Input functions are the C library's code, reading the
+//! environment's streams: see the frontend's `runtime/libc/env.c`.)
 //!
 //! String functions read and write exactly the bytes their C definition
 //! does (up to the terminator, the first match or the count), through
@@ -44,8 +36,6 @@ pub fn is_shared(b: Builtin) -> bool {
 /// How many arguments the model of `b` reads, if [`call`] models it.
 pub fn arity(b: Builtin) -> Option<usize> {
     Some(match b {
-        Builtin::CharInput | Builtin::LineInput | Builtin::FormattedInput | Builtin::BlockInput => 0,
-        Builtin::Read => 1,
         Builtin::Abs => 1,
         Builtin::Floor | Builtin::Ceil | Builtin::Trunc | Builtin::Round | Builtin::Rint => 1,
         Builtin::Fmod | Builtin::Copysign => 2,
@@ -70,12 +60,6 @@ pub fn call(
     let (a0, a1, a2) = (a(0), a(1), a(2));
     let fty = ret.or(param0).unwrap_or(Type::F64);
     Ok(match b {
-        // EOF is -1 in every width the caller reads it as.
-        Builtin::CharInput | Builtin::FormattedInput => LibcEffect::value(u64::MAX),
-        Builtin::LineInput | Builtin::BlockInput => LibcEffect::value(0),
-        // fd 0 is at end of file; 1 and 2 are open for writing only and
-        // any other descriptor is not open (EBADF).
-        Builtin::Read => LibcEffect::value(if a0 as u32 == 0 { 0 } else { u64::MAX }),
         Builtin::Abs => {
             let bits = ret.or(param0).filter(|t| t.is_int()).map_or(32, |t| t.bits(walkdown_ir::DataModel::LP64));
             LibcEffect::value(sign_extend(a0, bits).wrapping_abs() as u64)
@@ -254,8 +238,5 @@ mod tests {
         assert_eq!(abs(u64::from((-5i32) as u32), Type::I32) as u32, 5);
         assert_eq!(abs(0x8000_0000, Type::I32) as u32, 0x8000_0000);
         assert_eq!(abs((-9i64) as u64, Type::I64), 9);
-        assert_eq!(call(&mut m, Builtin::CharInput, &[], Some(Type::I32), None).unwrap().value as u32 as i32, -1);
-        assert_eq!(call(&mut m, Builtin::Read, &[0, 0, 4], Some(Type::I64), None).unwrap().value, 0);
-        assert_eq!(call(&mut m, Builtin::Read, &[3, 0, 4], Some(Type::I64), None).unwrap().value as i64, -1);
     }
 }

@@ -110,6 +110,7 @@ impl TopLevel<'_> {
             match keyword {
                 "datamodel" => self.datamodel(&mut cursor, keyword_token)?,
                 "file" => self.file(&mut cursor)?,
+                "environment" => self.environment(&mut cursor)?,
                 "global" => self.global(&mut cursor)?,
                 "declare" => self.declare(&mut cursor)?,
                 "define" => self.define(&mut cursor, line)?,
@@ -139,6 +140,40 @@ impl TopLevel<'_> {
             ParseError::new(token.line, token.col, format!("unknown data model `{name}` (LP64 or ILP32)"))
         })?;
         cursor.expect_end()
+    }
+
+    /// `environment [args N:L] [stdin N] [file "NAME":N]...` (see
+    /// `walkdown_ir::env`).
+    fn environment(&mut self, cursor: &mut LineCursor<'_>) -> Result<(), ParseError> {
+        use walkdown_ir::env::{ArgBound, Environment, FileBound};
+        let mut env = Environment::default();
+        while !cursor.at_end() {
+            let (part, token) = cursor.expect_word("`args`, `stdin` or `file`")?;
+            match part {
+                "args" => {
+                    let count = cursor.expect_unsigned("the most arguments")?;
+                    cursor.expect_punct(Punct::Colon)?;
+                    env.args = Some(ArgBound { count, len: cursor.expect_unsigned("the most bytes per argument")? });
+                }
+                "stdin" => env.stdin = Some(cursor.expect_unsigned("the most bytes of standard input")?),
+                "file" => {
+                    let (bytes, token) = cursor.expect_string("a quoted file name")?;
+                    let name = String::from_utf8(bytes.to_vec())
+                        .map_err(|_| ParseError::new(token.line, token.col, "a file name must be valid UTF-8"))?;
+                    cursor.expect_punct(Punct::Colon)?;
+                    env.files.push(FileBound { name, len: cursor.expect_unsigned("the most bytes of the file")? });
+                }
+                other => {
+                    return Err(ParseError::new(
+                        token.line,
+                        token.col,
+                        format!("expected `args`, `stdin` or `file`, found `{other}`"),
+                    ))
+                }
+            }
+        }
+        self.program.environment = Some(env);
+        Ok(())
     }
 
     fn file(&mut self, cursor: &mut LineCursor<'_>) -> Result<(), ParseError> {

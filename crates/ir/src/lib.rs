@@ -15,6 +15,7 @@
 
 pub mod entities;
 pub mod entity;
+pub mod env;
 pub mod formula;
 pub mod goals;
 pub mod inst;

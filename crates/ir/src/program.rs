@@ -17,6 +17,11 @@ pub struct Program {
     pub globals: PrimaryMap<GlobalId, GlobalData>,
     /// Functions, defined and external.
     pub funcs: PrimaryMap<FuncId, FuncData>,
+    /// The environment the program's inputs give it (arguments, standard
+    /// input, files), when the frontend linked one in: executions then
+    /// start at [`crate::env::START_FUNCTION`], which draws it and calls
+    /// `main`.
+    pub environment: Option<crate::env::Environment>,
 }
 
 impl Program {
@@ -32,9 +37,11 @@ impl Program {
     pub fn global_by_name(&self, name: &str) -> Option<GlobalId> {
         self.globals.iter().find(|(_, g)| g.name == name).map(|(id, _)| id)
     }
-    /// `main`, where executions start.
+    /// Where executions start: the environment's start function when the
+    /// program has an environment, else `main`.
     pub fn entry(&self) -> Option<FuncId> {
-        self.func_by_name("main").filter(|&f| self.funcs[f].body.is_some())
+        let name = if self.environment.is_some() { crate::env::START_FUNCTION } else { "main" };
+        self.func_by_name(name).filter(|&f| self.funcs[f].body.is_some())
     }
     /// The file name of a location.
     pub fn file_name(&self, loc: Loc) -> &str {
@@ -279,13 +286,6 @@ builtins! {
     NoOp = ["__VERIFIER_atomic_begin", "__VERIFIER_atomic_end", "srand"]: "Functions without effect.",
     Fabs = ["fabs", "fabsf"]: "`fabs`.",
     Sqrt = ["sqrt", "sqrtf"]: "`sqrt`.",
-    CharInput = ["getchar", "getc", "fgetc", "_IO_getc", "getchar_unlocked", "getc_unlocked", "fgetc_unlocked"]:
-        "Character input: standard input is at end of file (as the native harness runs programs), so `EOF`.",
-    LineInput = ["fgets", "gets", "fgets_unlocked"]: "Line input on an empty standard input: NULL.",
-    FormattedInput = ["scanf", "__isoc99_scanf", "fscanf", "__isoc99_fscanf", "vscanf", "__isoc99_vscanf", "vfscanf", "__isoc99_vfscanf"]:
-        "Formatted input on an empty standard input: `EOF`, nothing stored.",
-    BlockInput = ["fread", "fread_unlocked"]: "`fread` on an empty standard input: 0.",
-    Read = ["read"]: "`read(fd, ..)`: 0 (end of file) for descriptor 0, -1 for any other.",
     Strcat = ["strcat"]: "`strcat`.",
     Strncat = ["strncat"]: "`strncat`.",
     Strrchr = ["strrchr"]: "`strrchr`.",

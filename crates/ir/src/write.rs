@@ -22,6 +22,9 @@ pub fn program_to_string(program: &Program) -> String {
 /// Writes the textual form of `program`.
 pub fn write_program(w: &mut dyn Write, p: &Program) -> fmt::Result {
     writeln!(w, "datamodel {}", p.data_model)?;
+    if let Some(env) = &p.environment {
+        writeln!(w, "environment {env}")?;
+    }
     for (_, name) in p.files.iter() {
         writeln!(w, "file {}", quote(name.as_bytes()))?;
     }

@@ -63,6 +63,10 @@ pub struct BuildSettings {
     /// (stopping at the first report), so that out-of-bounds accesses and
     /// signed overflow end the run natively (with SIGABRT) too.
     pub sanitize: bool,
+    /// The environment the program's tests give it (arguments, standard
+    /// input, files): each run's vector then begins with it, and the run
+    /// gets them for real (see `run.rs`).
+    pub environment: Option<walkdown_ir::env::Environment>,
 }
 
 /// The task's flags under [`BuildSettings::sanitize`] (also given when linking).
@@ -77,6 +81,7 @@ impl Default for BuildSettings {
             build_parent: None,
             debug: false,
             sanitize: false,
+            environment: None,
         }
     }
 }
@@ -98,6 +103,7 @@ pub struct NativeBuild {
     pub(crate) reach_error_hook: bool,
     pub(crate) sanitized: bool,
     pub(crate) gcov: PathBuf,
+    pub(crate) environment: Option<walkdown_ir::env::Environment>,
     /// Numbers the input and report files of concurrent runs.
     pub(crate) run_counter: AtomicU64,
 }
@@ -209,6 +215,7 @@ impl NativeBuild {
                         reach_error_hook: with_hook,
                         sanitized: settings.sanitize,
                         gcov: settings.gcov.clone(),
+                        environment: settings.environment.clone(),
                         run_counter: AtomicU64::new(0),
                     })
                 }

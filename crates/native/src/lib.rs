@@ -118,17 +118,32 @@ pub fn validate_suite(
     data_model: DataModel,
     limits: &RunLimits,
 ) -> Result<SuiteCoverage, NativeError> {
-    validate_units(&[Unit::new(task)], suite, data_model, limits)
+    validate_units(&[Unit::new(task)], suite, data_model, limits, None)
 }
 
-/// [`validate_suite`] of a program of several units, measured per unit.
+/// [`validate_suite`] for a program with an environment: each vector
+/// begins with it (see [`BuildSettings::environment`]).
+pub fn validate_suite_in_env(
+    task: &Path,
+    suite: &[TestVector],
+    data_model: DataModel,
+    limits: &RunLimits,
+    environment: Option<walkdown_ir::env::Environment>,
+) -> Result<SuiteCoverage, NativeError> {
+    validate_units(&[Unit::new(task)], suite, data_model, limits, environment)
+}
+
+/// [`validate_suite_in_env`] of a program of several units, measured per
+/// unit.
 pub fn validate_units(
     units: &[Unit],
     suite: &[TestVector],
     data_model: DataModel,
     limits: &RunLimits,
+    environment: Option<walkdown_ir::env::Environment>,
 ) -> Result<SuiteCoverage, NativeError> {
-    let build = NativeBuild::compile_units(units, data_model, &BuildSettings::default())?;
+    let settings = BuildSettings { environment, ..BuildSettings::default() };
+    let build = NativeBuild::compile_units(units, data_model, &settings)?;
     let runs = suite.iter().map(|vector| build.run(vector, limits)).collect::<Result<Vec<_>, _>>()?;
     let per_unit = build.unit_coverage()?;
     let coverage = match &per_unit[..] {

@@ -10,7 +10,8 @@ use std::sync::atomic::Ordering;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use walkdown_ir::testvec::TestVector;
+use walkdown_ir::env::{EnvInputs, Environment};
+use walkdown_ir::testvec::{InputValue, TestVector};
 
 use crate::compile::NativeBuild;
 use crate::harness::{input_file_text, HarnessReport, ENV_EXHAUSTED, ENV_INPUTS, ENV_MEMORY_LIMIT_MB, ENV_REPORT};
@@ -137,12 +138,38 @@ pub struct NativeRun {
 impl NativeBuild {
     /// Run the program on `vector`. Coverage accumulates in the build's
     /// gcov data across runs until [`NativeBuild::reset_coverage`].
+    ///
+    /// With an environment ([`BuildSettings::environment`](crate::BuildSettings)),
+    /// the vector's prefix is decoded into arguments, standard input and
+    /// files: the program gets the arguments on its command line, reads the
+    /// input from a file, and runs in a directory of its own that holds the
+    /// files; the harness gets the values after the prefix.
     pub fn run(&self, vector: &TestVector, limits: &RunLimits) -> Result<NativeRun, NativeError> {
         let id = self.run_counter.fetch_add(1, Ordering::Relaxed);
         let inputs_path = self.run_dir.join(format!("run-{id}.in"));
         let report_path = self.run_dir.join(format!("run-{id}.report"));
-        fs::write(&inputs_path, input_file_text(vector))
+        let env = self.environment.as_ref().map(|env| environment_of(env, vector));
+        let own = env.as_ref().map_or_else(|| vector.clone(), |(_, own)| own.clone());
+        fs::write(&inputs_path, input_file_text(&own))
             .map_err(|source| NativeError::Io { context: format!("writing {}", inputs_path.display()), source })?;
+        let io = |context: String| move |source| NativeError::Io { context, source };
+        let (cwd, stdin, args) = match &env {
+            None => (self.run_dir.clone(), Stdio::null(), Vec::new()),
+            Some((inputs, _)) => {
+                let cwd = self.run_dir.join(format!("run-{id}.d"));
+                fs::create_dir_all(&cwd).map_err(io(format!("creating {}", cwd.display())))?;
+                for (name, data) in &inputs.files {
+                    let path = cwd.join(name);
+                    fs::write(&path, data).map_err(io(format!("writing {}", path.display())))?;
+                }
+                let stdin_path = self.run_dir.join(format!("run-{id}.stdin"));
+                fs::write(&stdin_path, &inputs.stdin).map_err(io(format!("writing {}", stdin_path.display())))?;
+                let file = fs::File::open(&stdin_path).map_err(io(format!("opening {}", stdin_path.display())))?;
+                let args: Vec<std::ffi::OsString> =
+                    inputs.args.iter().map(|a| std::os::unix::ffi::OsStringExt::from_vec(a.clone())).collect();
+                (cwd, Stdio::from(file), args)
+            }
+        };
 
         let stderr_path = self.run_dir.join(format!("run-{id}.err"));
         let stderr =
@@ -161,10 +188,11 @@ impl NativeBuild {
                 .env("UBSAN_OPTIONS", "halt_on_error=1:abort_on_error=1:print_stacktrace=1");
         }
         command
-            .current_dir(&self.run_dir)
+            .args(&args)
+            .current_dir(&cwd)
             .env(ENV_INPUTS, &inputs_path)
             .env(ENV_REPORT, &report_path)
-            .stdin(Stdio::null())
+            .stdin(stdin)
             .stdout(Stdio::null())
             .stderr(stderr)
             // Its own process group, so a timeout reaches whatever the
@@ -190,6 +218,10 @@ impl NativeBuild {
         // build; failing the run for them would lose its result.
         let _ = fs::remove_file(&inputs_path);
         let _ = fs::remove_file(&report_path);
+        if env.is_some() {
+            let _ = fs::remove_file(self.run_dir.join(format!("run-{id}.stdin")));
+            let _ = fs::remove_dir_all(&cwd);
+        }
         let stderr = limits.capture_stderr.then(|| {
             let bytes = fs::read(&stderr_path).unwrap_or_default();
             let _ = fs::remove_file(&stderr_path);
@@ -208,6 +240,42 @@ impl NativeBuild {
             stderr,
         })
     }
+}
+
+/// The environment a vector's prefix gives, and the program's own values.
+/// A vector shorter than the prefix is read as if zeros followed (as the
+/// harness reads missing values); a length over its bound is cut to the
+/// bound (no run of the interpreter has such a vector: its start function
+/// assumes the bounds).
+fn environment_of(env: &Environment, vector: &TestVector) -> (EnvInputs, TestVector) {
+    let mut values = vector.values.clone();
+    if values.len() < env.prefix_len() {
+        values.resize(env.prefix_len(), InputValue::Int(0));
+    }
+    if let Some((inputs, rest)) = env.decode(&values) {
+        return (inputs, TestVector { values: rest.to_vec() });
+    }
+    let mut clamped = values.clone();
+    let mut at = 0;
+    let mut clamp = |at: usize, most: u32| {
+        if clamped[at].to_int_bits(32, false) > u64::from(most) {
+            clamped[at] = InputValue::Int(i128::from(most));
+        }
+    };
+    if let Some(a) = env.args {
+        clamp(at, a.count);
+        at += 1 + (a.count * a.len) as usize;
+    }
+    if let Some(n) = env.stdin {
+        clamp(at, n);
+        at += 1 + n as usize;
+    }
+    for f in &env.files {
+        clamp(at, f.len);
+        at += 1 + f.len as usize;
+    }
+    let (inputs, rest) = env.decode(&clamped).expect("lengths within their bounds decode");
+    (inputs, TestVector { values: rest.to_vec() })
 }
 
 fn classify(report: &HarnessReport, status: ExitStatus, timed_out: bool) -> NativeOutcome {

@@ -7,6 +7,7 @@ mod analyze;
 mod annotations;
 mod batch;
 mod check;
+mod env;
 mod gen;
 mod optdoc;
 mod output;
@@ -111,6 +112,8 @@ enum Command {
     Ir {
         #[command(flatten)]
         program: ProgramArgs,
+        #[command(flatten)]
+        env: env::EnvArgs,
     },
     /// List the goals: every branch outcome and error site, with its id and source location.
     Goals {
@@ -179,8 +182,8 @@ pub fn main() -> i32 {
 
 fn run(cli: Cli) -> Result<i32> {
     match cli.command {
-        Command::Ir { program } => {
-            let p = load(&program)?;
+        Command::Ir { program, env } => {
+            let p = load_in_env(&program, &env.request()?)?;
             print!("{}", walkdown_ir::write::program_to_string(&p));
             Ok(0)
         }
@@ -213,7 +216,7 @@ fn run(cli: Cli) -> Result<i32> {
 
 /// Reads a program: C through the frontend, `.wir` through the IR reader.
 fn load(args: &ProgramArgs) -> Result<Program> {
-    Ok(walkdown_driver::load::load_input(&args.input(), args.data_model(), None)?.program)
+    load_in_env(args, &walkdown_driver::EnvRequest::default())
 }
 
 /// `-std=X` as compilers spell it, read as `--std=X` (clap's short
@@ -223,4 +226,9 @@ fn long_std(arg: std::ffi::OsString) -> std::ffi::OsString {
         Some(std) => format!("--std={std}").into(),
         None => arg,
     }
+}
+
+/// [`load`] with the environment `env` asks for.
+fn load_in_env(args: &ProgramArgs, env: &walkdown_driver::EnvRequest) -> Result<Program> {
+    Ok(walkdown_driver::load::load_input(&args.input(), args.data_model(), None, env)?.program)
 }

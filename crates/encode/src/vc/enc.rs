@@ -325,14 +325,7 @@ impl Enc<'_> {
                 *mem = self.unknown_memory("strcat", loc);
                 arg(0)
             }
-            // Input on an empty standard input stores nothing and gives
-            // EOF (all ones) or NULL/0, as `walkdown_interp::libc` models it.
-            Builtin::CharInput | Builtin::FormattedInput => {
-                ret_w.map(|w| self.bv(if w >= 64 { u64::MAX } else { (1u64 << w) - 1 }, w))
-            }
-            Builtin::LineInput | Builtin::BlockInput => ret0(self),
-            Builtin::Read
-            | Builtin::Strrchr
+            Builtin::Strrchr
             | Builtin::Strstr
             | Builtin::Strnlen
             | Builtin::Memchr

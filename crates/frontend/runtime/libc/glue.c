@@ -20,6 +20,8 @@
 #include <string.h>
 #include <stdint.h>
 #include <wchar.h>
+#include <errno.h>
+#include <fcntl.h>
 
 /* The one thread: its errno and its locale (musl's C locale). */
 struct pthread __walkdown_thread = {
@@ -204,4 +206,46 @@ char *__strncat_chk(char *restrict d, const char *restrict s, size_t n, size_t d
 	size_t k = strnlen(s, n);
 	if (strlen(d) + k >= dlen) chk_fail();
 	return strncat(d, s, n);
+}
+
+/* Every system call musl would make with assembly (see syscall_arch.h):
+ * not available. */
+long __walkdown_syscall(long n, long a1, long a2, long a3, long a4, long a5, long a6)
+{
+	(void)n, (void)a1, (void)a2, (void)a3, (void)a4, (void)a5, (void)a6;
+	return -ENOSYS;
+}
+
+/* glibc's large-file names. */
+FILE *fopen64(const char *restrict name, const char *restrict mode) { return fopen(name, mode); }
+int open64(const char *name, int flags, ...) { return open(name, flags); }
+
+/* glibc's C99 names of the stream scanners, as plain variadic functions
+ * that pass their arguments on (as __isoc99_sscanf above). */
+int __isoc99_scanf(const char *restrict fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int r = vfscanf(stdin, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+int __isoc99_fscanf(FILE *restrict f, const char *restrict fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int r = vfscanf(f, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+int __isoc99_vscanf(const char *restrict fmt, va_list ap)
+{
+	return vfscanf(stdin, fmt, ap);
+}
+
+int __isoc99_vfscanf(FILE *restrict f, const char *restrict fmt, va_list ap)
+{
+	return vfscanf(f, fmt, ap);
 }

@@ -8,6 +8,7 @@ use super::DataModelArg;
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+use walkdown_ir::env::Environment;
 use walkdown_ir::testvec::TestVector;
 use walkdown_ir::DataModel;
 use walkdown_native::harness::{input_file_text, ENV_INPUTS};
@@ -41,14 +42,18 @@ pub struct ReplayArgs {
 }
 
 /// Reads a test file: Test-Comp XML by its extension, else one value a line.
-fn read_test(path: &Path) -> Result<TestVector> {
+fn read_test(path: &Path) -> Result<(TestVector, Option<Environment>)> {
     if path.is_dir() {
         bail!("{}: is a directory; give one test file (test-suite/test-00000.xml)", path.display());
     }
-    if path.extension().is_some_and(|e| e == "xml") {
-        Ok(walkdown_formats::read_testcase(path)?.vector)
+    if walkdown_formats::envtest::is_env_test_path(path) {
+        let test = walkdown_formats::envtest::read_env_test(path)?;
+        let vector = test.vector().map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        Ok((vector, Some(test.environment)))
+    } else if path.extension().is_some_and(|e| e == "xml") {
+        Ok((walkdown_formats::read_testcase(path)?.vector, None))
     } else {
-        Ok(walkdown_formats::read_lines_file(path)?)
+        Ok((walkdown_formats::read_lines_file(path)?, None))
     }
 }
 
@@ -66,9 +71,16 @@ pub fn replay(args: &ReplayArgs) -> Result<i32> {
         super::check_input_file(file, &["c", "i"])?;
         walkdown_driver::unit::refuse_native_unit_program(file)?;
     }
-    let vector = read_test(&args.test)?;
+    let (vector, environment) = read_test(&args.test)?;
     let data_model =
         args.data_model.map(DataModel::from).or_else(|| suite_data_model(&args.test)).unwrap_or(DataModel::LP64);
+    if let (Some(_), Some(_)) = (&args.emit_driver, &environment) {
+        bail!(
+            "--emit-driver: {} gives the program arguments, standard input or files, which a C driver cannot; \
+             replay it with `walkdown replay`",
+            args.test.display()
+        );
+    }
     let units = walkdown_driver::load::native_units(&input, data_model)?;
     // The program is named by its first unit (a build database's entry).
     let name = units.first().map_or_else(|| input.name(), |u| u.path.clone());
@@ -101,9 +113,21 @@ pub fn replay(args: &ReplayArgs) -> Result<i32> {
     if !(args.timeout > 0.0 && args.timeout.is_finite()) {
         bail!("--timeout must be a positive number of seconds");
     }
-    let settings = BuildSettings { debug: true, sanitize: args.sanitize, ..BuildSettings::default() };
+    let settings = BuildSettings {
+        debug: true,
+        sanitize: args.sanitize,
+        environment: environment.clone(),
+        ..BuildSettings::default()
+    };
     let build = NativeBuild::compile_units(&units, data_model, &settings)
         .with_context(|| format!("cannot build {} natively", name.display()))?;
+    if args.gdb && environment.is_some() {
+        bail!(
+            "--gdb: {} gives the program arguments, standard input or files; --gdb does not pass them yet \
+             (replay without --gdb shows how the run ends)",
+            args.test.display()
+        );
+    }
     if args.gdb {
         let inputs = build.build_dir().join("gdb.in");
         std::fs::write(&inputs, input_file_text(&vector))

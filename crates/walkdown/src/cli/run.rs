@@ -1,11 +1,12 @@
 //! `walkdown run`: one test vector through the concrete interpreter, with
 //! the outcome, the error site and the goals the run covered.
 
-use super::{load, ProgramArgs};
+use super::{load_in_env, ProgramArgs};
 use anyhow::{bail, Context, Result};
 use std::path::PathBuf;
 use walkdown_formats::TestCase;
 use walkdown_interp::{ConsumedInput, ExecLimits, Interpreter, Outcome, RunOptions};
+use walkdown_ir::env::{ArgBound, Environment};
 use walkdown_ir::testvec::{InputValue, TestVector};
 use walkdown_ir::{DataModel, Program, Type};
 
@@ -14,9 +15,15 @@ use walkdown_ir::{DataModel, Program, Type};
 pub struct RunArgs {
     #[command(flatten)]
     program: ProgramArgs,
-    /// The test: a Test-Comp testcase XML file, or a text file with one value a line.
+    /// The test: a Test-Comp testcase XML file, walkdown's test of a
+    /// program with an environment (`env-tests/*.json`), or a text file
+    /// with one value a line.
     #[arg(long, conflicts_with = "inputs")]
     test: Option<PathBuf>,
+    /// The environment of an XML or text test's program (a `.json` test
+    /// names its own).
+    #[command(flatten)]
+    env: super::env::EnvArgs,
     /// The test's values, comma-separated (decimal, negative or 0x hex), e.g. `--inputs 1,-2,0x3`.
     #[arg(long, allow_hyphen_values = true)]
     inputs: Option<String>,
@@ -46,8 +53,28 @@ pub struct RunArgs {
     show_output: bool,
 }
 
-/// Reads the test named by `--test` or `--inputs`.
-fn read_vector(args: &RunArgs) -> Result<TestVector> {
+/// Reads the test named by `--test` or `--inputs`, with the environment
+/// it was made in when it names one.
+fn read_vector(args: &RunArgs) -> Result<(TestVector, Option<Environment>)> {
+    if let Some(path) = args.test.as_ref().filter(|p| walkdown_formats::envtest::is_env_test_path(p)) {
+        let test = walkdown_formats::envtest::read_env_test(path)?;
+        let vector = test.vector().map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        return Ok((vector, Some(test.environment)));
+    }
+    read_plain_vector(args).map(|v| (v, None))
+}
+
+/// The environment request that gives a program exactly `env`.
+fn exactly(env: &Environment) -> walkdown_driver::EnvRequest {
+    walkdown_driver::EnvRequest {
+        off: false,
+        args: Some(env.args.unwrap_or(ArgBound { count: 0, len: 0 })),
+        stdin: Some(env.stdin.unwrap_or(0)),
+        files: env.files.clone(),
+    }
+}
+
+fn read_plain_vector(args: &RunArgs) -> Result<TestVector> {
     match (&args.test, &args.inputs) {
         (Some(path), _) => {
             if path.extension().is_some_and(|e| e == "xml") {
@@ -148,8 +175,22 @@ pub fn annotated_range_warnings(case: &TestCase, dm: DataModel) -> Vec<String> {
 
 /// Runs the command; exit code 1 when the run ends in an error or abort.
 pub fn run(args: &RunArgs) -> Result<i32> {
-    let vector = read_vector(args)?;
-    let program = load(&args.program)?;
+    let (vector, environment) = read_vector(args)?;
+    let program = match &environment {
+        Some(env) => {
+            let program = load_in_env(&args.program, &exactly(env))?;
+            if program.environment.as_ref() != Some(env) {
+                bail!(
+                    "{}: the test gives {}, but the program takes {}",
+                    args.test.as_ref().map_or(String::new(), |p| p.display().to_string()),
+                    env.describe(),
+                    program.environment.as_ref().map_or("no environment".into(), |e| e.describe())
+                );
+            }
+            program
+        }
+        None => load_in_env(&args.program, &args.env.request()?)?,
+    };
     let goals = walkdown_unit::lazy::goals(&program);
     let mut interp = Interpreter::new(&program, &goals).context("cannot prepare the program")?;
     interp.set_fast_forward(!args.no_fast_forward);

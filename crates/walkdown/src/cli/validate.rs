@@ -7,6 +7,7 @@ use anyhow::{Context, Result};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+use walkdown_driver::input::ProgramInput;
 use walkdown_ir::DataModel;
 use walkdown_native::{validate_units, ExhaustedInputs, NativeOutcome, RunLimits};
 
@@ -47,6 +48,9 @@ pub fn validate(args: &ValidateArgs) -> Result<i32> {
     for file in &input.files {
         walkdown_driver::unit::refuse_native_unit_program(file)?;
     }
+    if let Some(dir) = env_tests_dir(&args.suite) {
+        return validate_env_tests(args, &input, &dir);
+    }
     let suite = walkdown_formats::read_suite(&args.suite)?;
     for (name, error) in &suite.invalid {
         eprintln!("walkdown: warning: skipping {name}: {error}");
@@ -82,7 +86,7 @@ pub fn validate(args: &ValidateArgs) -> Result<i32> {
     let units = walkdown_driver::load::native_units(&input, data_model)?;
     let vectors = suite.vectors();
     eprintln!("walkdown: running {} tests natively ({data_model})", vectors.len());
-    let result = validate_units(&units, &vectors, data_model, &limits)
+    let result = validate_units(&units, &vectors, data_model, &limits, None)
         .with_context(|| format!("cannot validate {}", input.name().display()))?;
 
     let mut outcomes: BTreeMap<String, usize> = BTreeMap::new();
@@ -123,6 +127,60 @@ pub fn validate(args: &ValidateArgs) -> Result<i32> {
     if !result.reach_error_hook && result.reach_error_count() == 0 {
         eprintln!("walkdown: note: the program defines no reach_error, so reaching it was not observable");
     }
+    Ok(0)
+}
+
+/// Where the tests of a program with an environment are: SUITE itself
+/// when it holds `.json` tests, or `env-tests/` beside it when gen wrote
+/// them there.
+fn env_tests_dir(suite: &Path) -> Option<PathBuf> {
+    let has_json = |d: &Path| {
+        std::fs::read_dir(d)
+            .is_ok_and(|mut es| es.any(|e| e.is_ok_and(|e| e.path().extension().is_some_and(|x| x == "json"))))
+    };
+    if has_json(suite) {
+        return Some(suite.to_path_buf());
+    }
+    let beside = suite.parent()?.join(walkdown_formats::envtest::ENV_TESTS_DIR);
+    has_json(&beside).then_some(beside)
+}
+
+/// Validates walkdown's tests of a program with an environment: each run
+/// gets its arguments, standard input and files natively.
+fn validate_env_tests(args: &ValidateArgs, input: &ProgramInput, dir: &Path) -> Result<i32> {
+    let tests = walkdown_formats::envtest::read_env_tests(dir)?;
+    let Some((_, first)) = tests.first() else { anyhow::bail!("{}: no tests", dir.display()) };
+    let environment = first.environment.clone();
+    let mut vectors = Vec::new();
+    for (name, t) in &tests {
+        if t.environment != environment {
+            anyhow::bail!("{}/{name}: made in another environment than {}", dir.display(), tests[0].0);
+        }
+        vectors.push(t.vector().map_err(|e| anyhow::anyhow!("{}/{name}: {e}", dir.display()))?);
+    }
+    let data_model = args.data_model.map(DataModel::from).unwrap_or(DataModel::LP64);
+    let limits = RunLimits { timeout: Duration::from_secs_f64(args.timeout.max(0.001)), ..RunLimits::default() };
+    eprintln!(
+        "walkdown: running {} tests of {} natively ({data_model}; {})",
+        vectors.len(),
+        dir.display(),
+        environment.describe()
+    );
+    let units = walkdown_driver::load::native_units(input, data_model)?;
+    let result = validate_units(&units, &vectors, data_model, &limits, Some(environment))
+        .with_context(|| format!("cannot validate {}", input.name().display()))?;
+    let c = &result.coverage;
+    println!(
+        "{}: {} tests; lines {:.2}% ({}/{}), branches {:.2}% ({}/{})",
+        input.name().display(),
+        vectors.len(),
+        c.line_percent(),
+        c.lines_covered,
+        c.lines_total,
+        c.branch_percent(),
+        c.branches_covered,
+        c.branches_total
+    );
     Ok(0)
 }
 

@@ -1,0 +1,211 @@
+/*
+ * walkdown's model of a program's environment below the C library: the
+ * file descriptors of standard input, standard output and error, and the
+ * named files a test gives the program, each a stream of bytes the start
+ * function drew from the test's inputs (see walkdown_ir::env and the
+ * frontend's env.rs, which generates the start function).
+ *
+ * Why here, under musl's stdio: musl's own getc, fgets, fread, scanf,
+ * getline, ungetc ... then read these bytes through their FILE objects,
+ * exactly as natively they read the bytes of a real descriptor, so every
+ * engine follows the program's input handling as code. The system calls
+ * musl would make (read, open, close) are the functions below.
+ *
+ * What differs from a real system: writes go nowhere (output has no
+ * effect in the model, as printf's hand model); a name the test does not
+ * give cannot be opened for reading (ENOENT); no buffering, so every read
+ * takes the bytes it asks for at once. Without a start function (a program
+ * that reads nothing of its environment, a Test-Comp task) standard input
+ * is empty: every read is at end of file, as the native harness runs it.
+ */
+#include "stdio_impl.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The streams: [0] standard input, then the named files. */
+#define WD_MAX_SOURCES 9
+/* Descriptors: 0..2 and up to 13 opened files. */
+#define WD_MAX_FDS 16
+
+struct wd_source {
+	const char *name;
+	const unsigned char *data;
+	unsigned long len;
+};
+
+struct wd_fd {
+	int used;
+	int source; /* index into sources, or -1 for a descriptor that only writes */
+	unsigned long pos;
+};
+
+static struct wd_source sources[WD_MAX_SOURCES];
+static int nsources = 1;
+static struct wd_fd fds[WD_MAX_FDS] = {
+	{ 1, 0, 0 },
+	{ 1, -1, 0 },
+	{ 1, -1, 0 },
+};
+
+/* Called by the start function: standard input's bytes. */
+void __walkdown_env_set_stdin(const unsigned char *data, unsigned long len)
+{
+	sources[0].data = data;
+	sources[0].len = len;
+}
+
+/* Called by the start function: a named file's bytes. */
+void __walkdown_env_add_file(const char *name, const unsigned char *data, unsigned long len)
+{
+	if (nsources == WD_MAX_SOURCES) return;
+	sources[nsources].name = name;
+	sources[nsources].data = data;
+	sources[nsources].len = len;
+	nsources++;
+}
+
+static struct wd_fd *descriptor(int fd)
+{
+	if (fd < 0 || fd >= WD_MAX_FDS || !fds[fd].used) {
+		errno = EBADF;
+		return 0;
+	}
+	return &fds[fd];
+}
+
+ssize_t read(int fd, void *buf, size_t n)
+{
+	struct wd_fd *d = descriptor(fd);
+	if (!d) return -1;
+	if (d->source < 0) {
+		errno = EBADF;
+		return -1;
+	}
+	const struct wd_source *s = &sources[d->source];
+	unsigned char *out = buf;
+	size_t k = 0;
+	while (k < n && d->pos < s->len) out[k++] = s->data[d->pos++];
+	return k;
+}
+
+ssize_t write(int fd, const void *buf, size_t n)
+{
+	(void)buf;
+	return descriptor(fd) ? (ssize_t)n : -1;
+}
+
+int open(const char *name, int flags, ...)
+{
+	int source = -1;
+	for (int i = 1; i < nsources; i++)
+		if (strcmp(sources[i].name, name) == 0) source = i;
+	if (source < 0 && !(flags & O_CREAT)) {
+		errno = ENOENT;
+		return -1;
+	}
+	for (int fd = 3; fd < WD_MAX_FDS; fd++) {
+		if (!fds[fd].used) {
+			fds[fd].used = 1;
+			fds[fd].source = source;
+			fds[fd].pos = 0;
+			return fd;
+		}
+	}
+	errno = EMFILE;
+	return -1;
+}
+
+int close(int fd)
+{
+	struct wd_fd *d = descriptor(fd);
+	if (!d) return -1;
+	d->used = 0;
+	return 0;
+}
+
+/* musl's FILE callbacks over the descriptors above.
+ *
+ * A read hands its caller all bytes but the last directly; the last goes
+ * through the FILE's buffer (one byte of it), because musl's scanner
+ * ungets a character by stepping the buffer's read position back, so the
+ * byte read last must be the one before that position. */
+size_t __stdio_read(FILE *f, unsigned char *buf, size_t len)
+{
+	size_t direct = f->buf_size ? len - 1 : len;
+	ssize_t n = direct ? read(f->fd, buf, direct) : 0;
+	if (n < 0 || (n == 0 && direct)) {
+		f->flags |= n ? F_ERR : F_EOF;
+		return 0;
+	}
+	if ((size_t)n < direct || !f->buf_size) return n;
+	ssize_t last = read(f->fd, f->buf, 1);
+	if (last <= 0) {
+		if (!n) f->flags |= last ? F_ERR : F_EOF;
+		return n;
+	}
+	f->rpos = f->buf;
+	f->rend = f->buf + 1;
+	buf[len - 1] = *f->rpos++;
+	return len;
+}
+
+size_t __stdio_write(FILE *f, const unsigned char *buf, size_t len)
+{
+	(void)buf;
+	f->wpos = f->wbase = f->buf;
+	f->wend = f->buf + f->buf_size;
+	return len;
+}
+
+off_t __stdio_seek(FILE *f, off_t off, int whence)
+{
+	(void)f, (void)off, (void)whence;
+	errno = ESPIPE;
+	return -1;
+}
+
+int __stdio_close(FILE *f)
+{
+	return close(f->fd);
+}
+
+FILE *fdopen(int fd, const char *mode)
+{
+	if (!descriptor(fd)) return 0;
+	FILE *f = malloc(sizeof *f + UNGET + BUFSIZ);
+	if (!f) return 0;
+	memset(f, 0, sizeof *f);
+	if (!strchr(mode, '+')) f->flags = *mode == 'r' ? F_NOWR : F_NORD;
+	f->fd = fd;
+	f->buf = (unsigned char *)f + sizeof *f + UNGET;
+	f->buf_size = BUFSIZ;
+	f->lbf = EOF;
+	f->lock = -1;
+	f->read = __stdio_read;
+	f->write = __stdio_write;
+	f->seek = __stdio_seek;
+	f->close = __stdio_close;
+	return f;
+}
+
+FILE *fopen(const char *restrict name, const char *restrict mode)
+{
+	int flags = strchr(mode, '+') ? O_RDWR : *mode == 'r' ? O_RDONLY : O_WRONLY;
+	if (*mode != 'r') flags |= O_CREAT;
+	int fd = open(name, flags);
+	if (fd < 0) return 0;
+	FILE *f = fdopen(fd, mode);
+	if (!f) close(fd);
+	return f;
+}
+
+int fclose(FILE *f)
+{
+	int r = f->close(f);
+	if (!(f->flags & F_PERM)) free(f);
+	return r;
+}
