@@ -70,11 +70,11 @@ pub(crate) fn link_units(
     check_duplicates(sources, &choice.whole, &compiled)?;
     check_duplicates(sources, &choice.needed, &compiled)?;
     let whole: Vec<PathBuf> = choice.whole.iter().map(|&k| compiled(k).ll).collect();
-    let mut ll = link(&whole, false, None, settings, work_dir, "program.ll", sources)?;
+    let mut ll = link(&whole, None, settings, work_dir, "program.ll", sources)?;
     if !choice.needed.is_empty() {
         let needed: Vec<PathBuf> = choice.needed.iter().map(|&k| compiled(k).ll).collect();
-        let library = link(&needed, false, None, settings, work_dir, "needed.ll", sources)?;
-        ll = link(&[ll], true, Some(&library), settings, work_dir, "units.ll", sources)?;
+        let library = link(&needed, None, settings, work_dir, "needed.ll", sources)?;
+        ll = link(&[ll], Some(&library), settings, work_dir, "units.ll", sources)?;
     }
     let used: Vec<usize> = choice.whole.iter().chain(&choice.needed).copied().collect();
     Ok(LinkedUnits {
@@ -294,7 +294,6 @@ fn check_duplicates(
 /// into `work_dir/name`; one module without a library is itself.
 fn link(
     modules: &[PathBuf],
-    only_needed: bool,
     library: Option<&Path>,
     settings: &FrontendSettings,
     work_dir: &Path,
@@ -308,10 +307,7 @@ fn link(
     let mut cmd = Command::new(&settings.llvm_link);
     cmd.arg("-S").args(modules);
     if let Some(library) = library {
-        if only_needed {
-            cmd.arg("--only-needed");
-        }
-        cmd.arg(library);
+        cmd.arg("--only-needed").arg(library);
     }
     cmd.arg("-o").arg(&out);
     let first = sources.units.first().map_or_else(PathBuf::new, |u| u.path.clone());
