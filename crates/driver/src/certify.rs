@@ -23,6 +23,9 @@ pub struct Certify<'a, 'p> {
     pub plan: &'a Plan,
     /// The program's file as the witness names it.
     pub program_file: &'a std::path::Path,
+    /// Whether the program has more files than that one (a witness names
+    /// one file, so none is written).
+    pub several_files: bool,
     /// The program.
     pub program: &'p Program,
     /// Its goals.
@@ -68,6 +71,7 @@ impl Certify<'_, '_> {
         crate::witness::write_witness(
             out,
             self.program_file,
+            self.several_files,
             self.program,
             self.sources,
             self.goals,

@@ -126,7 +126,7 @@ impl UnitRunner {
 /// The native builds of a whole program (plain, sanitized), each made on
 /// first use.
 struct WholeRunner<'a> {
-    program: &'a Path,
+    units: &'a [walkdown_ir::units::Unit],
     data_model: DataModel,
     environment: Option<walkdown_ir::env::Environment>,
     builds: [Option<Result<NativeBuild, String>>; 2],
@@ -142,9 +142,8 @@ pub fn settle(outcome: &Outcome) -> Vec<CheckEntry> {
         plain: None,
         sanitized: None,
     });
-    let program = PathBuf::from(&report.program);
     let environment = outcome.program.environment.clone();
-    let mut whole = WholeRunner { program: &program, data_model, environment, builds: [None, None] };
+    let mut whole = WholeRunner { units: &outcome.units, data_model, environment, builds: [None, None] };
     let mut entries = Vec::new();
     for g in report.goals.iter().filter(|g| g.kind.starts_with("error")) {
         // The harness's own code is not the program's, and functions the
@@ -256,10 +255,10 @@ impl WholeRunner<'_> {
         };
         let mut said_all = Vec::new();
         for (i, sanitize) in [false, true].into_iter().enumerate() {
-            let (program, data_model, environment) = (self.program, self.data_model, self.environment.clone());
+            let (units, data_model, environment) = (self.units, self.data_model, self.environment.clone());
             let build = self.builds[i].get_or_insert_with(|| {
                 let settings = BuildSettings { debug: true, sanitize, environment, ..BuildSettings::default() };
-                NativeBuild::compile(program, data_model, &settings).map_err(|e| e.to_string())
+                NativeBuild::compile_units(units, data_model, &settings).map_err(|e| e.to_string())
             });
             let end = match build {
                 Ok(b) => native_end(b, &vector, sanitize),

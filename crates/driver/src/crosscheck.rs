@@ -10,11 +10,11 @@
 //! needed; a program that does not build natively (a `.wir` file, a call of
 //! a function no library defines) has its unconfirmed error tests refused.
 
-use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use walkdown_campaign::{ErrorCheck, ErrorFound, NativeVerdict};
 use walkdown_ir::testvec::TestVector;
+use walkdown_ir::units::Unit;
 use walkdown_ir::{CheckKind, DataModel};
 use walkdown_native::{BuildSettings, NativeBuild, NativeOutcome, RunLimits};
 
@@ -28,7 +28,7 @@ type Slot = Mutex<Option<Result<NativeBuild, String>>>;
 
 /// Checks error tests natively (see the module doc).
 pub struct NativeCheck {
-    file: PathBuf,
+    units: Vec<Unit>,
     data_model: DataModel,
     environment: Option<walkdown_ir::env::Environment>,
     deadline: Instant,
@@ -37,15 +37,16 @@ pub struct NativeCheck {
 }
 
 impl NativeCheck {
-    /// Checks of `file` in `data_model`; runs get at most the time left
-    /// until `deadline` (but at least [`MIN_RUN`]).
+    /// Checks of the program of `units` in `data_model` (with its
+    /// environment); runs get at most the time left until `deadline` (but
+    /// at least [`MIN_RUN`]).
     pub fn new(
-        file: PathBuf,
+        units: Vec<Unit>,
         data_model: DataModel,
         environment: Option<walkdown_ir::env::Environment>,
         deadline: Instant,
     ) -> NativeCheck {
-        NativeCheck { file, data_model, environment, deadline, plain: Mutex::new(None), sanitized: Mutex::new(None) }
+        NativeCheck { units, data_model, environment, deadline, plain: Mutex::new(None), sanitized: Mutex::new(None) }
     }
 }
 
@@ -64,7 +65,7 @@ impl ErrorCheck for NativeCheck {
         let build = guard.get_or_insert_with(|| {
             let settings =
                 BuildSettings { sanitize, environment: self.environment.clone(), ..BuildSettings::default() };
-            NativeBuild::compile(&self.file, self.data_model, &settings).map_err(|e| {
+            NativeBuild::compile_units(&self.units, self.data_model, &settings).map_err(|e| {
                 let text = e.to_string();
                 text.lines().take(3).collect::<Vec<_>>().join(" / ")
             })

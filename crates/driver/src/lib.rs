@@ -17,7 +17,7 @@
 //! the outcome in memory.
 //!
 //! The modules below the pipeline are its parts: reading programs
-//! ([`load`], [`task`], [`unit`]), the output directory ([`outdir`]), the
+//! ([`input`], [`load`], [`task`], [`unit`]), the output directory ([`outdir`]), the
 //! writers ([`report`], [`witness`], [`lcov`]), annotations
 //! ([`annotations`]), the native check of error tests through unmodelled
 //! functions ([`crosscheck`]).
@@ -28,6 +28,7 @@ pub mod check;
 pub mod crosscheck;
 pub mod engines;
 pub mod error;
+pub mod input;
 pub mod lcov;
 pub mod load;
 pub mod outcome;
@@ -46,14 +47,14 @@ pub use plan::{EngineKind, Options, Plan, PlanError};
 pub use run::run;
 pub use walkdown_frontend::env::EnvRequest;
 
-/// Reads the task definition `options.file` names, if it is one, and
+/// Reads the task definition `options.program` names, if it is one, and
 /// checks the options into a plan.
 pub fn plan(options: Options) -> Result<Plan, DriverError> {
-    let task = match task::is_task_file(&options.file) {
-        true => Some(
-            task::task_settings(&options.file, options.property.is_some())
-                .map_err(|e| DriverError::step(Step::Task, e))?,
-        ),
+    let file = options.program.name();
+    let task = match options.program.is_one_file() && task::is_task_file(&file) {
+        true => {
+            Some(task::task_settings(&file, options.property.is_some()).map_err(|e| DriverError::step(Step::Task, e))?)
+        }
         false => None,
     };
     Ok(Plan::new(options, task)?)

@@ -94,6 +94,8 @@ pub struct Outcome {
     pub suite_dir: PathBuf,
     /// The output directory.
     pub out: PathBuf,
+    /// The units the program is made of (what a native build compiles).
+    pub units: Vec<walkdown_ir::units::Unit>,
 }
 
 impl Outcome {

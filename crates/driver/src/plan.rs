@@ -20,6 +20,7 @@ use walkdown_ir::DataModel;
 use walkdown_native::eva::EvaSettings;
 
 use crate::annotations::AnnotationSource;
+use crate::input::ProgramInput;
 use crate::task::TaskSettings;
 use crate::unit::UnitOptions;
 
@@ -37,8 +38,9 @@ pub enum EngineKind {
 /// The arguments of `gen` as given; see `walkdown gen --help` for each.
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// The program (`.c`, `.i`, `.wir`) or a task definition (`.yml`).
-    pub file: PathBuf,
+    /// The program: one file (`.c`, `.i`, `.wir`) or a task definition
+    /// (`.yml`); or C files with flags, or a build database.
+    pub program: ProgramInput,
     /// `--data-model`.
     pub data_model: Option<DataModel>,
     /// `--time`, in seconds.
@@ -117,7 +119,7 @@ impl Options {
     /// are these; a test of the binary checks that they agree).
     pub fn new(file: impl Into<PathBuf>, out: impl Into<PathBuf>) -> Options {
         Options {
-            file: file.into(),
+            program: ProgramInput::file(file),
             data_model: None,
             time: 60.0,
             out: out.into(),
@@ -187,6 +189,12 @@ pub enum PlanError {
     /// `--search` names no search order.
     #[error("unknown search order `{0}` (dfs, bfs, random-branch, uniform-random, cfg-distance, or A+B)")]
     Search(String),
+    /// `--entry` with a program of several files or a build database.
+    #[error("unit mode (--entry) takes one C file, without compile flags or --compile-commands")]
+    UnitOneFile,
+    /// `--annotations eva` with a program of several files.
+    #[error("--annotations eva takes one C file (Frama-C runs on the program file alone)")]
+    EvaOneFile,
 }
 
 /// How the bounded engine unwinds loops: from `first` doubling up to `last`.
@@ -202,8 +210,10 @@ pub struct Unwinding {
 /// engines listed once each.
 #[derive(Clone, Debug)]
 pub struct Plan {
-    /// The program (the task's, for a task definition).
+    /// The program's (first) file (the task's, for a task definition).
     pub program: PathBuf,
+    /// The program as given (resolved: a task's program file).
+    pub input: ProgramInput,
     /// Its data model.
     pub data_model: DataModel,
     /// The wall-clock budget.
@@ -235,12 +245,20 @@ impl Plan {
     /// and the data model and property where the arguments give none.
     pub fn new(mut options: Options, task: Option<TaskSettings>) -> Result<Plan, PlanError> {
         if let Some(task) = task {
-            options.file = task.program;
+            options.program = ProgramInput::file(task.program);
             options.data_model = options.data_model.or(Some(task.data_model));
             let property = if task.cover_error { Property::CoverError } else { Property::CoverBranches };
             options.property = options.property.or(Some(property));
         }
         check_numbers(&options)?;
+        if !options.program.is_one_file() {
+            if options.unit.is_some() {
+                return Err(PlanError::UnitOneFile);
+            }
+            if options.annotations.contains(&AnnotationSource::Eva) {
+                return Err(PlanError::EvaOneFile);
+            }
+        }
         let engines = engines(&options)?;
         let search = SearchKind::parse(&options.search).ok_or_else(|| PlanError::Search(options.search.clone()))?;
         let unwinding = match (options.unwind, engines.len()) {
@@ -251,7 +269,8 @@ impl Plan {
         let annotations = (!options.annotations.is_empty() || options.verification.is_some())
             .then(|| (options.annotations.clone(), options.verification.unwrap_or(Config::MayMust)));
         Ok(Plan {
-            program: options.file.clone(),
+            program: options.program.name(),
+            input: options.program.clone(),
             data_model: options.data_model.unwrap_or(DataModel::LP64),
             budget: Duration::from_secs_f64(options.time),
             out: options.out.clone(),
@@ -364,6 +383,18 @@ mod tests {
         let given = Options { data_model: Some(DataModel::LP64), property: Some(Property::AllErrors), ..defaults() };
         let plan = Plan::new(given, Some(task())).unwrap();
         assert_eq!((plan.data_model, plan.property), (DataModel::LP64, Property::AllErrors));
+    }
+
+    #[test]
+    fn unit_mode_and_eva_take_one_file() {
+        let two = ProgramInput { files: vec!["a.c".into(), "b.c".into()], ..ProgramInput::default() };
+        let unit = Some(UnitOptions { entry: "f".into(), max_objects: 1, max_depth: 1, max_array: 1 });
+        let refused = |o: Options| Plan::new(o, None).unwrap_err();
+        assert_eq!(refused(Options { program: two.clone(), unit, ..defaults() }), PlanError::UnitOneFile);
+        let eva = vec![AnnotationSource::Eva];
+        assert_eq!(refused(Options { program: two.clone(), annotations: eva, ..defaults() }), PlanError::EvaOneFile);
+        let plan = Plan::new(Options { program: two, ..defaults() }, None).unwrap();
+        assert_eq!(plan.program, PathBuf::from("a.c"));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! campaign's goal table, tests, errors, conflicts and engine figures into
 //! the report's entries, for every engine.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use walkdown_campaign::{Property, Snapshot, StopCause, Verdict};
 use walkdown_formats::report::{ConflictEntry, EngineFigures, ErrorEntry, GoalEntry, JumpEntry, Report, TestEntry};
 use walkdown_interp::Outcome;
@@ -189,10 +189,8 @@ pub fn make_report(header: &Report, program: &Program, goals: &Goals, snap: &Sna
 /// Writes `report`'s errors to `path` as SARIF: each names its test in
 /// `suite` with its inputs and the `walkdown run` command that replays it.
 pub fn write_errors_sarif(path: &Path, report: &Report, suite: &Path) -> anyhow::Result<()> {
-    let program = report.program.clone();
-    let reproduce = |test: &Path| {
-        format!("walkdown run {} --test {}", shell_word(&program), shell_word(&test.display().to_string()))
-    };
+    let program = shell_words(&report.program_words());
+    let reproduce = |test: &Path| format!("walkdown run {program} --test {}", shell_word(&test.display().to_string()));
     walkdown_formats::sarif::write_errors_sarif(path, report, suite, &reproduce)?;
     Ok(())
 }
@@ -200,10 +198,10 @@ pub fn write_errors_sarif(path: &Path, report: &Report, suite: &Path) -> anyhow:
 /// The HTML report's path in OUT.
 pub const HTML_FILE: &str = "report/index.html";
 
-/// Writes the HTML report of `report` to `path`: the source is read from
-/// `source` (default: the report's program), the tests' inputs from
-/// `suite`. A source that cannot be read gives a page without it and a
-/// warning, handed to `warn`.
+/// Writes the HTML report of `report` to `path`: the program's files are
+/// read where the report names them (its first file from `source`, when
+/// given), the tests' inputs from `suite`. A file that cannot be read
+/// gives a page without its source and a warning, handed to `warn`.
 pub fn write_html_report(
     path: &Path,
     report: &Report,
@@ -211,18 +209,26 @@ pub fn write_html_report(
     source: Option<&Path>,
     warn: &mut dyn FnMut(String),
 ) -> anyhow::Result<()> {
-    use walkdown_formats::html::{write_html, HtmlInput, TestDetails};
-    let source_path = source.map(Path::to_path_buf).unwrap_or_else(|| report.program.clone().into());
-    let text = match std::fs::read(&source_path) {
-        Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
-        Err(e) => {
-            warn(format!(
-                "walkdown: warning: {}: cannot read the source for the HTML report ({e}); the page lists the goals without it",
-                source_path.display()
-            ));
-            None
-        }
-    };
+    use walkdown_formats::html::{write_html, HtmlInput, SourceFile, TestDetails};
+    let mut files = Vec::new();
+    for (k, name) in report.source_files().into_iter().enumerate() {
+        let path = match (k, source) {
+            (0, Some(s)) => s.to_path_buf(),
+            _ => PathBuf::from(&name),
+        };
+        let text = match std::fs::read(&path) {
+            Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
+            Err(e) => {
+                warn(format!(
+                    "walkdown: warning: {}: cannot read the source for the HTML report ({e}); the page lists its goals without it",
+                    path.display()
+                ));
+                None
+            }
+        };
+        files.push(SourceFile { name, text });
+    }
+    let program = shell_words(&report.program_words());
     let dm = if report.data_model == "ILP32" { " --data-model ILP32" } else { "" };
     let tests = report
         .tests
@@ -232,16 +238,17 @@ pub fn write_html_report(
             let inputs = walkdown_formats::read_testcase(&file)
                 .ok()
                 .map(|c| c.vector.values.iter().map(|v| walkdown_formats::format_value(*v)).collect());
-            let reproduce = format!(
-                "walkdown run {}{dm} --test {}",
-                shell_word(&report.program),
-                shell_word(&file.display().to_string())
-            );
+            let reproduce = format!("walkdown run {program}{dm} --test {}", shell_word(&file.display().to_string()));
             (t.file.clone(), TestDetails { inputs, reproduce })
         })
         .collect();
-    write_html(path, &HtmlInput { report, source: text.as_deref(), tests: &tests })?;
+    write_html(path, &HtmlInput { report, sources: &files, tests: &tests })?;
     Ok(())
+}
+
+/// `words` quoted for a POSIX shell where they need it, joined by spaces.
+pub fn shell_words(words: &[String]) -> String {
+    words.iter().map(|w| shell_word(w)).collect::<Vec<_>>().join(" ")
 }
 
 /// `word` quoted for a POSIX shell where it needs it.

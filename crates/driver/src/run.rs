@@ -34,11 +34,13 @@ use walkdown_formats::report::{AnnotationsEntry, Report};
 use walkdown_formats::{Metadata, Specification, TestCase};
 use walkdown_ir::goals::{GoalId, GoalKind, Goals};
 use walkdown_ir::source::SourceInfo;
+use walkdown_ir::units::Unit;
 use walkdown_ir::Program;
 
 use crate::certify::Certify;
 use crate::engines::Members;
 use crate::error::{DriverError, Step};
+use crate::input::ProgramInput;
 use crate::outcome::{Handler, Notice, Outcome};
 use crate::outdir::{self, Manifest, OutLock};
 use crate::plan::{EngineKind, Plan};
@@ -57,6 +59,11 @@ pub const REPORT_FILE: &str = "report.json";
 pub const SARIF_FILE: &str = "errors.sarif";
 /// The lcov tracefile's name in OUT (`--lcov`).
 pub const LCOV_FILE: &str = "coverage.info";
+/// Where a program of several units keeps them compiled, in OUT (see
+/// `walkdown_frontend::FrontendSettings::unit_cache`): written while the
+/// program lowers, before OUT is locked, each entry whole (renamed into
+/// place), so two runs into one OUT at once can share it.
+pub const UNIT_CACHE_DIR: &str = ".walkdown-cache/units";
 
 /// The program as the run reads it.
 struct Loaded {
@@ -69,6 +76,9 @@ struct Loaded {
     program: Program,
     sources: SourceInfo,
     goals: Goals,
+    /// The units the program is made of, the first `file`'s (what native
+    /// builds compile).
+    units: Vec<Unit>,
 }
 
 /// Runs `plan`; `interrupt` (set by Ctrl-C) stops it at the engines' next
@@ -85,6 +95,7 @@ pub fn run(plan: &Plan, handler: &mut dyn Handler, interrupt: &AtomicBool) -> Re
         engine_failures,
         suite_dir,
         out: plan.out.clone(),
+        units: loaded.units,
     })
 }
 
@@ -97,13 +108,20 @@ fn load(plan: &Plan) -> Result<Loaded, DriverError> {
         ),
         None => None,
     };
-    let (file, load_from) = match &unit {
-        Some(u) => (plan.out.join(unit::harness_file_name(&plan.program)), u.scratch_file.clone()),
-        None => (plan.program.clone(), plan.program.clone()),
+    let (input, cache) = match &unit {
+        Some(u) => (ProgramInput::file(&u.scratch_file), None),
+        // Several units are compiled once for all runs into OUT.
+        None => (plan.input.clone(), (!plan.input.is_one_file()).then(|| plan.out.join(UNIT_CACHE_DIR))),
     };
-    let (mut program, sources) =
-        crate::load::load_program_in_env(&load_from, plan.data_model, &plan.options.environment)
-            .map_err(|e| DriverError::step(Step::Load, e))?;
+    let loaded = crate::load::load_input(&input, plan.data_model, cache.as_deref(), &plan.options.environment)
+        .map_err(|e| DriverError::step(Step::Load, e))?;
+    let (mut program, sources, units) = (loaded.program, loaded.source_info, loaded.units);
+    // The results name the first unit (a build database's entry unit).
+    let load_from = units[0].path.clone();
+    let file = match &unit {
+        Some(_) => plan.out.join(unit::harness_file_name(&plan.program)),
+        None => load_from.clone(),
+    };
     if unit.is_some() {
         // (Loading instrumented the unit program's lazy slots.) Locations
         // name the user's file: the unit program keeps its lines, and the
@@ -115,7 +133,7 @@ fn load(plan: &Plan) -> Result<Loaded, DriverError> {
     // In unit mode the harness's branches (its choices) are explored but
     // are not goals: coverage is the code under test's.
     let goals = walkdown_unit::lazy::goals(&program);
-    Ok(Loaded { file, load_from, unit, program, sources, goals })
+    Ok(Loaded { file, load_from, unit, program, sources, goals, units })
 }
 
 /// Writes each kept test as Test-Comp XML at once, listing it in the
@@ -217,6 +235,7 @@ fn campaign(
         let certify = Certify {
             plan,
             program_file: &l.file,
+            several_files: l.units.len() > 1,
             program: &l.program,
             goals: &l.goals,
             sources: &l.sources,
@@ -272,7 +291,7 @@ fn open_campaign<'p>(
     }
     let deadline = Instant::now() + plan.budget;
     Ok(campaign.with_error_check(Box::new(crate::crosscheck::NativeCheck::new(
-        l.file.clone(),
+        l.units.clone(),
         l.program.data_model,
         l.program.environment.clone(),
         deadline,
@@ -355,8 +374,12 @@ fn header(
     annotations: Option<AnnotationsEntry>,
 ) -> Report {
     let workers = if portfolio.jobs == 1 { "" } else { "s" };
+    // A program of several files lists them, and the words that name it.
+    let several = l.units.len() > 1;
     Report {
         program: l.file.display().to_string(),
+        sources: if several { l.units.iter().map(|u| u.path.display().to_string()).collect() } else { Vec::new() },
+        program_args: if plan.input.is_one_file() { Vec::new() } else { plan.input.words() },
         producer: PRODUCER.into(),
         property: spec_name(plan.property).into(),
         data_model: l.program.data_model.to_string(),
@@ -540,8 +563,8 @@ fn write_lcov(plan: &Plan, l: &Loaded, path: &Path, suite_dir: &Path) -> anyhow:
         Some(u) => {
             let tests = plan.out.join(unit::UNIT_TESTS_FILE);
             let v = walkdown_native::unit::validate_unit_tests(&u.original, &tests, l.program.data_model)?;
-            crate::lcov::write_coverage_info(path, &u.original, &v.coverage)
+            crate::lcov::write_coverage_info(path, &[(&u.original, &v.coverage)])
         }
-        None => crate::lcov::replay_and_write(path, &l.file, suite_dir, l.program.data_model).map(|_| ()),
+        None => crate::lcov::replay_and_write(path, &l.units, suite_dir, l.program.data_model).map(|_| ()),
     }
 }

@@ -52,6 +52,7 @@ struct Checked {
 pub fn write_witness(
     out: &Path,
     program_file: &Path,
+    several_files: bool,
     program: &Program,
     sources: &SourceInfo,
     goals: &Goals,
@@ -72,6 +73,9 @@ pub fn write_witness(
     let not_written = |reason: String| {
         Some(WitnessEntry { file: String::new(), status: "not written".into(), reason, ..Default::default() })
     };
+    if several_files {
+        return not_written("the program has several files, and a correctness witness names one".into());
+    }
     if let Some(g) = reach.iter().find(|g| !matches!(snap.goals[g.index()].verdict, Verdict::Unreachable(_))) {
         return not_written(format!(
             "reach_error goal {g} is {}, not proved unreachable",

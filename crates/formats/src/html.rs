@@ -4,8 +4,8 @@
 //! One self-contained page (inline CSS and a few lines of inline script, no
 //! network): a summary (goals by verdict, coverage, errors, each engine's
 //! time), coverage over time as an inline SVG plot, the error list with the
-//! command that reproduces each error, the source with each line's goals
-//! marked by verdict (clicking a mark shows the goal's evidence: for a
+//! command that reproduces each error, the source (each of the program's
+//! files) with each line's goals marked by verdict (clicking a mark shows the goal's evidence: for a
 //! covered goal the test with its input values, for a proof the engine and
 //! method, for a bounded proof the bound, for an open goal the reasons),
 //! then every goal and every test as plain tables, which the marks link to
@@ -32,13 +32,23 @@ pub struct TestDetails {
     pub reproduce: String,
 }
 
+/// One of the program's files.
+#[derive(Clone, Debug, Default)]
+pub struct SourceFile {
+    /// Its name, as locations give it.
+    pub name: String,
+    /// Its text, `None` when it cannot be read (the page then lists its
+    /// goals without the source).
+    pub text: Option<String>,
+}
+
 /// Everything the page is built from.
 pub struct HtmlInput<'a> {
     /// The run's report.
     pub report: &'a Report,
-    /// The program's source text, `None` when it cannot be read (the page
-    /// then lists the goals without the source).
-    pub source: Option<&'a str>,
+    /// The program's files (its first file first), each shown with its
+    /// goals.
+    pub sources: &'a [SourceFile],
     /// Per test file name, its inputs and reproduce command.
     pub tests: &'a BTreeMap<String, TestDetails>,
 }
@@ -114,10 +124,39 @@ fn evidence(g: &GoalEntry) -> String {
     }
 }
 
-/// Whether `goal_file` names the program file `program` (the same path, or
-/// the same file name when one of them is relative to another directory).
-fn same_file(goal_file: &str, program: &str) -> bool {
-    goal_file == program || Path::new(goal_file).file_name() == Path::new(program).file_name()
+/// Which of the program's `files` a location's `goal_file` names: the
+/// same path, or else the one file of the same file name (one of them may
+/// be relative to another directory).
+fn file_index(goal_file: &str, files: &[SourceFile]) -> Option<usize> {
+    if let Some(k) = files.iter().position(|f| f.name == goal_file) {
+        return Some(k);
+    }
+    let base = Path::new(goal_file).file_name();
+    let same: Vec<usize> = (0..files.len()).filter(|&k| Path::new(&files[k].name).file_name() == base).collect();
+    match same[..] {
+        [k] => Some(k),
+        _ => None,
+    }
+}
+
+/// The anchor of line `line` of file `k` (`L12`, `F1L12`).
+fn line_anchor(k: usize, line: usize) -> String {
+    if k == 0 {
+        format!("L{line}")
+    } else {
+        format!("F{k}L{line}")
+    }
+}
+
+/// A location's link to its line on the page, when its file is shown.
+fn place(location: &str, files: &[SourceFile]) -> String {
+    let shown = location_line(location).and_then(|(f, l)| Some((file_index(f, files)?, l)));
+    match shown {
+        Some((k, l)) if files[k].text.is_some() => {
+            format!("<a href=\"#{}\">{}</a>", line_anchor(k, l), esc(location))
+        }
+        _ => esc(location),
+    }
 }
 
 /// Points of coverage over time: `(seconds, goals covered)` after each test,
@@ -244,7 +283,8 @@ document.body.setAttribute('data-ready','1')})();";
 /// The HTML page of `input`.
 pub fn render_html(input: &HtmlInput<'_>) -> String {
     let r = input.report;
-    let mut out = String::with_capacity(64 * 1024 + input.source.map_or(0, |s| s.len() * 3));
+    let text_size: usize = input.sources.iter().filter_map(|f| f.text.as_ref()).map(String::len).sum();
+    let mut out = String::with_capacity(64 * 1024 + text_size * 3);
     let title = format!("walkdown: {}", r.program);
     let _ = write!(
         out,
@@ -334,11 +374,7 @@ pub fn render_html(input: &HtmlInput<'_>) -> String {
             "<table id=\"errors\" class=\"t\"><tr><th>error</th><th>where</th><th>test</th><th>reproduce</th></tr>",
         );
         for e in &r.errors {
-            let line = location_line(&e.location).filter(|(f, _)| same_file(f, &r.program)).map(|(_, l)| l);
-            let place = match line {
-                Some(l) => format!("<a href=\"#L{l}\">{}</a>", esc(&e.location)),
-                None => esc(&e.location),
-            };
+            let place = place(&e.location, input.sources);
             let reproduce = input.tests.get(&e.test).map_or(String::new(), |t| t.reproduce.clone());
             let _ = write!(
                 out,
@@ -368,59 +404,33 @@ pub fn render_html(input: &HtmlInput<'_>) -> String {
     }
 
     // Source, each line with its goals.
-    let mut by_line: BTreeMap<usize, Vec<&GoalEntry>> = BTreeMap::new();
+    let mut by_line: Vec<BTreeMap<usize, Vec<&GoalEntry>>> = vec![BTreeMap::new(); input.sources.len()];
     let mut elsewhere = 0;
     for g in &r.goals {
-        match location_line(&g.location) {
-            Some((f, l)) if same_file(f, &r.program) => by_line.entry(l).or_default().push(g),
-            _ => elsewhere += 1,
+        match location_line(&g.location).and_then(|(f, l)| Some((file_index(f, input.sources)?, l))) {
+            Some((k, l)) => by_line[k].entry(l).or_default().push(g),
+            None => elsewhere += 1,
         }
     }
     out.push_str("<h2>Source</h2>");
     let legend = "<p><span class=\"k c\"></span> covered <span class=\"k u\"></span> unreachable (proved) \
 <span class=\"k i\"></span> infeasible within a bound <span class=\"k o\"></span> open. \
 Click a mark for its evidence (T/F: a branch's true/false outcome).</p>";
-    match input.source {
-        Some(src) => {
-            out.push_str(legend);
-            let lines: Vec<&str> = src.lines().collect();
-            let _ = write!(out, "<div class=\"cv-auto\"><table id=\"source\" class=\"src\" data-lines=\"{}\"><colgroup><col style=\"width:4em\"><col style=\"width:12em\"><col></colgroup>", lines.len());
-            let last = lines.len().max(by_line.keys().next_back().copied().unwrap_or(0));
-            for n in 1..=last {
-                let code = lines.get(n - 1).copied().unwrap_or("");
-                let goals = by_line.get(&n);
-                let class = goals.map(|gs| {
-                    VERDICTS.iter().find(|(s, _)| gs.iter().any(|g| g.status == *s)).map_or("o", |(_, c)| *c)
-                });
-                match class {
-                    Some(c) => {
-                        let _ = write!(out, "<tr id=\"L{n}\" class=\"{c}\"><td class=\"n\">{n}</td><td class=\"m\">");
-                    }
-                    None => {
-                        let _ = write!(out, "<tr id=\"L{n}\"><td class=\"n\">{n}</td><td class=\"m\">");
-                    }
-                }
-                for g in goals.into_iter().flatten() {
-                    let test_attr = match (&g.status[..], &g.test) {
-                        ("covered", Some(t)) => format!(" data-test=\"{}\"", anchor("t-", t)),
-                        _ => String::new(),
-                    };
-                    let _ = write!(
-                        out,
-                        "<a class=\"g {}\" href=\"#{}\" title=\"{} {}: {}\"{test_attr}>{}</a>",
-                        class_of(&g.status),
-                        anchor("g-", &g.id),
-                        esc(&g.id),
-                        esc(&g.kind),
-                        esc(&g.status),
-                        esc(mark(&g.kind))
-                    );
-                }
-                let _ = write!(out, "</td><td class=\"s\">{}</td></tr>", esc(code));
-            }
-            out.push_str("</table></div>");
+    if input.sources.iter().any(|f| f.text.is_some()) {
+        out.push_str(legend);
+    }
+    for (k, file) in input.sources.iter().enumerate() {
+        if input.sources.len() > 1 {
+            let _ = write!(out, "<h3 id=\"{}\">{}</h3>", anchor("file-", &k.to_string()), esc(&file.name));
         }
-        None => out.push_str("<p id=\"source\">The source file could not be read; the goals are listed below.</p>"),
+        let id = if k == 0 { "source".to_string() } else { format!("source-{k}") };
+        match &file.text {
+            Some(text) => source_table(&mut out, &id, k, text, &by_line[k]),
+            None => {
+                let _ =
+                    write!(out, "<p id=\"{id}\">The source file could not be read; its goals are listed below.</p>");
+            }
+        }
     }
     if elsewhere > 0 {
         let _ = write!(out, "<p>{elsewhere} goals lie in other files (listed below).</p>");
@@ -429,10 +439,7 @@ Click a mark for its evidence (T/F: a branch's true/false outcome).</p>";
     // Goals.
     let _ = write!(out, "<h2>Goals ({total})</h2><div class=\"cv-auto\"><table id=\"goals\" class=\"t\"><tr><th>goal</th><th>kind</th><th>where</th><th>function</th><th>verdict</th></tr>");
     for g in &r.goals {
-        let place = match location_line(&g.location).filter(|(f, _)| same_file(f, &r.program)) {
-            Some((_, l)) if input.source.is_some() => format!("<a href=\"#L{l}\">{}</a>", esc(&g.location)),
-            _ => esc(&g.location),
-        };
+        let place = place(&g.location, input.sources);
         let _ = write!(
             out,
             "<tr id=\"{}\" class=\"goal\" data-verdict=\"{}\"><td>{}</td><td>{}</td><td>{place}</td><td>{}</td><td><span class=\"k {}\"></span> {}</td></tr>",
@@ -471,6 +478,47 @@ Click a mark for its evidence (T/F: a branch's true/false outcome).</p>";
     out.push_str("</table></div>");
     let _ = writeln!(out, "<script>{SCRIPT}</script></body></html>");
     out
+}
+
+/// The table of one file's `text` (the `k`-th file, table id `id`), each
+/// line with the marks of its goals (`goals`, by line).
+fn source_table(out: &mut String, id: &str, k: usize, text: &str, goals: &BTreeMap<usize, Vec<&GoalEntry>>) {
+    let lines: Vec<&str> = text.lines().collect();
+    let _ = write!(out, "<div class=\"cv-auto\"><table id=\"{id}\" class=\"src\" data-lines=\"{}\"><colgroup><col style=\"width:4em\"><col style=\"width:12em\"><col></colgroup>", lines.len());
+    let last = lines.len().max(goals.keys().next_back().copied().unwrap_or(0));
+    for n in 1..=last {
+        let code = lines.get(n - 1).copied().unwrap_or("");
+        let marks = goals.get(&n);
+        let class =
+            marks.map(|gs| VERDICTS.iter().find(|(s, _)| gs.iter().any(|g| g.status == *s)).map_or("o", |(_, c)| *c));
+        let row = line_anchor(k, n);
+        match class {
+            Some(c) => {
+                let _ = write!(out, "<tr id=\"{row}\" class=\"{c}\"><td class=\"n\">{n}</td><td class=\"m\">");
+            }
+            None => {
+                let _ = write!(out, "<tr id=\"{row}\"><td class=\"n\">{n}</td><td class=\"m\">");
+            }
+        }
+        for g in marks.into_iter().flatten() {
+            let test_attr = match (&g.status[..], &g.test) {
+                ("covered", Some(t)) => format!(" data-test=\"{}\"", anchor("t-", t)),
+                _ => String::new(),
+            };
+            let _ = write!(
+                out,
+                "<a class=\"g {}\" href=\"#{}\" title=\"{} {}: {}\"{test_attr}>{}</a>",
+                class_of(&g.status),
+                anchor("g-", &g.id),
+                esc(&g.id),
+                esc(&g.kind),
+                esc(&g.status),
+                esc(mark(&g.kind))
+            );
+        }
+        let _ = write!(out, "</td><td class=\"s\">{}</td></tr>", esc(code));
+    }
+    out.push_str("</table></div>");
 }
 
 /// Writes the page of `input` to `path` atomically, creating its directory.
@@ -533,7 +581,8 @@ mod tests {
             },
         );
         let src = "int main() {\n  if (x < 3 && y > 2) {\n  return 1/x;\n}\n";
-        let page = render_html(&HtmlInput { report: &report, source: Some(src), tests: &tests });
+        let sources = [SourceFile { name: "dir/p.c".into(), text: Some(src.into()) }];
+        let page = render_html(&HtmlInput { report: &report, sources: &sources, tests: &tests });
         for id in ["g0", "g1", "g2", "g3"] {
             assert!(page.contains(&format!("href=\"#g-{id}\"")), "mark of {id}");
             assert!(page.contains(&format!("<tr id=\"g-{id}\"")), "row of {id}");
@@ -548,6 +597,27 @@ mod tests {
         assert!(page.contains("<tr id=\"L9\" class=\"i\">"));
         assert!(page.contains("<svg id=\"plot\""));
         assert!(!page.contains("http://") && !page.contains("https://"), "no network");
+    }
+
+    #[test]
+    fn each_file_of_the_program_is_shown_with_its_goals() {
+        let mut second = goal("g1", "branch true", 2, "covered");
+        second.location = "src/other.c:2:5".into();
+        let report = Report {
+            program: "dir/p.c".into(),
+            goals: vec![goal("g0", "branch true", 1, "open"), second],
+            ..Default::default()
+        };
+        let sources = [
+            SourceFile { name: "dir/p.c".into(), text: Some("int main() {}\n".into()) },
+            SourceFile { name: "src/other.c".into(), text: Some("int f(int x) {\n  if (x) return 1;\n}\n".into()) },
+        ];
+        let page = render_html(&HtmlInput { report: &report, sources: &sources, tests: &BTreeMap::new() });
+        assert!(page.contains("<tr id=\"L1\" class=\"o\">"));
+        assert!(page.contains("<tr id=\"F1L2\" class=\"c\">"));
+        assert!(page.contains("<a href=\"#F1L2\">src/other.c:2:5</a>"));
+        assert!(page.contains("<h3 id=\"file-1\">src/other.c</h3>"));
+        assert!(!page.contains("other files"));
     }
 
     #[test]

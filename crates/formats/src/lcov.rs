@@ -1,7 +1,7 @@
 //! `coverage.info`: a suite's native coverage as an lcov tracefile, the
 //! format `genhtml`, CI coverage pages and editors read.
 //!
-//! One record for the program file: its functions (`FN`, `FNDA`, `FNF`,
+//! One record for each of the program's files: its functions (`FN`, `FNDA`, `FNF`,
 //! `FNH`), its branch outcomes (`BRDA`, `BRF`, `BRH`: each outcome gcov
 //! reports for a line, numbered in gcov's order; `-` for the outcomes of
 //! a line never executed, as lcov's own `geninfo` writes them) and its
@@ -88,9 +88,10 @@ pub fn format_lcov(record: &LcovRecord) -> String {
     out
 }
 
-/// Writes `record` to `path` atomically.
-pub fn write_lcov(path: &Path, record: &LcovRecord) -> Result<(), FormatError> {
-    write_atomically(path, format_lcov(record).as_bytes())
+/// Writes `records` (one per file) to `path` atomically.
+pub fn write_lcov(path: &Path, records: &[LcovRecord]) -> Result<(), FormatError> {
+    let text: String = records.iter().map(format_lcov).collect();
+    write_atomically(path, text.as_bytes())
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@
 //! - [`lcov`]: `coverage.info`, native coverage as an lcov tracefile;
 //! - [`task`]: SV-COMP/Test-Comp task definitions (`TASK.yml`);
 //! - [`batch`]: shard summaries of `walkdown batch`;
+//! - [`compile_commands`]: a project's build (`compile_commands.json`) as units;
 //! - [`witness`]: `witness.yml`, an SV-COMP correctness witness (YAML 2.0).
 //!
 //! Every writer is crash-safe ([`atomic`]): an interrupted run leaves whole
@@ -19,6 +20,7 @@
 
 pub mod atomic;
 pub mod batch;
+pub mod compile_commands;
 pub mod envtest;
 pub mod eva;
 pub mod html;

@@ -12,8 +12,17 @@ use std::path::Path;
 /// The whole report.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Report {
-    /// The program file.
+    /// The program file (of several, the first: see `sources`).
     pub program: String,
+    /// The program's files when it has several (`program` first), in the
+    /// order of its file table; absent for one file.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<String>,
+    /// The words that name the program on walkdown's command line when
+    /// `program` alone does not (`a.c b.c -I inc`, `--compile-commands
+    /// DB --target FILE`); what a reproduce command starts with.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub program_args: Vec<String>,
     /// Tool and version.
     pub producer: String,
     /// `coverage-branches` or `coverage-error`.
@@ -91,6 +100,26 @@ pub struct Report {
     /// The first refuted tests.
     #[serde(default)]
     pub refuted_tests: Vec<RefutedEntry>,
+}
+
+impl Report {
+    /// The program's files, `program` first.
+    pub fn source_files(&self) -> Vec<String> {
+        if self.sources.is_empty() {
+            vec![self.program.clone()]
+        } else {
+            self.sources.clone()
+        }
+    }
+
+    /// The words that name the program on walkdown's command line.
+    pub fn program_words(&self) -> Vec<String> {
+        if self.program_args.is_empty() {
+            vec![self.program.clone()]
+        } else {
+            self.program_args.clone()
+        }
+    }
 }
 
 /// One possible runtime error as `walkdown check` settles it.

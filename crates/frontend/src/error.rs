@@ -50,6 +50,45 @@ pub enum FrontendError {
         /// What it printed.
         stderr: String,
     },
+    /// A unit of the program does not exist.
+    #[error("{}: no such file (a unit of the program)", path.display())]
+    MissingUnit {
+        /// The unit's file.
+        path: PathBuf,
+    },
+    /// The program was given no unit at all.
+    #[error("no C file to compile (give one or more, or --compile-commands)")]
+    NoUnits,
+    /// Two units define the same function or variable that is not `static`.
+    #[error("`{symbol}` is defined in both {} and {} (a function or variable that is not static may be defined once in a program)", first.display(), second.display())]
+    DuplicateDefinition {
+        /// The symbol.
+        symbol: String,
+        /// The unit that defines it first.
+        first: PathBuf,
+        /// Another unit that defines it.
+        second: PathBuf,
+    },
+    /// No unit of a program of several defines `main`.
+    #[error("no unit defines main ({})", list(units))]
+    NoMain {
+        /// The units looked at.
+        units: Vec<PathBuf>,
+    },
+    /// Several units define `main` and none was picked.
+    #[error("several units define main ({}); pick the one to test with --target FILE", list(units))]
+    SeveralMains {
+        /// The units that define it.
+        units: Vec<PathBuf>,
+    },
+    /// `--target` does not pick one unit that defines `main`.
+    #[error("--target {}: {problem}", target.display())]
+    Target {
+        /// The target as given.
+        target: PathBuf,
+        /// What is wrong with it.
+        problem: String,
+    },
     /// clang's output (textual IR) could not be read.
     #[error("cannot read the IR clang produced: {0}")]
     Bitcode(String),
@@ -66,4 +105,14 @@ pub enum FrontendError {
     /// The lowering produced malformed IR (a bug in walkdown).
     #[error("internal error: the lowered IR is malformed:\n{0}")]
     Verify(VerifyErrors),
+}
+
+/// Files as a message lists them: the first few, then how many more.
+fn list(paths: &[PathBuf]) -> String {
+    const SHOWN: usize = 8;
+    let mut words: Vec<String> = paths.iter().take(SHOWN).map(|p| p.display().to_string()).collect();
+    if paths.len() > SHOWN {
+        words.push(format!("and {} more", paths.len() - SHOWN));
+    }
+    words.join(", ")
 }

@@ -25,7 +25,12 @@ pub struct ModuleCx<'m> {
     /// Functions whose signature cannot be expressed, with the reason; an
     /// error only if the program calls them.
     pub bad_signatures: HashMap<String, String>,
-    files: HashMap<String, FileId>,
+    /// The file of each debug file name, by directory (no allocation to
+    /// look one up: this runs for every instruction).
+    files: HashMap<String, HashMap<String, FileId>>,
+    /// The program's files by their full names (`directory/file`): the
+    /// units' first (file `k` is the `k`-th unit), headers as met.
+    unit_files: HashMap<String, FileId>,
     main_file_basename: String,
     /// The true element counts of globals whose outermost type is an array
     /// of 2^32 elements or more (see [`huge_global_arrays`]).
@@ -43,33 +48,45 @@ pub struct ModuleCx<'m> {
 /// Lowers `module`, compiled for data model `dm` from the file called
 /// `source_name` (which becomes file 0 of the program).
 pub fn lower_module(module: &Module, dm: DataModel, source_name: &str) -> Result<Program, FrontendError> {
-    lower_module_sized(module, dm, source_name, HashMap::new())
+    let files = [UnitFile { debug_name: String::new(), shown: source_name.to_string() }];
+    lower_module_with_sources(module, dm, &files, HashMap::new(), None).map(|(p, _)| p)
 }
 
-/// [`lower_module`], with the element counts of huge global arrays that the
-/// bitcode reader cut (see [`huge_global_arrays`]).
-pub(crate) fn lower_module_sized(
-    module: &Module,
-    dm: DataModel,
-    source_name: &str,
-    huge_arrays: HashMap<String, u64>,
-) -> Result<Program, FrontendError> {
-    lower_module_with_sources(module, dm, source_name, huge_arrays, None).map(|(p, _)| p)
+/// A file of the program's own, as the debug information names it
+/// (`directory/file`) and as locations name it.
+pub(crate) struct UnitFile {
+    /// The name in the debug information (empty: matched by its base name).
+    pub debug_name: String,
+    /// The name locations give it.
+    pub shown: String,
 }
 
-/// [`lower_module_sized`], also reading the source loops from the debug
-/// facts of the module's text (`ll_text`).
+/// [`lower_module`] of a module linked from the units `files` (file `k`
+/// of the program is `files[k]`), with the element counts of huge global
+/// arrays that the bitcode reader cut (see [`huge_global_arrays`]), also
+/// reading the source loops from the debug facts of the module's text
+/// (`ll_text`).
 pub(crate) fn lower_module_with_sources(
     module: &Module,
     dm: DataModel,
-    source_name: &str,
+    files: &[UnitFile],
     huge_arrays: HashMap<String, u64>,
     ll_text: Option<&str>,
 ) -> Result<(Program, walkdown_ir::source::SourceInfo), FrontendError> {
     let mut program = Program::new(dm);
-    program.files.push(source_name.to_string());
-    let main_file_basename =
-        std::path::Path::new(source_name).file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut unit_files = HashMap::new();
+    for f in files {
+        let id = program.files.push(f.shown.clone());
+        if !f.debug_name.is_empty() {
+            unit_files.insert(f.debug_name.clone(), id);
+        }
+    }
+    // A lone file is also known by its base name (the name clang gave it).
+    let main_file_basename = match files {
+        [only] => std::path::Path::new(&only.shown).file_name().map(|s| s.to_string_lossy().into_owned()),
+        _ => None,
+    }
+    .unwrap_or_default();
     let mut cx = ModuleCx {
         module,
         layout: Layout { dm, types: &module.types },
@@ -77,6 +94,7 @@ pub(crate) fn lower_module_with_sources(
         syms: HashMap::new(),
         bad_signatures: HashMap::new(),
         files: HashMap::new(),
+        unit_files,
         main_file_basename,
         huge_arrays,
         debug: ll_text.map(crate::debuginfo::parse),
@@ -102,21 +120,32 @@ impl<'m> ModuleCx<'m> {
         if dl.line == 0 {
             return Loc::UNKNOWN;
         }
-        let file = self.file_id(&dl.filename);
+        let file = self.file_id(&dl.filename, dl.directory.as_deref());
         Loc { file, line: dl.line, col: dl.col.unwrap_or(0) }
     }
 
-    fn file_id(&mut self, name: &str) -> FileId {
-        if let Some(&f) = self.files.get(name) {
+    /// The program's file of a debug location's `name` in `directory`:
+    /// a unit's, or a header's (added as first met, named as clang names it).
+    fn file_id(&mut self, name: &str, directory: Option<&str>) -> FileId {
+        let dir = directory.unwrap_or("");
+        if let Some(&f) = self.files.get(dir).and_then(|names| names.get(name)) {
             return f;
         }
+        let full = match directory {
+            Some(d) if !name.starts_with('/') => format!("{d}/{name}"),
+            _ => name.to_string(),
+        };
         let base = std::path::Path::new(name).file_name().map(|s| s.to_string_lossy().into_owned());
-        let id = if base.as_deref() == Some(self.main_file_basename.as_str()) {
+        let id = if let Some(&known) = self.unit_files.get(&full) {
+            known
+        } else if !self.main_file_basename.is_empty() && base.as_deref() == Some(self.main_file_basename.as_str()) {
             FileId::from_u32(0)
         } else {
-            self.program.files.push(name.to_string())
+            let id = self.program.files.push(name.to_string());
+            self.unit_files.insert(full, id);
+            id
         };
-        self.files.insert(name.to_string(), id);
+        self.files.entry(dir.to_string()).or_default().insert(name.to_string(), id);
         id
     }
 

@@ -1,9 +1,14 @@
-//! Running clang-14 and opt-14 on a C file.
+//! From C to a verified IR program: the units compiled and linked
+//! (`units.rs`), walkdown's `long double` runtime and the C library linked
+//! in, the module lowered.
 
 use crate::error::FrontendError;
+use crate::module::UnitFile;
+use crate::units::LinkedUnits;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use walkdown_ir::source::SourceInfo;
+use walkdown_ir::units::{Sources, Unit};
 use walkdown_ir::{DataModel, Program};
 
 /// How to compile C.
@@ -24,6 +29,9 @@ pub struct FrontendSettings {
     /// Link the C library's code into programs that call it (see
     /// `libc.rs`). Default true.
     pub link_libc: bool,
+    /// Where compiled units are kept between runs (see `units/compile.rs`);
+    /// `None` (the default) compiles each unit in every run, once.
+    pub unit_cache: Option<PathBuf>,
     /// The environment (arguments, standard input, files) to give the
     /// program as inputs (see `env.rs`). Default: chosen by what the
     /// program reads.
@@ -39,9 +47,23 @@ impl Default for FrontendSettings {
             extra_flags: Vec::new(),
             llvm_link: "llvm-link-14".into(),
             link_libc: true,
+            unit_cache: None,
             environment: crate::env::EnvRequest::default(),
         }
     }
+}
+
+/// A program compiled from its units.
+#[derive(Clone, Debug)]
+pub struct CompiledProgram {
+    /// The verified IR program.
+    pub program: Program,
+    /// What the debug information says about the source's loops and
+    /// variables.
+    pub source_info: SourceInfo,
+    /// The units the program is made of, in the order of its file table
+    /// (file `k` is unit `k`): what a native build compiles.
+    pub units: Vec<Unit>,
 }
 
 /// Compiles `source` (a `.c` or `.i` file) to a verified IR program.
@@ -55,7 +77,16 @@ pub fn compile_c_with_sources(
     source: &Path,
     settings: &FrontendSettings,
 ) -> Result<(Program, SourceInfo), FrontendError> {
-    match lower_c(source, settings) {
+    compile_program(&Sources::one(source), settings).map(|c| (c.program, c.source_info))
+}
+
+/// Compiles the units of `sources`, links those the program uses into one
+/// module (see `units.rs`), links walkdown's runtimes and the C library
+/// into it, and lowers it to a verified IR program.
+pub fn compile_program(sources: &Sources, settings: &FrontendSettings) -> Result<CompiledProgram, FrontendError> {
+    let dir = tempfile::tempdir().map_err(|e| FrontendError::Io { path: std::env::temp_dir(), source: e })?;
+    let linked = crate::units::link_units(sources, settings, dir.path(), settings.unit_cache.as_deref())?;
+    match lower_linked(&linked, settings, dir.path()) {
         // A library function the frontend cannot lower (musl's `long
         // double` scanner reads the bits of an `x86_fp80` in ways it does
         // not support yet) must not make the program unusable: it is
@@ -63,48 +94,71 @@ pub fn compile_c_with_sources(
         // functions without bodies, and runs that call them name them as
         // functions without a model.
         Err(FrontendError::Unsupported { .. }) if settings.link_libc => {
-            lower_c(source, &FrontendSettings { link_libc: false, ..settings.clone() })
+            lower_linked(&linked, &FrontendSettings { link_libc: false, ..settings.clone() }, dir.path())
         }
         other => other,
     }
 }
 
-fn lower_c(source: &Path, settings: &FrontendSettings) -> Result<(Program, SourceInfo), FrontendError> {
+/// The units a program of `sources` is made of (see [`CompiledProgram::units`]),
+/// for a native build that does not lower it: the units as given when all
+/// are linked whole, else those linking chooses (which compiles them).
+pub fn resolve_units(sources: &Sources, settings: &FrontendSettings) -> Result<Vec<Unit>, FrontendError> {
+    if !sources.needs_resolution() {
+        return Ok(sources.units.clone());
+    }
     let dir = tempfile::tempdir().map_err(|e| FrontendError::Io { path: std::env::temp_dir(), source: e })?;
-    let Compiled { ll, own, environment } = compile_and_link(source, settings, dir.path())?;
+    Ok(crate::units::link_units(sources, settings, dir.path(), settings.unit_cache.as_deref())?.units)
+}
+
+/// Links the runtimes into the program's linked units and lowers the result.
+fn lower_linked(
+    linked: &LinkedUnits,
+    settings: &FrontendSettings,
+    work_dir: &Path,
+) -> Result<CompiledProgram, FrontendError> {
+    let Runtimes { ll, own, environment } = link_runtimes(&linked.ll, settings, work_dir, &linked.units[0].path)?;
     let module = llvm_ir::Module::from_ir_path(&ll).map_err(FrontendError::Bitcode)?;
-    let display_name = source.to_string_lossy().into_owned();
     let text = std::fs::read_to_string(&ll).map_err(|e| FrontendError::Io { path: ll.clone(), source: e })?;
     let huge = crate::module::huge_global_arrays(&text).map_err(|construct| FrontendError::Unsupported {
         construct,
-        file: display_name.clone(),
+        file: linked.units[0].path.to_string_lossy().into_owned(),
         line: 0,
     })?;
-    let (mut program, sources) =
-        crate::module::lower_module_with_sources(&module, settings.data_model, &display_name, huge, Some(&text))?;
+    let files: Vec<UnitFile> = linked
+        .units
+        .iter()
+        .zip(&linked.debug_names)
+        .map(|(u, debug)| UnitFile { debug_name: debug.clone(), shown: u.path.to_string_lossy().into_owned() })
+        .collect();
+    let (mut program, source_info) =
+        crate::module::lower_module_with_sources(&module, settings.data_model, &files, huge, Some(&text))?;
     if let Some(own) = own {
         crate::libc::mark_library(&mut program, &own);
     }
     program.environment = environment;
-    if let Ok(text) = std::fs::read(source) {
-        unlocate_closing_brace_jumps(&mut program, &text);
+    for (k, unit) in linked.units.iter().enumerate() {
+        if let Ok(text) = std::fs::read(&unit.path) {
+            unlocate_closing_brace_jumps(&mut program, walkdown_ir::FileId::from_u32(k as u32), &text);
+        }
     }
-    Ok((program, sources))
+    crate::units::readable_static_names(&mut program, &linked.local_functions);
+    Ok(CompiledProgram { program, source_info, units: linked.units.clone() })
 }
 
 /// Clang gives the jump that leaves a `{ ... }` block at its end the
 /// location of the closing brace; gcc gives that jump no line of its own.
 /// So that a line such as `} else if (c == 4) {` counts as run only when
-/// its condition runs (as gcov counts it), such jumps of the task file
-/// lose their location: they execute no statement.
-pub(crate) fn unlocate_closing_brace_jumps(program: &mut Program, text: &[u8]) {
+/// its condition runs (as gcov counts it), such jumps of a unit's file
+/// (`file`, whose text is `text`) lose their location: they execute no
+/// statement.
+pub(crate) fn unlocate_closing_brace_jumps(program: &mut Program, file: walkdown_ir::FileId, text: &[u8]) {
     let lines: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
-    let task_file = walkdown_ir::FileId::from_u32(0);
     for (_, f) in program.funcs.iter_mut() {
         let Some(body) = &mut f.body else { continue };
         for (_, block) in body.blocks.iter_mut() {
             let loc = block.term_loc;
-            if !matches!(block.term, walkdown_ir::Terminator::Jump(_)) || loc.file != task_file {
+            if !matches!(block.term, walkdown_ir::Terminator::Jump(_)) || loc.file != file || !loc.is_known() {
                 continue;
             }
             let byte = (loc.line as usize)
@@ -122,11 +176,12 @@ pub(crate) fn unlocate_closing_brace_jumps(program: &mut Program, text: &[u8]) {
 /// IR after mem2reg (textual because it has what the bitcode reader loses:
 /// see [`huge_global_arrays`](crate::module::huge_global_arrays)).
 pub fn compile_to_ir(source: &Path, settings: &FrontendSettings, work_dir: &Path) -> Result<PathBuf, FrontendError> {
-    compile_and_link(source, settings, work_dir).map(|c| c.ll)
+    let linked = crate::units::link_units(&Sources::one(source), settings, work_dir, None)?;
+    link_runtimes(&linked.ll, settings, work_dir, source).map(|r| r.ll)
 }
 
-/// What [`compile_and_link`] made of a program.
-struct Compiled {
+/// What [`link_runtimes`] made of a program's linked units.
+struct Runtimes {
     /// The linked module's textual IR.
     ll: PathBuf,
     /// The functions the program defined itself when the C library was
@@ -136,62 +191,32 @@ struct Compiled {
     environment: Option<walkdown_ir::env::Environment>,
 }
 
-/// [`compile_to_ir`], with what the lowering needs to know besides.
-fn compile_and_link(source: &Path, settings: &FrontendSettings, work_dir: &Path) -> Result<Compiled, FrontendError> {
-    if !source.extension().is_some_and(|e| e == "c" || e == "i") {
-        return Err(FrontendError::NotCSource { path: source.into() });
-    }
-    let text = std::fs::read(source).map_err(|e| FrontendError::Io { path: source.into(), source: e })?;
-    if let Some(offset) = text.iter().position(|&b| b == 0) {
-        return Err(FrontendError::Binary { path: source.into(), offset });
-    }
-    // The copy clang compiles has a UTF-8 name: clang records it in the
-    // debug info, and the llvm-ir crate panics on a file name there that is
-    // not UTF-8. The lossy spelling is the one the program's file table
-    // (and every message) uses for the real name, so locations still match.
-    let file_name = match source.file_name() {
-        Some(name) => name.to_string_lossy().into_owned(),
-        None => "input.c".into(),
-    };
-    let copy = work_dir.join(&file_name);
-    std::fs::write(&copy, blank_line_markers(&text))
-        .map_err(|e| FrontendError::Io { path: copy.clone(), source: e })?;
-    let raw = work_dir.join("raw.bc");
-    let bc = work_dir.join("prog.ll");
+/// Links into the program's module `bc` (its units linked) what it needs
+/// of walkdown's environment (its start function, before the C library,
+/// whose streams are `env.c`'s), of the C library and of walkdown's `long
+/// double` runtime.
+fn link_runtimes(
+    bc: &Path,
+    settings: &FrontendSettings,
+    work_dir: &Path,
+    source: &Path,
+) -> Result<Runtimes, FrontendError> {
     let arch = match settings.data_model {
         DataModel::LP64 => "-m64",
         DataModel::ILP32 => "-m32",
     };
-    let mut clang = Command::new(&settings.clang);
-    clang
-        .current_dir(work_dir)
-        .args(["-c", "-emit-llvm", "-g", "-O0", "-Xclang", "-disable-O0-optnone", "-w"])
-        .args(["-std=gnu11", "-fno-builtin", "-ffp-contract=off", arch])
-        // Bit-fields through storage units of legal widths where the layout
-        // allows it: otherwise clang reads a run of bit-fields as one
-        // integer of up to the run's size (`i96` for 96 bits of fields in
-        // ILP32), wider than the IR's integers.
-        .args(["-Xclang", "-ffine-grained-bitfield-accesses"])
-        .args(&settings.extra_flags)
-        .arg(&file_name)
-        .arg("-o")
-        .arg(&raw);
-    run(clang, &settings.clang, source)?;
-    let mut opt = Command::new(&settings.opt);
-    opt.arg("-passes=mem2reg").arg("-S").arg(&raw).arg("-o").arg(&bc);
-    run(opt, &settings.opt, source)?;
     let read =
         |path: &Path| std::fs::read_to_string(path).map_err(|e| FrontendError::Io { path: path.into(), source: e });
-    let program_text = read(&bc)?;
+    let program_text = read(bc)?;
     // The environment needs the C library (its streams are `env.c`'s).
     let environment = if settings.link_libc { crate::env::choose(&settings.environment, &program_text) } else { None };
     let (bc, text) = match &environment {
         Some(env) => {
-            let linked = crate::env::link_start(env, &bc, settings, arch, work_dir)?;
+            let linked = crate::env::link_start(env, bc, settings, arch, work_dir)?;
             let text = read(&linked)?;
             (linked, text)
         }
-        None => (bc, program_text.clone()),
+        None => (bc.to_path_buf(), program_text.clone()),
     };
     let linked = if settings.link_libc {
         crate::libc::link(&bc, &text, &program_text, settings.data_model, &settings.llvm_link, work_dir)?
@@ -206,7 +231,7 @@ fn compile_and_link(source: &Path, settings: &FrontendSettings, work_dir: &Path)
         None => (bc, text, None),
     };
     let ll = if text.contains("x86_fp80") { link_f80_runtime(&ll, settings, work_dir, source, arch)? } else { ll };
-    Ok(Compiled { ll, own, environment })
+    Ok(Runtimes { ll, own, environment })
 }
 
 /// walkdown's soft-float `long double` runtime (see `func/f80.rs`).
@@ -252,6 +277,7 @@ fn link_f80_runtime(
 /// without memory accesses or data-dependent branches.
 pub const F80_RUNTIME_FLAGS: &[&str] = &["-O1", "-ffreestanding", "-fno-builtin", "-w"];
 
+/// Runs a tool; its failure names `file`.
 pub(crate) fn run(mut cmd: Command, tool: &Path, file: &Path) -> Result<(), FrontendError> {
     let out = cmd.output().map_err(|e| FrontendError::ToolMissing { tool: tool.display().to_string(), source: e })?;
     if out.status.success() {
@@ -372,7 +398,7 @@ mod tests {
         body.set_term(b1, Terminator::Jump(BlockCall::new(b2)), at(2, 5));
         body.set_term(b2, Terminator::Return(None), at(3, 1));
         p.funcs.push(FuncData { body: Some(body), ..FuncData::external("main", vec![], None, false) });
-        unlocate_closing_brace_jumps(&mut p, b"int main(void) {\n  } else if (c) {\n}\n");
+        unlocate_closing_brace_jumps(&mut p, FileId::from_u32(0), b"int main(void) {\n  } else if (c) {\n}\n");
         let body = p.funcs.iter().next().unwrap().1.body.as_ref().unwrap();
         let locs: Vec<Loc> = body.blocks.iter().map(|(_, b)| b.term_loc).collect();
         // The jump at the `}` of line 2 loses it; the one at `else` and the

@@ -24,6 +24,7 @@ pub mod program;
 pub mod source;
 pub mod testvec;
 pub mod types;
+pub mod units;
 pub mod verify;
 pub mod write;
 

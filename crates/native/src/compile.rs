@@ -1,7 +1,8 @@
-//! Building a task natively for replay and coverage: the task with gcc
-//! `--coverage` and exactly the flags of the reference measurement
-//! (`shared/eval/measure.py`), walkdown's harness without coverage, linked
-//! into one executable in a private build directory.
+//! Building a task natively for replay and coverage: the task (each of its
+//! units, with its own flags after them) with gcc `--coverage` and exactly
+//! the flags of the reference measurement (`shared/eval/measure.py`),
+//! walkdown's harness without coverage, linked into one executable in a
+//! private build directory.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -9,6 +10,7 @@ use std::process::Command;
 use std::sync::atomic::AtomicU64;
 
 use tempfile::TempDir;
+use walkdown_ir::units::Unit;
 use walkdown_ir::DataModel;
 
 use crate::harness::HARNESS_SOURCE;
@@ -89,8 +91,12 @@ impl Default for BuildSettings {
 #[derive(Debug)]
 pub struct NativeBuild {
     pub(crate) dir: TempDir,
-    pub(crate) task_copy: PathBuf,
-    pub(crate) task_object: PathBuf,
+    /// Each unit's copy, as compiled (the first unit's is the task's).
+    pub(crate) copies: Vec<PathBuf>,
+    /// Each unit's object file, beside its copy.
+    pub(crate) objects: Vec<PathBuf>,
+    /// The units as given.
+    pub(crate) units: Vec<Unit>,
     pub(crate) executable: PathBuf,
     pub(crate) run_dir: PathBuf,
     pub(crate) data_model: DataModel,
@@ -110,22 +116,30 @@ pub fn machine_flag(data_model: DataModel) -> &'static str {
     }
 }
 
+/// Where a unit is compiled in the build directory.
+struct UnitFiles {
+    copy: PathBuf,
+    object: PathBuf,
+    /// The original's directory, where its quoted includes are.
+    original_dir: Option<PathBuf>,
+}
+
 impl NativeBuild {
     /// Copy `task` into a fresh build directory (without line markers),
     /// compile it and the harness, and link them.
     pub fn compile(task: &Path, data_model: DataModel, settings: &BuildSettings) -> Result<NativeBuild, NativeError> {
-        let source = fs::read(task).map_err(|source| NativeError::ReadTask { path: task.to_path_buf(), source })?;
-        let file_name = task
-            .file_name()
-            .ok_or_else(|| NativeError::ReadTask {
-                path: task.to_path_buf(),
-                source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name"),
-            })?
-            // gcov writes the source name into its JSON, and not in bytes:
-            // the copy gets a UTF-8 name so that the coverage is found
-            // under it.
-            .to_string_lossy()
-            .into_owned();
+        NativeBuild::compile_units(&[Unit::new(task)], data_model, settings)
+    }
+
+    /// Copy each of `units` into a fresh build directory (without line
+    /// markers; the first beside the harness, the others each in a
+    /// directory of its own, so that units of one name stay apart),
+    /// compile each with its flags and the harness, and link them.
+    pub fn compile_units(
+        units: &[Unit],
+        data_model: DataModel,
+        settings: &BuildSettings,
+    ) -> Result<NativeBuild, NativeError> {
         let dir = match &settings.build_parent {
             Some(parent) => tempfile::Builder::new().prefix("walkdown-native-").tempdir_in(parent),
             None => tempfile::Builder::new().prefix("walkdown-native-").tempdir(),
@@ -135,32 +149,26 @@ impl NativeBuild {
         // then finds the data wherever it runs.
         let build_dir = fs::canonicalize(dir.path())
             .map_err(|source| NativeError::Io { context: "locating the build directory".into(), source })?;
-        let task_copy = build_dir.join(&file_name);
-        let stem = Path::new(&file_name).file_stem().unwrap_or(std::ffi::OsStr::new(&file_name)).to_os_string();
-        let with_suffix = |suffix: &str| {
-            let mut name = stem.clone();
-            name.push(suffix);
-            build_dir.join(name)
+        let files =
+            units.iter().enumerate().map(|(k, unit)| copy_unit(unit, k, &build_dir)).collect::<Result<Vec<_>, _>>()?;
+        let Some(first) = files.first() else {
+            return Err(NativeError::ReadTask {
+                path: PathBuf::new(),
+                source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "no C file to build"),
+            });
         };
-        let task_object = with_suffix(".o");
-        let executable = with_suffix(".wd.exe");
+        let executable = first.object.with_extension("wd.exe");
         // The harness lives in a subdirectory so no task name can clash.
         let harness_dir = build_dir.join("harness");
         let harness_source = harness_dir.join(HARNESS_FILE);
         let harness_object = harness_dir.join(HARNESS_OBJECT);
         let run_dir = build_dir.join("runs");
-
-        let write = |path: &Path, bytes: &[u8]| {
-            fs::write(path, bytes)
-                .map_err(|source| NativeError::Io { context: format!("writing {}", path.display()), source })
-        };
         for subdirectory in [&harness_dir, &run_dir] {
             fs::create_dir(subdirectory).map_err(|source| NativeError::Io {
                 context: format!("creating {}", subdirectory.display()),
                 source,
             })?;
         }
-        write(&task_copy, &strip_line_markers(&source))?;
         write(&harness_source, HARNESS_SOURCE.as_bytes())?;
 
         let machine = machine_flag(data_model);
@@ -177,35 +185,30 @@ impl NativeBuild {
 
         let mut last_failure = None;
         for with_hook in [true, false] {
-            let task_flags = TASK_CFLAGS.iter().filter(|f| with_hook || **f != REACH_ERROR_HOOK_FLAG);
-            let compile_task: Vec<PathBuf> = std::iter::once(machine)
-                .chain(task_flags.copied())
-                .chain(debug.iter().copied())
-                .chain(sanitize.iter().copied())
-                .chain(["--coverage", "-c"])
-                .map(PathBuf::from)
-                .chain([task_copy.clone(), PathBuf::from("-o"), task_object.clone()])
+            let task_flags: Vec<&str> = TASK_CFLAGS
+                .iter()
+                .filter(|f| with_hook || **f != REACH_ERROR_HOOK_FLAG)
+                .chain(debug)
+                .chain(sanitize)
+                .copied()
                 .collect();
+            let compiled = units.iter().zip(&files).try_for_each(|(unit, f)| {
+                run_compiler(compiler, &unit_command(machine, &task_flags, unit, f), &build_dir)
+            });
             let link: Vec<PathBuf> = [machine, "--coverage"]
                 .iter()
                 .chain(sanitize)
                 .map(PathBuf::from)
-                .chain([
-                    task_object.clone(),
-                    harness_object.clone(),
-                    PathBuf::from("-o"),
-                    executable.clone(),
-                    PathBuf::from("-lm"),
-                ])
+                .chain(files.iter().map(|f| f.object.clone()))
+                .chain([harness_object.clone(), PathBuf::from("-o"), executable.clone(), PathBuf::from("-lm")])
                 .collect();
-            let built = run_compiler(compiler, &compile_task, &build_dir)
-                .and_then(|()| run_compiler(compiler, &link, &build_dir));
-            match built {
+            match compiled.and_then(|()| run_compiler(compiler, &link, &build_dir)) {
                 Ok(()) => {
                     return Ok(NativeBuild {
                         dir,
-                        task_copy,
-                        task_object,
+                        copies: files.iter().map(|f| f.copy.clone()).collect(),
+                        objects: files.iter().map(|f| f.object.clone()).collect(),
+                        units: units.to_vec(),
                         executable,
                         run_dir,
                         data_model,
@@ -231,9 +234,14 @@ impl NativeBuild {
         self.dir.path()
     }
 
-    /// The task as compiled: the original without line markers.
+    /// The task as compiled: the (first) unit without line markers.
     pub fn task_copy(&self) -> &Path {
-        &self.task_copy
+        &self.copies[0]
+    }
+
+    /// Each unit as compiled, with the unit as given.
+    pub fn unit_copies(&self) -> impl Iterator<Item = (&Path, &Unit)> {
+        self.copies.iter().map(PathBuf::as_path).zip(&self.units)
     }
 
     /// The linked program.
@@ -254,6 +262,57 @@ impl NativeBuild {
     pub fn has_reach_error_hook(&self) -> bool {
         self.reach_error_hook
     }
+}
+
+/// Writes `bytes` to `path`.
+fn write(path: &Path, bytes: &[u8]) -> Result<(), NativeError> {
+    fs::write(path, bytes).map_err(|source| NativeError::Io { context: format!("writing {}", path.display()), source })
+}
+
+/// Copies unit `k` without line markers into the build directory: the
+/// first beside the harness's directory, the others in `unit<k>/`.
+fn copy_unit(unit: &Unit, k: usize, build_dir: &Path) -> Result<UnitFiles, NativeError> {
+    let task = unit.path.as_path();
+    let source = fs::read(task).map_err(|source| NativeError::ReadTask { path: task.to_path_buf(), source })?;
+    let file_name = task
+        .file_name()
+        .ok_or_else(|| NativeError::ReadTask {
+            path: task.to_path_buf(),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name"),
+        })?
+        // gcov writes the source name into its JSON, and not in bytes:
+        // the copy gets a UTF-8 name so that the coverage is found
+        // under it.
+        .to_string_lossy()
+        .into_owned();
+    let dir = if k == 0 { build_dir.to_path_buf() } else { build_dir.join(format!("unit{k}")) };
+    if k > 0 {
+        fs::create_dir(&dir)
+            .map_err(|source| NativeError::Io { context: format!("creating {}", dir.display()), source })?;
+    }
+    let copy = dir.join(&file_name);
+    let stem = Path::new(&file_name).file_stem().unwrap_or(std::ffi::OsStr::new(&file_name)).to_os_string();
+    let mut object_name = stem;
+    object_name.push(".o");
+    write(&copy, &strip_line_markers(&source))?;
+    let original_dir = fs::canonicalize(task).ok().and_then(|p| p.parent().map(Path::to_path_buf));
+    Ok(UnitFiles { copy, object: dir.join(object_name), original_dir })
+}
+
+/// gcc's command for one unit: the machine, the task's flags, the unit's
+/// own (after them, so that its `-std=` wins), its original directory for
+/// quoted includes, coverage.
+fn unit_command(machine: &str, task_flags: &[&str], unit: &Unit, f: &UnitFiles) -> Vec<PathBuf> {
+    let mut args: Vec<PathBuf> =
+        std::iter::once(machine).chain(task_flags.iter().copied()).map(PathBuf::from).collect();
+    args.extend(unit.flags.iter().map(PathBuf::from));
+    if let Some(dir) = &f.original_dir {
+        args.push("-iquote".into());
+        args.push(dir.clone());
+    }
+    args.extend(["--coverage", "-c"].map(PathBuf::from));
+    args.extend([f.copy.clone(), PathBuf::from("-o"), f.object.clone()]);
+    args
 }
 
 fn run_compiler(compiler: &Path, args: &[PathBuf], cwd: &Path) -> Result<(), NativeError> {

@@ -1,4 +1,4 @@
-//! Coverage of the task file as gcov reports it, aggregated exactly as the
+//! Coverage of the task's files as gcov reports it, aggregated exactly as the
 //! reference measurement (`measure.py`, `gcov_coverage`) does: every
 //! outcome of every conditional jump gcc emitted counts as a branch
 //! ("taken at least once"), and a line's count is the largest over gcov's
@@ -77,30 +77,50 @@ fn percent(part: u64, whole: u64) -> f64 {
 }
 
 impl NativeBuild {
-    /// Forget the coverage of earlier runs (delete the gcov data file).
+    /// Forget the coverage of earlier runs (delete the gcov data files).
     pub fn reset_coverage(&self) -> Result<(), NativeError> {
-        match fs::remove_file(self.task_object.with_extension("gcda")) {
-            Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
-                Err(NativeError::Io { context: "deleting the gcov data file".into(), source: error })
+        for object in &self.objects {
+            match fs::remove_file(object.with_extension("gcda")) {
+                Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(NativeError::Io { context: "deleting the gcov data file".into(), source: error })
+                }
+                _ => {}
             }
-            _ => Ok(()),
         }
+        Ok(())
     }
 
     /// The coverage accumulated by the runs since the build (or the last
     /// [`NativeBuild::reset_coverage`]). Before any run every count is 0.
+    /// Of a program of several units, the figures are the sums of
+    /// [`NativeBuild::unit_coverage`]'s, and the tables by line are empty
+    /// (they are each file's).
     pub fn coverage(&self) -> Result<GcovCoverage, NativeError> {
-        let data_file = self.task_object.with_extension("gcda");
+        let mut units = self.unit_coverage()?;
+        if units.len() == 1 {
+            return Ok(units.remove(0));
+        }
+        Ok(GcovCoverage::total(&units))
+    }
+
+    /// The coverage of each unit, in the order of the units.
+    pub fn unit_coverage(&self) -> Result<Vec<GcovCoverage>, NativeError> {
+        self.objects.iter().zip(&self.copies).map(|(object, copy)| self.gcov(object, copy)).collect()
+    }
+
+    /// gcov's coverage of the unit compiled from `copy` into `object`.
+    fn gcov(&self, object: &Path, copy: &Path) -> Result<GcovCoverage, NativeError> {
+        let data_file = object.with_extension("gcda");
         // Without data gcov still reads the note file and reports every
         // line and branch with count 0.
-        let target = if data_file.exists() { data_file } else { self.task_object.with_extension("gcno") };
-        let build_dir = self.build_dir();
+        let target = if data_file.exists() { data_file } else { object.with_extension("gcno") };
+        let object_dir = object.parent().unwrap_or(self.build_dir());
         let output = Command::new(&self.gcov)
             .args([OsStr::new("--json-format"), OsStr::new("--stdout"), OsStr::new("-b"), OsStr::new("-c")])
             .arg("-o")
-            .arg(build_dir)
+            .arg(object_dir)
             .arg(&target)
-            .current_dir(build_dir)
+            .current_dir(object_dir)
             .output()
             .map_err(|source| NativeError::ToolNotRun { tool: self.gcov.clone(), source })?;
         let stdout = String::from_utf8_lossy(&output.stdout);
@@ -108,8 +128,25 @@ impl NativeBuild {
             let stderr = String::from_utf8_lossy(&output.stderr);
             return Err(NativeError::Gcov { message: stderr.trim().to_string() });
         }
-        let task_name = self.task_copy.file_name().unwrap_or_default();
-        aggregate_gcov_json(&stdout, task_name)
+        aggregate_gcov_json(&stdout, copy.file_name().unwrap_or_default())
+    }
+}
+
+impl GcovCoverage {
+    /// The figures of `files` summed (the tables by line left empty: each
+    /// is one file's).
+    pub fn total(files: &[GcovCoverage]) -> GcovCoverage {
+        let mut sum = GcovCoverage::default();
+        for f in files {
+            sum.branches_total += f.branches_total;
+            sum.branches_covered += f.branches_covered;
+            sum.branches_executed += f.branches_executed;
+            sum.lines_total += f.lines_total;
+            sum.lines_covered += f.lines_covered;
+            sum.functions_total += f.functions_total;
+            sum.functions_covered += f.functions_covered;
+        }
+        sum
     }
 }
 

@@ -4,11 +4,12 @@
 //!
 //! - [`compile`]: build the task with coverage next to walkdown's harness;
 //! - [`run`]: replay one test vector under a time limit;
-//! - [`gcov`]: read the accumulated coverage of the task file;
+//! - [`gcov`]: read the accumulated coverage of the task's files;
 //! - [`harness`]: the C harness and its contract with the Rust side;
 //! - [`driver`]: the harness with one test compiled in (a standalone driver);
 //! - [`unit`]: a unit's test file (`unit_tests.c`) built and run;
-//! - [`validate_suite`]: all of it for a whole suite (`walkdown validate`).
+//! - [`validate_suite`], [`validate_units`]: all of it for a whole suite
+//!   (`walkdown validate`).
 //!
 //! Reading test files is not done here: callers pass [`TestVector`]s (the
 //! `walkdown-formats` crate reads them).
@@ -27,6 +28,7 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 use walkdown_ir::testvec::TestVector;
+use walkdown_ir::units::Unit;
 use walkdown_ir::DataModel;
 
 pub use compile::{BuildSettings, NativeBuild};
@@ -81,8 +83,11 @@ pub enum NativeError {
 pub struct SuiteCoverage {
     /// One run per test, in suite order.
     pub runs: Vec<NativeRun>,
-    /// The gcov coverage of the task after all runs.
+    /// The gcov coverage of the task after all runs (of several units,
+    /// the sums: see [`NativeBuild::coverage`]).
     pub coverage: GcovCoverage,
+    /// Each unit's coverage, with the unit, in the order of the units.
+    pub units: Vec<(Unit, GcovCoverage)>,
     /// Whether entry into the task's own `reach_error` was observable (see
     /// [`NativeBuild::has_reach_error_hook`]).
     pub reach_error_hook: bool,
@@ -113,7 +118,7 @@ pub fn validate_suite(
     data_model: DataModel,
     limits: &RunLimits,
 ) -> Result<SuiteCoverage, NativeError> {
-    validate_suite_in_env(task, suite, data_model, limits, None)
+    validate_units(&[Unit::new(task)], suite, data_model, limits, None)
 }
 
 /// [`validate_suite`] for a program with an environment: each vector
@@ -125,8 +130,26 @@ pub fn validate_suite_in_env(
     limits: &RunLimits,
     environment: Option<walkdown_ir::env::Environment>,
 ) -> Result<SuiteCoverage, NativeError> {
-    let build = NativeBuild::compile(task, data_model, &BuildSettings { environment, ..BuildSettings::default() })?;
+    validate_units(&[Unit::new(task)], suite, data_model, limits, environment)
+}
+
+/// [`validate_suite_in_env`] of a program of several units, measured per
+/// unit.
+pub fn validate_units(
+    units: &[Unit],
+    suite: &[TestVector],
+    data_model: DataModel,
+    limits: &RunLimits,
+    environment: Option<walkdown_ir::env::Environment>,
+) -> Result<SuiteCoverage, NativeError> {
+    let settings = BuildSettings { environment, ..BuildSettings::default() };
+    let build = NativeBuild::compile_units(units, data_model, &settings)?;
     let runs = suite.iter().map(|vector| build.run(vector, limits)).collect::<Result<Vec<_>, _>>()?;
-    let coverage = build.coverage()?;
-    Ok(SuiteCoverage { runs, coverage, reach_error_hook: build.has_reach_error_hook() })
+    let per_unit = build.unit_coverage()?;
+    let coverage = match &per_unit[..] {
+        [one] => one.clone(),
+        all => GcovCoverage::total(all),
+    };
+    let units = units.iter().cloned().zip(per_unit).collect();
+    Ok(SuiteCoverage { runs, coverage, units, reach_error_hook: build.has_reach_error_hook() })
 }

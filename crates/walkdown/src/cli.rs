@@ -17,6 +17,7 @@ mod run;
 mod unit;
 mod validate;
 use std::path::PathBuf;
+use walkdown_driver::input::{compile_flags, ProgramInput};
 use walkdown_driver::load::check_input_file;
 use walkdown_ir::{DataModel, Program};
 
@@ -50,8 +51,11 @@ impl From<DataModelArg> for DataModel {
 /// Options shared by every command that reads a program.
 #[derive(clap::Args, Debug, Clone)]
 struct ProgramArgs {
-    /// The C file (`.c`, `.i`) or textual IR file (`.wir`); `gen` also takes an SV-COMP/Test-Comp task definition (`.yml`).
-    file: PathBuf,
+    /// The program's C files (`.c`, `.i`: each compiled on its own, then linked; the one that defines `main` is the entry), or one textual IR file (`.wir`); `gen` also takes an SV-COMP/Test-Comp task definition (`.yml`).
+    #[arg(value_name = "FILE", required_unless_present = "compile_commands")]
+    files: Vec<PathBuf>,
+    #[command(flatten)]
+    build: BuildArgs,
     /// Data model: LP64 (the default) or ILP32 (`-m32`).
     #[arg(long = "data-model", value_enum, ignore_case = true)]
     data_model: Option<DataModelArg>,
@@ -60,6 +64,45 @@ struct ProgramArgs {
 impl ProgramArgs {
     fn data_model(&self) -> DataModel {
         self.data_model.map(DataModel::from).unwrap_or(DataModel::LP64)
+    }
+
+    /// The program as the driver takes it.
+    fn input(&self) -> ProgramInput {
+        self.build.input(&self.files)
+    }
+}
+
+/// How the program's C files are compiled: flags for every unit, or a
+/// project's build database (shared by the commands that read a program
+/// and those that build it natively).
+#[derive(clap::Args, Debug, Clone)]
+struct BuildArgs {
+    /// Add DIR to the include path of every unit (as clang's and gcc's `-I`; also `-IDIR`).
+    #[arg(short = 'I', value_name = "DIR")]
+    include: Vec<PathBuf>,
+    /// Define a macro in every unit (as clang's and gcc's `-D`; also `-DNAME=VALUE`).
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    define: Vec<String>,
+    /// The C standard of every unit (`--std=c99`, also written `-std=c99`; default gnu11).
+    #[arg(long = "std", value_name = "STD")]
+    std: Option<String>,
+    /// Take the program's units and their flags (-I, -D, -std, -include, ...) from a project's build database, `compile_commands.json` as `bear -- make` or CMake writes it, instead of FILEs. The unit that defines `main` (see --target) is linked whole, the others only when they define something the program uses, and only what it uses (as a linker takes the members of a static library).
+    #[arg(long, value_name = "FILE", conflicts_with = "files")]
+    compile_commands: Option<PathBuf>,
+    /// The unit whose `main` is tested when several units define one (a path, or the end of exactly one unit's path: `--target tools/cat.c`); units that define another `main` are left out.
+    #[arg(long, value_name = "FILE")]
+    target: Option<PathBuf>,
+}
+
+impl BuildArgs {
+    /// The program of `files` (or of the build database) with these flags.
+    fn input(&self, files: &[PathBuf]) -> ProgramInput {
+        ProgramInput {
+            files: files.to_vec(),
+            flags: compile_flags(&self.include, &self.define, self.std.as_deref()),
+            compile_commands: self.compile_commands.clone(),
+            target: self.target.clone(),
+        }
     }
 }
 
@@ -119,7 +162,7 @@ enum Command {
 
 /// Runs the command line; returns the process exit code.
 pub fn main() -> i32 {
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(std::env::args_os().map(long_std));
     if !matches!(cli.command, Command::Gen(_) | Command::Check(_)) {
         // Like every Unix filter, end quietly when the reader of our output
         // goes away (`walkdown goals f.c | head -1`); Rust ignores SIGPIPE
@@ -173,10 +216,19 @@ fn run(cli: Cli) -> Result<i32> {
 
 /// Reads a program: C through the frontend, `.wir` through the IR reader.
 fn load(args: &ProgramArgs) -> Result<Program> {
-    walkdown_driver::load::load_program(&args.file, args.data_model())
+    load_in_env(args, &walkdown_driver::EnvRequest::default())
+}
+
+/// `-std=X` as compilers spell it, read as `--std=X` (clap's short
+/// options are one letter).
+fn long_std(arg: std::ffi::OsString) -> std::ffi::OsString {
+    match arg.to_str().and_then(|a| a.strip_prefix("-std=")) {
+        Some(std) => format!("--std={std}").into(),
+        None => arg,
+    }
 }
 
 /// [`load`] with the environment `env` asks for.
 fn load_in_env(args: &ProgramArgs, env: &walkdown_driver::EnvRequest) -> Result<Program> {
-    walkdown_driver::load::load_program_in_env(&args.file, args.data_model(), env).map(|(p, _)| p)
+    Ok(walkdown_driver::load::load_input(&args.input(), args.data_model(), None, env)?.program)
 }

@@ -13,6 +13,9 @@ pub fn analyze(
     sources: &[super::annotations::SourceArg],
     eva: &walkdown_native::eva::EvaSettings,
 ) -> Result<i32> {
+    if sources.iter().any(|s| matches!(s, super::annotations::SourceArg::Eva)) && !args.input().is_one_file() {
+        anyhow::bail!("--annotations eva takes one C file (Frama-C runs on the program file alone)");
+    }
     let program = load(args)?;
     let goals = walkdown_unit::lazy::goals(&program);
     let analysis = walkdown_absint::analyze(&program);
@@ -58,7 +61,7 @@ pub fn analyze(
         let sources: Vec<AnnotationSource> = sources.iter().map(|s| s.source()).collect();
         let read = annotations::read(
             &program,
-            &args.file,
+            &args.input().name(),
             &goals,
             &sources,
             &proved,

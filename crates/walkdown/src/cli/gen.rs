@@ -190,7 +190,7 @@ impl GenArgs {
     /// The driver's options.
     fn options(&self) -> Options {
         Options {
-            file: self.program.file.clone(),
+            program: self.program.input(),
             data_model: self.program.data_model.map(Into::into),
             time: self.time,
             out: self.out.clone(),

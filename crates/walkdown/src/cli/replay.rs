@@ -17,10 +17,13 @@ use walkdown_native::{BuildSettings, NativeBuild, NativeOutcome, RunLimits};
 /// Arguments of `walkdown replay`.
 #[derive(clap::Args, Debug)]
 pub struct ReplayArgs {
-    /// The C file (`.c` or `.i`).
-    file: PathBuf,
+    /// The program's C files (`.c` or `.i`).
+    #[arg(value_name = "FILE", required_unless_present = "compile_commands")]
+    files: Vec<PathBuf>,
     /// The test: a Test-Comp testcase XML file, or a text file with one value a line.
     test: PathBuf,
+    #[command(flatten)]
+    build: super::BuildArgs,
     /// Data model; by default the one `metadata.xml` beside the test names, else LP64.
     #[arg(long = "data-model", value_enum, ignore_case = true)]
     data_model: Option<DataModelArg>,
@@ -63,8 +66,11 @@ fn suite_data_model(test: &Path) -> Option<DataModel> {
 /// Runs the command: exit code 1 when the run ends in an error (reach_error,
 /// failed assertion, abort, fatal signal, timeout), 0 on a normal exit.
 pub fn replay(args: &ReplayArgs) -> Result<i32> {
-    super::check_input_file(&args.file, &["c", "i"])?;
-    walkdown_driver::unit::refuse_native_unit_program(&args.file)?;
+    let input = args.build.input(&args.files);
+    for file in &input.files {
+        super::check_input_file(file, &["c", "i"])?;
+        walkdown_driver::unit::refuse_native_unit_program(file)?;
+    }
     let (vector, environment) = read_test(&args.test)?;
     let data_model =
         args.data_model.map(DataModel::from).or_else(|| suite_data_model(&args.test)).unwrap_or(DataModel::LP64);
@@ -75,11 +81,20 @@ pub fn replay(args: &ReplayArgs) -> Result<i32> {
             args.test.display()
         );
     }
+    let units = walkdown_driver::load::native_units(&input, data_model)?;
+    // The program is named by its first unit (a build database's entry).
+    let name = units.first().map_or_else(|| input.name(), |u| u.path.clone());
     if let Some(out) = &args.emit_driver {
+        // What gcc compiles besides the driver: each unit with its flags.
+        let program = units
+            .iter()
+            .map(|u| u.flags.iter().cloned().chain([u.path.display().to_string()]).collect::<Vec<_>>().join(" "))
+            .collect::<Vec<_>>()
+            .join(" ");
         let driver_name = out.file_name().map_or("driver.c".into(), |n| n.to_string_lossy().into_owned());
         let text = walkdown_native::driver::standalone_driver(
             &vector,
-            &args.file.display().to_string(),
+            &program,
             &driver_name,
             data_model,
             &args.test.display().to_string(),
@@ -90,7 +105,7 @@ pub fn replay(args: &ReplayArgs) -> Result<i32> {
             out.display(),
             vector.values.len(),
             walkdown_native::compile::machine_flag(data_model),
-            args.file.display(),
+            program,
             out.display()
         );
         return Ok(0);
@@ -104,8 +119,8 @@ pub fn replay(args: &ReplayArgs) -> Result<i32> {
         environment: environment.clone(),
         ..BuildSettings::default()
     };
-    let build = NativeBuild::compile(&args.file, data_model, &settings)
-        .with_context(|| format!("cannot build {} natively", args.file.display()))?;
+    let build = NativeBuild::compile_units(&units, data_model, &settings)
+        .with_context(|| format!("cannot build {} natively", name.display()))?;
     if args.gdb && environment.is_some() {
         bail!(
             "--gdb: {} gives the program arguments, standard input or files; --gdb does not pass them yet \
@@ -143,7 +158,7 @@ pub fn replay(args: &ReplayArgs) -> Result<i32> {
     let how = if args.sanitize { "gcc -g, ASan+UBSan" } else { "gcc -g" };
     println!(
         "{}: {} ({data_model}, {how}, {:.3} s)",
-        args.file.display(),
+        name.display(),
         walkdown_native::NativeOutcome::describe(&run.outcome),
         run.elapsed.as_secs_f64()
     );
@@ -155,11 +170,11 @@ pub fn replay(args: &ReplayArgs) -> Result<i32> {
             || l.contains("Assertion `")
             || l.contains("ERROR: AddressSanitizer")
     }) {
-        // Messages name the build's copy of the program: name the original.
-        println!(
-            "  {}",
-            line.trim().replace(&build.task_copy().display().to_string(), &args.file.display().to_string())
-        );
+        // Messages name the build's copies of the units: name the originals.
+        let named = build.unit_copies().fold(line.trim().to_string(), |line, (copy, unit)| {
+            line.replace(&copy.display().to_string(), &unit.path.display().to_string())
+        });
+        println!("  {named}");
     }
     if run.harness_reported {
         println!(

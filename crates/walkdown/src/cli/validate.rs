@@ -5,18 +5,22 @@
 use super::DataModelArg;
 use anyhow::{Context, Result};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
+use walkdown_driver::input::ProgramInput;
 use walkdown_ir::DataModel;
-use walkdown_native::{validate_suite, ExhaustedInputs, NativeOutcome, RunLimits};
+use walkdown_native::{validate_units, ExhaustedInputs, NativeOutcome, RunLimits};
 
 /// Arguments of `walkdown validate`.
 #[derive(clap::Args, Debug)]
 pub struct ValidateArgs {
-    /// The C file (`.c` or `.i`) the suite was made for.
-    file: PathBuf,
+    /// The program's C files (`.c` or `.i`) the suite was made for.
+    #[arg(value_name = "FILE", required_unless_present = "compile_commands")]
+    files: Vec<PathBuf>,
     /// The suite directory (metadata.xml and one XML file per test).
     suite: PathBuf,
+    #[command(flatten)]
+    build: super::BuildArgs,
     /// Data model; by default the suite metadata's architecture, else LP64.
     #[arg(long = "data-model", value_enum, ignore_case = true)]
     data_model: Option<DataModelArg>,
@@ -34,13 +38,18 @@ pub struct ValidateArgs {
 
 /// Runs the command.
 pub fn validate(args: &ValidateArgs) -> Result<i32> {
-    super::check_input_file(&args.file, &["c", "i"])?;
-    if args.suite.is_file() && args.suite.extension().is_some_and(|e| e == "c") {
-        return validate_unit(args);
+    let input = args.build.input(&args.files);
+    if input.is_one_file() {
+        super::check_input_file(&input.files[0], &["c", "i"])?;
+        if args.suite.is_file() && args.suite.extension().is_some_and(|e| e == "c") {
+            return validate_unit(args, &input.files[0]);
+        }
     }
-    walkdown_driver::unit::refuse_native_unit_program(&args.file)?;
+    for file in &input.files {
+        walkdown_driver::unit::refuse_native_unit_program(file)?;
+    }
     if let Some(dir) = env_tests_dir(&args.suite) {
-        return validate_env_tests(args, &dir);
+        return validate_env_tests(args, &input, &dir);
     }
     let suite = walkdown_formats::read_suite(&args.suite)?;
     for (name, error) in &suite.invalid {
@@ -74,10 +83,11 @@ pub fn validate(args: &ValidateArgs) -> Result<i32> {
         on_exhausted: if args.exit_on_exhausted { ExhaustedInputs::Exit } else { ExhaustedInputs::ReturnZero },
         ..RunLimits::default()
     };
+    let units = walkdown_driver::load::native_units(&input, data_model)?;
     let vectors = suite.vectors();
     eprintln!("walkdown: running {} tests natively ({data_model})", vectors.len());
-    let result = validate_suite(&args.file, &vectors, data_model, &limits)
-        .with_context(|| format!("cannot validate {}", args.file.display()))?;
+    let result = validate_units(&units, &vectors, data_model, &limits, None)
+        .with_context(|| format!("cannot validate {}", input.name().display()))?;
 
     let mut outcomes: BTreeMap<String, usize> = BTreeMap::new();
     for run in &result.runs {
@@ -98,8 +108,20 @@ pub fn validate(args: &ValidateArgs) -> Result<i32> {
     println!("branches: {} of {} covered ({:.2}%)", c.branches_covered, c.branches_total, c.branch_percent());
     println!("lines: {} of {} covered ({:.2}%)", c.lines_covered, c.lines_total, c.line_percent());
     println!("functions: {} of {} entered", c.functions_covered, c.functions_total);
+    if result.units.len() > 1 {
+        for (unit, c) in &result.units {
+            println!(
+                "  {}: branches {} of {}, lines {} of {}",
+                unit.path.display(),
+                c.branches_covered,
+                c.branches_total,
+                c.lines_covered,
+                c.lines_total
+            );
+        }
+    }
     if let Some(path) = &args.lcov {
-        walkdown_driver::lcov::write_coverage_info(path, &args.file, c)?;
+        walkdown_driver::lcov::write_coverage_info(path, &walkdown_driver::lcov::unit_files(&result))?;
         println!("lcov: {}", path.display());
     }
     if !result.reach_error_hook && result.reach_error_count() == 0 {
@@ -108,12 +130,11 @@ pub fn validate(args: &ValidateArgs) -> Result<i32> {
     Ok(0)
 }
 
-/// `validate FILE DIR/unit_tests.c`: the unit tests of `gen --entry`, run
 /// Where the tests of a program with an environment are: SUITE itself
 /// when it holds `.json` tests, or `env-tests/` beside it when gen wrote
 /// them there.
-fn env_tests_dir(suite: &std::path::Path) -> Option<PathBuf> {
-    let has_json = |d: &std::path::Path| {
+fn env_tests_dir(suite: &Path) -> Option<PathBuf> {
+    let has_json = |d: &Path| {
         std::fs::read_dir(d)
             .is_ok_and(|mut es| es.any(|e| e.is_ok_and(|e| e.path().extension().is_some_and(|x| x == "json"))))
     };
@@ -126,7 +147,7 @@ fn env_tests_dir(suite: &std::path::Path) -> Option<PathBuf> {
 
 /// Validates walkdown's tests of a program with an environment: each run
 /// gets its arguments, standard input and files natively.
-fn validate_env_tests(args: &ValidateArgs, dir: &std::path::Path) -> Result<i32> {
+fn validate_env_tests(args: &ValidateArgs, input: &ProgramInput, dir: &Path) -> Result<i32> {
     let tests = walkdown_formats::envtest::read_env_tests(dir)?;
     let Some((_, first)) = tests.first() else { anyhow::bail!("{}: no tests", dir.display()) };
     let environment = first.environment.clone();
@@ -145,12 +166,13 @@ fn validate_env_tests(args: &ValidateArgs, dir: &std::path::Path) -> Result<i32>
         dir.display(),
         environment.describe()
     );
-    let result = walkdown_native::validate_suite_in_env(&args.file, &vectors, data_model, &limits, Some(environment))
-        .with_context(|| format!("cannot validate {}", args.file.display()))?;
+    let units = walkdown_driver::load::native_units(input, data_model)?;
+    let result = validate_units(&units, &vectors, data_model, &limits, Some(environment))
+        .with_context(|| format!("cannot validate {}", input.name().display()))?;
     let c = &result.coverage;
     println!(
         "{}: {} tests; lines {:.2}% ({}/{}), branches {:.2}% ({}/{})",
-        args.file.display(),
+        input.name().display(),
         vectors.len(),
         c.line_percent(),
         c.lines_covered,
@@ -162,10 +184,11 @@ fn validate_env_tests(args: &ValidateArgs, dir: &std::path::Path) -> Result<i32>
     Ok(0)
 }
 
+/// `validate FILE DIR/unit_tests.c`: the unit tests of `gen --entry`, run
 /// natively with gcov coverage of FILE, per function too.
-fn validate_unit(args: &ValidateArgs) -> Result<i32> {
+fn validate_unit(args: &ValidateArgs, file: &Path) -> Result<i32> {
     let data_model = args.data_model.map_or(DataModel::LP64, DataModel::from);
-    let v = walkdown_native::unit::validate_unit_tests(&args.file, &args.suite, data_model)?;
+    let v = walkdown_native::unit::validate_unit_tests(file, &args.suite, data_model)?;
     for line in &v.lines {
         println!("{line}");
     }
@@ -177,7 +200,7 @@ fn validate_unit(args: &ValidateArgs) -> Result<i32> {
         println!("function {}: {} of {} branches", f.name, f.covered, f.branches);
     }
     if let Some(path) = &args.lcov {
-        walkdown_driver::lcov::write_coverage_info(path, &args.file, c)?;
+        walkdown_driver::lcov::write_coverage_info(path, &[(file, c)])?;
         println!("lcov: {}", path.display());
     }
     Ok(0)

@@ -12,7 +12,7 @@ use walkdown_driver::{Options, Outcome, Silent};
 /// to OUT. Panics on what would make the command exit with 2: invalid
 /// options, a failed step, a test that could not be written.
 pub fn gen(options: Options) -> Outcome {
-    let shown = format!("{}", options.file.display());
+    let shown = format!("{}", options.program.name().display());
     let plan = walkdown_driver::plan(options).unwrap_or_else(|e| panic!("gen {shown}: {e}"));
     let interrupt = AtomicBool::new(false);
     let outcome = walkdown_driver::run(&plan, &mut Silent, &interrupt).unwrap_or_else(|e| panic!("gen {shown}: {e}"));

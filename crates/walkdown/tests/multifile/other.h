@@ -1,0 +1,2 @@
+/* What other.c gives main.c. */
+int check_pair(int a, int b);
