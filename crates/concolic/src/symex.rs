@@ -17,6 +17,7 @@
 mod calls;
 mod control;
 mod memory;
+mod strings;
 mod trip;
 
 use std::collections::HashMap;
@@ -122,6 +123,15 @@ pub struct TraceLimits {
     pub max_visits_per_site: u32,
     /// Constraints in one run's path condition at most. Default 20,000.
     pub max_path: usize,
+    /// Branch points one call of a string or memory function records at
+    /// most (the decisions of its byte loop on bytes that have shadows;
+    /// see the `strings` module); later decisions are followed but add
+    /// nothing to the path condition. Default 64.
+    pub max_string_points: u32,
+    /// Branch points the string and memory functions called in one block
+    /// record per run at most: a call in a loop offers alternatives in its
+    /// first iterations only, as a loop's own branch does. Default 256.
+    pub max_string_points_per_site: u32,
     /// Offer loop-acceleration alternatives (see `Run::acceleration`).
     /// Default on.
     pub accelerate: bool,
@@ -153,6 +163,8 @@ impl Default for TraceLimits {
             max_symbolic_object: 256,
             accelerate: true,
             max_path: 20_000,
+            max_string_points: 64,
+            max_string_points_per_site: 256,
             max_trip_symbols: 64,
             symbolic_floats: true,
             max_float_ops: 2_000,
@@ -313,6 +325,13 @@ struct Run<'p, 'a> {
     trace: Trace,
     deadline: std::time::Instant,
     visits: HashMap<(FuncId, Block), u32>,
+    /// Branch points of string functions per calling block (apart from
+    /// `visits`, so a call's loop does not use up its block's own branch).
+    string_visits: HashMap<(FuncId, Block), u32>,
+    /// The outcomes string functions put into the path condition: one
+    /// found again (a second walk over the same bytes) is not offered
+    /// twice.
+    string_facts: std::collections::HashSet<ExprId>,
     counter_sites: HashMap<(FuncId, Block), (u128, bool)>,
     covered_bits: Vec<u64>,
     dm: DataModel,
@@ -403,6 +422,8 @@ impl<'p> Tracer<'p> {
             trace: Trace::default(),
             deadline,
             visits: HashMap::new(),
+            string_visits: HashMap::new(),
+            string_facts: std::collections::HashSet::new(),
             counter_sites: HashMap::new(),
             covered_bits: vec![0; goal_words],
             dm,

@@ -1,6 +1,6 @@
 //! Calls in a traced run: entering defined functions, and the library
 //! functions the interpreter models (with shadows where their results
-//! depend on inputs).
+//! depend on inputs; the string functions are in the `strings` module).
 
 use super::*;
 
@@ -115,6 +115,9 @@ impl Run<'_, '_> {
         let pw = self.dm.pointer_bits();
         let arg = |i: usize| args.get(i).copied().unwrap_or((0, None));
         let fault = |k: CheckKind| error(format!("{} in a library call", k.name()));
+        if self.string_builtin(b, args, result, ret)? {
+            return Ok(());
+        }
         if let Some(need) = walkdown_interp::libc::arity(b) {
             return self.shared_builtin(b, need, args, result, ret);
         }
@@ -211,21 +214,7 @@ impl Run<'_, '_> {
                     eval_sqrt(ty, v)
                 }
             }
-            // String and comparison functions run concretely: their
-            // pointer arguments are fixed, their results carry no shadow.
-            Builtin::Memcmp
-            | Builtin::Strlen
-            | Builtin::Strcmp
-            | Builtin::Strncmp
-            | Builtin::Strcpy
-            | Builtin::Strncpy
-            | Builtin::Strchr => {
-                for &(v, s) in args {
-                    self.concretize(v, s, pw);
-                }
-                self.string_builtin(b, args.iter().map(|a| a.0).collect())?
-            }
-            // Run by `shared_builtin` above.
+            // Run by `string_builtin` or `shared_builtin` above.
             _ => 0,
         };
         if let (Some(r), Some(ty)) = (result, ret) {
@@ -235,10 +224,12 @@ impl Run<'_, '_> {
         Ok(())
     }
 
-    /// A model of `walkdown_interp::libc`, run as the interpreter runs it.
+    /// A model of `walkdown_interp::libc`, run as the interpreter runs it
+    /// (but the string functions `string_builtin` follows symbolically).
     /// `abs` keeps its argument's shadow (`x < 0 ? -x : x`); the other
-    /// models run on concrete arguments (fixed by the path condition) and
-    /// give a concrete result, and the bytes they write lose their shadows.
+    /// models (`strstr`, input, rounding) run on concrete arguments (fixed
+    /// by the path condition) and give a concrete result, and the bytes
+    /// they write lose their shadows.
     pub(super) fn shared_builtin(
         &mut self,
         b: Builtin,
@@ -275,80 +266,5 @@ impl Run<'_, '_> {
         };
         self.set(r, bits, shadow);
         Ok(())
-    }
-
-    pub(super) fn string_builtin(&mut self, b: Builtin, a: Vec<u64>) -> Result<u64, Stop> {
-        let fault = |f: walkdown_interp::memory::MemFault| error(format!("{} in a library call", f.kind.name()));
-        let a0 = a.first().copied().unwrap_or(0);
-        let a1 = a.get(1).copied().unwrap_or(0);
-        let a2 = a.get(2).copied().unwrap_or(0);
-        let cstr = |mem: &mut Memory, p: u64, max: u64| -> Result<Vec<u8>, Stop> {
-            let mut out = Vec::new();
-            let mut i = 0;
-            while i < max {
-                let c = mem.load(p + i, 1).map_err(fault)? as u8;
-                out.push(c);
-                if c == 0 {
-                    break;
-                }
-                i += 1;
-            }
-            Ok(out)
-        };
-        Ok(match b {
-            Builtin::Strlen => cstr(&mut self.mem, a0, u64::MAX)?.len() as u64 - 1,
-            Builtin::Strcmp | Builtin::Strncmp => {
-                let max = if b == Builtin::Strcmp { u64::MAX } else { a2 };
-                let mut i = 0;
-                loop {
-                    if i >= max {
-                        break 0;
-                    }
-                    let x = self.mem.load(a0 + i, 1).map_err(fault)? as u8;
-                    let y = self.mem.load(a1 + i, 1).map_err(fault)? as u8;
-                    if x != y {
-                        break (i32::from(x) - i32::from(y)) as i64 as u64;
-                    }
-                    if x == 0 {
-                        break 0;
-                    }
-                    i += 1;
-                }
-            }
-            Builtin::Memcmp => {
-                let mut r = 0u64;
-                for i in 0..a2 {
-                    let x = self.mem.load(a0 + i, 1).map_err(fault)? as u8;
-                    let y = self.mem.load(a1 + i, 1).map_err(fault)? as u8;
-                    if x != y {
-                        r = (i32::from(x) - i32::from(y)) as i64 as u64;
-                        break;
-                    }
-                }
-                r
-            }
-            Builtin::Strcpy => {
-                let s = cstr(&mut self.mem, a1, u64::MAX)?;
-                self.mem.write_bytes(a0, &s).map_err(fault)?;
-                self.clear_shadow(a0, s.len() as u64);
-                a0
-            }
-            Builtin::Strncpy => {
-                let mut s = cstr(&mut self.mem, a1, a2)?;
-                s.resize(a2 as usize, 0);
-                self.mem.write_bytes(a0, &s).map_err(fault)?;
-                self.clear_shadow(a0, a2);
-                a0
-            }
-            Builtin::Strchr => {
-                let s = cstr(&mut self.mem, a0, u64::MAX)?;
-                let c = a1 as u8;
-                match s.iter().position(|&x| x == c) {
-                    Some(i) => a0 + i as u64,
-                    None => 0,
-                }
-            }
-            _ => 0,
-        })
     }
 }
