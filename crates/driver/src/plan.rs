@@ -388,7 +388,13 @@ mod tests {
     #[test]
     fn unit_mode_and_eva_take_one_file() {
         let two = ProgramInput { files: vec!["a.c".into(), "b.c".into()], ..ProgramInput::default() };
-        let unit = Some(UnitOptions { entry: "f".into(), max_objects: 1, max_depth: 1, max_array: 1 });
+        let unit = Some(UnitOptions {
+            entry: "f".into(),
+            max_objects: 1,
+            max_depth: 1,
+            max_array: 1,
+            contract: Default::default(),
+        });
         let refused = |o: Options| Plan::new(o, None).unwrap_err();
         assert_eq!(refused(Options { program: two.clone(), unit, ..defaults() }), PlanError::UnitOneFile);
         let eva = vec![AnnotationSource::Eva];

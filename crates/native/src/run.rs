@@ -182,6 +182,11 @@ impl NativeBuild {
                 Stdio::null()
             };
         let mut command = Command::new(&self.executable);
+        if env.is_some() {
+            // The program's environment has no variables in walkdown's
+            // runs (env.c's getenv), so none natively either.
+            command.env_clear();
+        }
         if self.sanitized {
             command
                 .env("ASAN_OPTIONS", "abort_on_error=1:detect_leaks=0")

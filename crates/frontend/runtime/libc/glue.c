@@ -249,3 +249,53 @@ int __isoc99_vfscanf(FILE *restrict f, const char *restrict fmt, va_list ap)
 {
 	return vfscanf(f, fmt, ap);
 }
+
+/* Byte loops for the string functions musl reads a word at a time (see
+ * REPLACED in build.rs). */
+char *__strchrnul(const char *s, int c)
+{
+	while (*s && *(const unsigned char *)s != (unsigned char)c) s++;
+	return (char *)s;
+}
+
+char *strchrnul(const char *s, int c) { return __strchrnul(s, c); }
+
+char *__stpcpy(char *restrict d, const char *restrict s)
+{
+	while ((*d = *s)) d++, s++;
+	return d;
+}
+
+char *stpcpy(char *restrict d, const char *restrict s) { return __stpcpy(d, s); }
+
+char *__stpncpy(char *restrict d, const char *restrict s, size_t n)
+{
+	for (; n && (*d = *s); n--) d++, s++;
+	char *end = d;
+	for (; n; n--) *d++ = 0;
+	return end;
+}
+
+char *stpncpy(char *restrict d, const char *restrict s, size_t n) { return __stpncpy(d, s, n); }
+
+size_t strlcpy(char *d, const char *s, size_t n)
+{
+	size_t len = 0;
+	while (s[len]) len++;
+	if (n) {
+		size_t k = len < n - 1 ? len : n - 1;
+		for (size_t i = 0; i < k; i++) d[i] = s[i];
+		d[k] = 0;
+	}
+	return len;
+}
+
+void *memccpy(void *restrict dest, const void *restrict src, int c, size_t n)
+{
+	unsigned char *d = dest;
+	const unsigned char *s = src;
+	for (; n; n--) {
+		if ((*d++ = *s++) == (unsigned char)c) return d;
+	}
+	return 0;
+}
