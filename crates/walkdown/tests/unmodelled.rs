@@ -1,7 +1,8 @@
 //! Library calls and false errors: `walkdown gen` must never keep an error
 //! test that a native run does not reproduce. The programs of
-//! `tests/unmodelled/` call library functions walkdown models
-//! (`getchar`, `abs`: the test must be found and reproduce natively) and
+//! `tests/unmodelled/` call library functions walkdown has the code or a
+//! model of (`getchar`, `abs`: the test must be found and reproduce
+//! natively) and
 //! functions it has neither a body nor a model of (`explicit_bzero`,
 //! `srandom`: `gen` warns once per
 //! function, lists them in `report.json`, runs their error tests natively
