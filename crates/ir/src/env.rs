@@ -128,6 +128,25 @@ impl Environment {
         if values.len() < self.prefix_len() {
             return None;
         }
+        self.decode_prefix(values, false).map(|inputs| (inputs, &values[self.prefix_len()..]))
+    }
+
+    /// The environment of any vector, as a native run gives it: missing
+    /// values are 0 (as the harness reads them) and a length over its
+    /// bound is the bound. Returns the program's own values too.
+    pub fn decode_lenient(&self, values: &[InputValue]) -> (EnvInputs, Vec<InputValue>) {
+        let mut padded = values.to_vec();
+        if padded.len() < self.prefix_len() {
+            padded.resize(self.prefix_len(), InputValue::Int(0));
+        }
+        let inputs = self.decode_prefix(&padded, true).expect("lenient decoding clamps every length");
+        (inputs, padded.split_off(self.prefix_len()))
+    }
+
+    /// The environment of a prefix of at least [`Environment::prefix_len`]
+    /// values; a length over its bound is `None`, or the bound when
+    /// `clamp`.
+    fn decode_prefix(&self, values: &[InputValue], clamp: bool) -> Option<EnvInputs> {
         let mut at = 0;
         let mut next = || {
             at += 1;
@@ -135,7 +154,10 @@ impl Environment {
         };
         let length = |v: InputValue, most: u32| {
             let n = v.to_int_bits(32, false);
-            (n <= u64::from(most)).then_some(n as usize)
+            match n <= u64::from(most) {
+                true => Some(n as usize),
+                false => clamp.then_some(most as usize),
+            }
         };
         let mut inputs = EnvInputs::default();
         if let Some(a) = self.args {
@@ -158,8 +180,7 @@ impl Environment {
         for f in &self.files {
             inputs.files.push((f.name.clone(), stream(f.len)?));
         }
-        let used = self.prefix_len();
-        Some((inputs, &values[used..]))
+        Some(inputs)
     }
 
     /// The test vector prefix that gives the program `inputs`.
@@ -290,6 +311,8 @@ mod tests {
         let over: Vec<InputValue> = [2, 0, 0, 0].map(InputValue::Int).to_vec();
         assert!(e.decode(&over).is_none());
         assert!(e.decode(&v[..2]).is_none());
+        let (clamped, rest) = e.decode_lenient(&over[..1]);
+        assert_eq!((clamped.args.len(), rest.len()), (1, 0));
     }
 
     #[test]

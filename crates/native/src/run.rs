@@ -10,8 +10,7 @@ use std::sync::atomic::Ordering;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use walkdown_ir::env::{EnvInputs, Environment};
-use walkdown_ir::testvec::{InputValue, TestVector};
+use walkdown_ir::testvec::TestVector;
 
 use crate::compile::NativeBuild;
 use crate::harness::{input_file_text, HarnessReport, ENV_EXHAUSTED, ENV_INPUTS, ENV_MEMORY_LIMIT_MB, ENV_REPORT};
@@ -148,7 +147,10 @@ impl NativeBuild {
         let id = self.run_counter.fetch_add(1, Ordering::Relaxed);
         let inputs_path = self.run_dir.join(format!("run-{id}.in"));
         let report_path = self.run_dir.join(format!("run-{id}.report"));
-        let env = self.environment.as_ref().map(|env| environment_of(env, vector));
+        let env = self.environment.as_ref().map(|env| {
+            let (inputs, own) = env.decode_lenient(&vector.values);
+            (inputs, TestVector { values: own })
+        });
         let own = env.as_ref().map_or_else(|| vector.clone(), |(_, own)| own.clone());
         fs::write(&inputs_path, input_file_text(&own))
             .map_err(|source| NativeError::Io { context: format!("writing {}", inputs_path.display()), source })?;
@@ -245,42 +247,6 @@ impl NativeBuild {
             stderr,
         })
     }
-}
-
-/// The environment a vector's prefix gives, and the program's own values.
-/// A vector shorter than the prefix is read as if zeros followed (as the
-/// harness reads missing values); a length over its bound is cut to the
-/// bound (no run of the interpreter has such a vector: its start function
-/// assumes the bounds).
-fn environment_of(env: &Environment, vector: &TestVector) -> (EnvInputs, TestVector) {
-    let mut values = vector.values.clone();
-    if values.len() < env.prefix_len() {
-        values.resize(env.prefix_len(), InputValue::Int(0));
-    }
-    if let Some((inputs, rest)) = env.decode(&values) {
-        return (inputs, TestVector { values: rest.to_vec() });
-    }
-    let mut clamped = values.clone();
-    let mut at = 0;
-    let mut clamp = |at: usize, most: u32| {
-        if clamped[at].to_int_bits(32, false) > u64::from(most) {
-            clamped[at] = InputValue::Int(i128::from(most));
-        }
-    };
-    if let Some(a) = env.args {
-        clamp(at, a.count);
-        at += 1 + (a.count * a.len) as usize;
-    }
-    if let Some(n) = env.stdin {
-        clamp(at, n);
-        at += 1 + n as usize;
-    }
-    for f in &env.files {
-        clamp(at, f.len);
-        at += 1 + f.len as usize;
-    }
-    let (inputs, rest) = env.decode(&clamped).expect("lengths within their bounds decode");
-    (inputs, TestVector { values: rest.to_vec() })
 }
 
 fn classify(report: &HarnessReport, status: ExitStatus, timed_out: bool) -> NativeOutcome {
