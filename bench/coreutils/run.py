@@ -768,7 +768,8 @@ def cmd_measure(a):
     if not tests.is_dir():
         raise Failure(f"--tests {tests}: not a directory")
     def tool_dir(d):
-        return next((c for c in (d / "tests", d) if c.is_dir() and any(c.glob("*.json"))), None)
+        # walkdown's output directory holds report.json beside env-tests/.
+        return next((c for c in (d / "env-tests", d / "tests", d) if c.is_dir() and any(c.glob("*.json"))), None)
 
     subdirs = [p for p in tests.iterdir() if p.is_dir() and tool_dir(p)]
     if not subdirs and any(tests.glob("*.json")):

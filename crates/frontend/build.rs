@@ -105,6 +105,10 @@ const FILES: &[&str] = &[
     "misc/getopt.c",
     "misc/getopt_long.c",
     "stdio/stderr.c",
+    // What GNU programs call besides: the stdio extensions gnulib's
+    // `freading` and `close_stream` use, and `reallocarray`.
+    "stdio/ext.c",
+    "malloc/reallocarray.c",
 ];
 
 /// Files kept although they make a system call (see

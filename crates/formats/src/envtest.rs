@@ -56,9 +56,14 @@ pub struct EnvTest {
 impl EnvTest {
     /// The test of a whole test vector (the environment's prefix first);
     /// `None` when the vector does not describe an environment within the
-    /// bounds.
+    /// bounds. A vector shorter than the prefix (engines drop trailing
+    /// zeros) is read as the interpreter reads it: every missing value is 0.
     pub fn from_vector(environment: &Environment, vector: &TestVector, covers_error: bool) -> Option<EnvTest> {
-        let (inputs, rest) = environment.decode(&vector.values)?;
+        let mut values = vector.values.clone();
+        if values.len() < environment.prefix_len() {
+            values.resize(environment.prefix_len(), InputValue::Int(0));
+        }
+        let (inputs, rest) = environment.decode(&values)?;
         Some(EnvTest { environment: environment.clone(), inputs, values: rest.to_vec(), covers_error })
     }
 
@@ -231,6 +236,18 @@ mod tests {
         assert_eq!(parse_env_test(&text, Path::new("t.json")).unwrap(), t);
         let v = t.vector().unwrap();
         assert_eq!(EnvTest::from_vector(&t.environment, &v, true).unwrap(), t);
+    }
+
+    #[test]
+    fn a_short_vector_reads_its_missing_values_as_zero() {
+        let env = test().environment;
+        // argc 1, then the first argument's first byte: everything after is 0.
+        let v = TestVector { values: vec![InputValue::Int(1), InputValue::Int(i128::from(b'x'))] };
+        let t = EnvTest::from_vector(&env, &v, false).unwrap();
+        assert_eq!(t.inputs.args, vec![b"x".to_vec()]);
+        assert!(t.inputs.stdin.is_empty() && t.values.is_empty());
+        let over = TestVector { values: vec![InputValue::Int(3)] };
+        assert_eq!(EnvTest::from_vector(&env, &over, false), None, "3 arguments exceed the bound of 2");
     }
 
     #[test]

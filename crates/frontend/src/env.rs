@@ -109,16 +109,26 @@ fn reads_stdin(text: &str) -> bool {
     })
 }
 
+/// Whether a program of module text `text` registers functions to run at
+/// exit (gnulib's `close_stdout`, in every coreutils program).
+pub(crate) fn registers_at_exit(text: &str) -> bool {
+    text.lines().any(|l| l.starts_with("declare ") && l.contains(" @atexit("))
+}
+
 /// The start function's C source for `env`; `main` is called with
-/// `(argc, argv)` when the environment has arguments, else without.
-pub fn start_source(env: &Environment) -> String {
+/// `(argc, argv)` when the environment has arguments, else without. With
+/// `at_exit`, the functions the program registered with `atexit` run after
+/// `main` returns (`runtime/libc/env.c`); without, the start function
+/// stays free of that loop.
+pub fn start_source(env: &Environment, at_exit: bool) -> String {
     let mut c = String::from(
         "/* walkdown's start function (generated): draws the environment, then calls main. */\n\
          unsigned int __VERIFIER_nondet_uint(void);\n\
          char __VERIFIER_nondet_char(void);\n\
          void __VERIFIER_assume(int);\n\
          void __walkdown_env_set_stdin(const unsigned char *, unsigned long);\n\
-         void __walkdown_env_add_file(const char *, const unsigned char *, unsigned long);\n",
+         void __walkdown_env_add_file(const char *, const unsigned char *, unsigned long);\n\
+         void __walkdown_run_atexit(void);\n",
     );
     c.push_str(if env.args.is_some() { "int main(int, char **);\n" } else { "int main();\n" });
     if let Some(a) = env.args {
@@ -162,11 +172,11 @@ pub fn start_source(env: &Environment) -> String {
         stream(&mut c, &var, f.len);
         c.push_str(&format!("  __walkdown_env_add_file({}, {var}, {var}_len);\n", c_string(&f.name)));
     }
-    c.push_str(if env.args.is_some() {
-        "  return main((int)argc + 1, wd_argv);\n}\n"
-    } else {
-        "  return main();\n}\n"
-    });
+    c.push_str(if env.args.is_some() { "  int status = main((int)argc + 1, wd_argv);\n" } else { "  int status = main();\n" });
+    if at_exit {
+        c.push_str("  __walkdown_run_atexit();\n");
+    }
+    c.push_str("  return status;\n}\n");
     c
 }
 
@@ -188,13 +198,14 @@ fn c_string(s: &str) -> String {
 /// `ll`; returns the linked module's path.
 pub(crate) fn link_start(
     env: &Environment,
+    at_exit: bool,
     ll: &Path,
     settings: &crate::toolchain::FrontendSettings,
     arch: &str,
     work_dir: &Path,
 ) -> Result<PathBuf, FrontendError> {
     let src = work_dir.join("walkdown_start.c");
-    std::fs::write(&src, start_source(env)).map_err(|e| FrontendError::Io { path: src.clone(), source: e })?;
+    std::fs::write(&src, start_source(env, at_exit)).map_err(|e| FrontendError::Io { path: src.clone(), source: e })?;
     let bc = work_dir.join("walkdown_start.ll");
     let mut clang = Command::new(&settings.clang);
     clang
@@ -245,12 +256,14 @@ mod tests {
             stdin: Some(8),
             files: vec![FileBound { name: "a\"b".into(), len: 3 }],
         };
-        let c = start_source(&env);
+        let c = start_source(&env, false);
         let argc = c.find("argc = __VERIFIER_nondet_uint").unwrap();
         let stdin = c.find("wd_stdin_len = __VERIFIER_nondet_uint").unwrap();
         let file = c.find("wd_file0_len = __VERIFIER_nondet_uint").unwrap();
         assert!(argc < stdin && stdin < file);
         assert!(c.contains("\"a\\\"b\""));
-        assert!(c.contains("return main((int)argc + 1, wd_argv);"));
+        assert!(c.contains("int status = main((int)argc + 1, wd_argv);"));
+        assert!(!c.contains("__walkdown_run_atexit();"));
+        assert!(start_source(&env, true).contains("  __walkdown_run_atexit();\n  return status;"));
     }
 }

@@ -116,18 +116,53 @@ impl Units<'_> {
         Ok(self.compile(k)?.symbols.defines_main())
     }
 
-    /// Whether unit `k`'s text names `name`.
+    /// Whether unit `k`'s text, or a header it includes with quotes from
+    /// beside itself, names `name`. The headers count because a unit may
+    /// be nothing but a header's inline functions made external (gnulib's
+    /// `c-ctype.c` is `#define C_CTYPE_INLINE _GL_EXTERN_INLINE` and
+    /// `#include "c-ctype.h"`): its own text never names `c_tolower`.
     fn mentions(&mut self, k: usize, name: &str) -> Result<bool, FrontendError> {
         if !self.names.contains_key(&k) {
             let path = &self.sources.units[k].path;
             let text = std::fs::read(path).map_err(|e| FrontendError::Io { path: path.clone(), source: e })?;
-            self.names.insert(k, symbols::identifiers(&text));
+            let mut names = symbols::identifiers(&text);
+            let mut seen = BTreeSet::new();
+            local_header_names(path, &text, HEADER_DEPTH, &mut seen, &mut names);
+            self.names.insert(k, names);
         }
         Ok(self.names[&k].contains(name))
     }
 
     fn paths(&self, ks: &[usize]) -> Vec<PathBuf> {
         ks.iter().map(|&k| self.sources.units[k].path.clone()).collect()
+    }
+}
+
+/// How deep [`Units::mentions`] follows quoted includes: deep enough for
+/// a unit that includes a `.c` file that includes its header (gnulib's
+/// `xstrtold.c`), shallow enough that a project's header web is not read
+/// for every unit.
+const HEADER_DEPTH: u32 = 3;
+
+/// Adds to `names` the identifiers of the headers `text` (the file at
+/// `path`) includes as `#include "name"` and that exist beside it, and of
+/// theirs, `depth` levels down; `seen` stops cycles and repeats. A header
+/// that is not beside its includer (found through `-I`) is not read: this
+/// is a filter before compiling, and a miss costs a definition only when
+/// a unit's whole content comes from such a header.
+fn local_header_names(path: &Path, text: &[u8], depth: u32, seen: &mut BTreeSet<PathBuf>, names: &mut BTreeSet<String>) {
+    if depth == 0 {
+        return;
+    }
+    let dir = path.parent().unwrap_or(Path::new("."));
+    for header in symbols::quoted_includes(text) {
+        let file = dir.join(&header);
+        if !seen.insert(file.clone()) {
+            continue;
+        }
+        let Ok(included) = std::fs::read(&file) else { continue };
+        names.extend(symbols::identifiers(&included));
+        local_header_names(&file, &included, depth - 1, seen, names);
     }
 }
 

@@ -279,7 +279,7 @@ builtins! {
     Strcpy = ["strcpy"]: "`strcpy`.",
     Strncpy = ["strncpy"]: "`strncpy`.",
     Strchr = ["strchr"]: "`strchr`.",
-    Print = ["printf", "fprintf", "puts", "putchar", "fputs", "fputc", "putc", "vprintf", "vfprintf", "fflush", "perror"]:
+    Print = ["printf", "fprintf", "puts", "putchar", "fputs", "fputc", "putc", "vprintf", "vfprintf", "fflush", "perror", "putchar_unlocked", "fputs_unlocked", "fputc_unlocked", "putc_unlocked"]:
         "Output functions: no effect in the model, return 0.",
     Exit = ["exit", "_exit", "_Exit"]: "`exit(code)`: the run ends with `code`.",
     Abort = ["abort"]: "`abort()`: the run ends abnormally (a path cut in Test-Comp tasks).",

@@ -119,6 +119,41 @@ int open(const char *name, int flags, ...)
 	return -1;
 }
 
+/* Every source is a byte array, so every descriptor that reads one can
+ * seek, as natively a regular file can (the native replay gives standard
+ * input from a file, too). */
+off_t lseek(int fd, off_t off, int whence)
+{
+	struct wd_fd *d = descriptor(fd);
+	if (!d) return -1;
+	if (d->source < 0) {
+		errno = ESPIPE;
+		return -1;
+	}
+	off_t base = whence == SEEK_SET ? 0 : whence == SEEK_CUR ? (off_t)d->pos : (off_t)sources[d->source].len;
+	if (whence != SEEK_SET && whence != SEEK_CUR && whence != SEEK_END) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (off < -base) {
+		errno = EINVAL;
+		return -1;
+	}
+	d->pos = base + off;
+	return base + off;
+}
+
+off_t lseek64(int fd, off_t off, int whence) { return lseek(fd, off, whence); }
+
+/* Advice changes nothing here (natively it changes only the page cache). */
+int posix_fadvise(int fd, off_t off, off_t len, int advice)
+{
+	(void)off, (void)len, (void)advice;
+	return descriptor(fd) ? 0 : EBADF;
+}
+
+int posix_fadvise64(int fd, off_t off, off_t len, int advice) { return posix_fadvise(fd, off, len, advice); }
+
 int close(int fd)
 {
 	struct wd_fd *d = descriptor(fd);
@@ -177,9 +212,7 @@ size_t __stdio_write(FILE *f, const unsigned char *buf, size_t len)
 
 off_t __stdio_seek(FILE *f, off_t off, int whence)
 {
-	(void)f, (void)off, (void)whence;
-	errno = ESPIPE;
-	return -1;
+	return lseek(f->fd, off, whence);
 }
 
 int __stdio_close(FILE *f)
@@ -222,4 +255,73 @@ int fclose(FILE *f)
 	int r = f->close(f);
 	if (!(f->flags & F_PERM)) free(f);
 	return r;
+}
+
+/* Standard output as a FILE, for the code that inspects or closes it
+ * (gnulib's `close_stdout`: `__fpending`, `fclose`); the program's own
+ * writes to it are the output model and never reach it. Unbuffered, so a
+ * write through musl's code goes straight to `__stdio_write`. musl's
+ * `stdout.c` is not taken: its writer asks the terminal's size with a
+ * system call. */
+#undef stdout
+static unsigned char stdout_buf[UNGET];
+hidden FILE __stdout_FILE = {
+	.buf = stdout_buf + UNGET,
+	.buf_size = 0,
+	.fd = 1,
+	.flags = F_PERM | F_NORD,
+	.lbf = -1,
+	.write = __stdio_write,
+	.seek = __stdio_seek,
+	.close = __stdio_close,
+	.lock = -1,
+};
+FILE *const stdout = &__stdout_FILE;
+FILE *volatile __stdout_used = &__stdout_FILE;
+
+/* A stream opened again: with a name, on that file; without one (gnulib's
+ * `xfreopen (NULL, "rb", stdin)` for binary mode), the same descriptor in
+ * the new mode, which changes nothing on these descriptors. */
+FILE *freopen(const char *restrict name, const char *restrict mode, FILE *restrict f)
+{
+	if (!name) {
+		f->flags &= F_PERM;
+		if (!strchr(mode, '+')) f->flags |= *mode == 'r' ? F_NOWR : F_NORD;
+		return f;
+	}
+	int flags = strchr(mode, '+') ? O_RDWR : *mode == 'r' ? O_RDONLY : O_WRONLY;
+	if (*mode != 'r') flags |= O_CREAT;
+	int fd = open(name, flags);
+	if (fd < 0) {
+		fclose(f);
+		return 0;
+	}
+	close(f->fd);
+	f->fd = fd;
+	f->flags &= F_PERM;
+	if (!strchr(mode, '+')) f->flags |= *mode == 'r' ? F_NOWR : F_NORD;
+	f->rpos = f->rend = 0;
+	f->wpos = f->wbase = f->wend = 0;
+	return f;
+}
+
+/* Functions registered with atexit, run by `__walkdown_run_atexit` after
+ * main returns (the start function calls it when the program registers
+ * any). A call of `exit` inside the program ends the run at once without
+ * running them: `exit` is a model every engine treats as the end of a
+ * run. */
+#define WD_MAX_ATEXIT 32
+static void (*at_exit[WD_MAX_ATEXIT])(void);
+static int n_at_exit;
+
+int atexit(void (*fn)(void))
+{
+	if (n_at_exit == WD_MAX_ATEXIT) return -1;
+	at_exit[n_at_exit++] = fn;
+	return 0;
+}
+
+void __walkdown_run_atexit(void)
+{
+	while (n_at_exit) at_exit[--n_at_exit]();
 }

@@ -299,3 +299,25 @@ void *memccpy(void *restrict dest, const void *restrict src, int c, size_t n)
 	}
 	return 0;
 }
+
+/* glibc's `error` and `error_at_line` (GNU programs and gnulib call them;
+ * musl has neither). The message goes to standard error, which has no
+ * effect in the model, so only what the caller can observe is kept: the
+ * count of messages, and the exit when `status` is not 0. */
+unsigned int error_message_count;
+int error_one_per_line;
+void (*error_print_progname)(void);
+
+void error(int status, int errnum, const char *fmt, ...)
+{
+	(void)errnum, (void)fmt;
+	++error_message_count;
+	if (status) exit(status);
+}
+
+void error_at_line(int status, int errnum, const char *file, unsigned int line, const char *fmt, ...)
+{
+	(void)errnum, (void)file, (void)line, (void)fmt;
+	++error_message_count;
+	if (status) exit(status);
+}

@@ -111,6 +111,18 @@ fn symbol_after_at(line: &str) -> Option<String> {
     Some(rest[..end].to_string())
 }
 
+/// The file names of `text`'s `#include "name"` lines (not `<name>`).
+pub(crate) fn quoted_includes(text: &[u8]) -> Vec<String> {
+    let text = String::from_utf8_lossy(text);
+    text.lines()
+        .filter_map(|line| {
+            let rest = line.trim_start().strip_prefix('#')?.trim_start().strip_prefix("include")?.trim_start();
+            let name = rest.strip_prefix('"')?;
+            Some(name[..name.find('"')?].to_string())
+        })
+        .collect()
+}
+
 /// Every C identifier in `text` (outside string and character literals,
 /// comments included: a false match costs only a compile).
 pub(crate) fn identifiers(text: &[u8]) -> BTreeSet<String> {
@@ -168,6 +180,12 @@ declare void @llvm.dbg.value(metadata, metadata, metadata) #2
         assert_eq!(s.local_functions, set(&["helper"]));
         assert_eq!(s.undefined, set(&["limit", "shared"]));
         assert!(s.defines_main());
+    }
+
+    #[test]
+    fn quoted_includes_are_read_and_system_headers_are_not() {
+        let text = b"#include <config.h>\n#define X_INLINE _GL_EXTERN_INLINE\n#  include \"c-ctype.h\"\nint x; // #include \"no\"\n";
+        assert_eq!(quoted_includes(text), vec!["c-ctype.h".to_string()]);
     }
 
     #[test]
