@@ -200,6 +200,9 @@ pub struct Stats {
     /// Of the mutants, those with a float value made for a float input
     /// (see [`crate::floatmut`]).
     pub float_mutations: u64,
+    /// Mutants that put one of the program's words into its environment
+    /// (see [`crate::words`]).
+    pub word_mutations: u64,
     /// Traced runs a `prune` of the annotation pass stopped (not submitted).
     pub pruned: u64,
     /// `tryfirst` candidates solved ahead of the others.
@@ -410,6 +413,7 @@ impl walkdown_campaign::Engine for ConcolicEngine {
             solver_work: 0,
             dictionary: Vec::new(),
             dictionary_seen: HashSet::new(),
+            words: crate::words::EnvWords::of(program),
             float_inputs: Default::default(),
             float_constants: crate::floatmut::program_constants(program),
             guidance_version: 0,
@@ -439,6 +443,17 @@ impl StopReason {
             StopReason::ExecutionLimit => "stopped: execution limit",
         }
     }
+}
+
+/// What a mutant changed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mutant {
+    /// Input values, from the kept tests' or small ones.
+    Values,
+    /// A float input, to a float value.
+    Float,
+    /// The environment, with one of the program's words.
+    Word,
 }
 
 fn closed_flags(closures: &[GoalClosure]) -> Vec<bool> {
@@ -481,6 +496,8 @@ struct Search<'a, 's, 'k, 'p> {
     solver_work: u64,
     dictionary: Vec<InputValue>,
     dictionary_seen: HashSet<u64>,
+    /// The program's words for its environment (see [`crate::words`]).
+    words: Option<crate::words::EnvWords>,
     /// Input positions traced runs read as floats, with their type.
     float_inputs: std::collections::BTreeMap<usize, walkdown_ir::Type>,
     /// The program's float constants (see [`crate::floatmut`]).
@@ -659,6 +676,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
             ("mutations", s.mutations as f64),
             ("mutations_kept", s.mutations_kept as f64),
             ("float_mutations", s.float_mutations as f64),
+            ("word_mutations", s.word_mutations as f64),
             ("pruned", s.pruned as f64),
             ("tryfirst", s.tryfirst as f64),
             ("slow_queued", s.slow_queued as f64),
@@ -884,9 +902,10 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
             if self.ctx.stopped() {
                 break;
             }
-            let (vector, float_mutant) = self.mutate();
+            let (vector, kind) = self.mutate();
             self.stats.mutations += 1;
-            self.stats.float_mutations += u64::from(float_mutant);
+            self.stats.float_mutations += u64::from(kind == Mutant::Float);
+            self.stats.word_mutations += u64::from(kind == Mutant::Word);
             if self.submit(&vector) {
                 self.stats.mutations_kept += 1;
                 let trace = tracer.run(&mut self.pool, &vector.values, &self.settings.trace, self.ctx.deadline());
@@ -899,9 +918,15 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
         self.mutation_work += self.ctx.work() - work_before;
     }
 
-    /// A mutant of a random kept test.
-    fn mutate(&mut self) -> (TestVector, bool) {
+    /// A mutant of a random kept test, and what kind of mutant it is.
+    fn mutate(&mut self) -> (TestVector, Mutant) {
         let base = &self.bases[self.rng.below(self.bases.len() as u64) as usize];
+        if let Some(words) = &self.words {
+            // A quarter of the mutants of a program with an environment.
+            if self.rng.below(4) == 0 {
+                return (TestVector { values: words.mutate(&mut self.rng, &base.values) }, Mutant::Word);
+            }
+        }
         let mut values = base.values.clone();
         let ops = 1 + self.rng.below(3);
         let mut float_mutant = false;
@@ -949,7 +974,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
                 _ => values.push(self.pick_value()),
             }
         }
-        (TestVector { values }, float_mutant)
+        (TestVector { values }, if float_mutant { Mutant::Float } else { Mutant::Values })
     }
 
     /// A value from the kept tests (or a small random one).

@@ -18,6 +18,7 @@ pub mod schedule;
 pub mod search;
 pub mod sym;
 pub mod symex;
+pub mod words;
 
 pub use engine::{generate, ConcolicEngine, GenError, GenResult, GenSettings, QueryLog, Stats, StopReason};
 pub use search::SearchKind;

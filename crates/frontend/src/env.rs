@@ -172,7 +172,11 @@ pub fn start_source(env: &Environment, at_exit: bool) -> String {
         stream(&mut c, &var, f.len);
         c.push_str(&format!("  __walkdown_env_add_file({}, {var}, {var}_len);\n", c_string(&f.name)));
     }
-    c.push_str(if env.args.is_some() { "  int status = main((int)argc + 1, wd_argv);\n" } else { "  int status = main();\n" });
+    c.push_str(if env.args.is_some() {
+        "  int status = main((int)argc + 1, wd_argv);\n"
+    } else {
+        "  int status = main();\n"
+    });
     if at_exit {
         c.push_str("  __walkdown_run_atexit();\n");
     }

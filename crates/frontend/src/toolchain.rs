@@ -212,7 +212,14 @@ fn link_runtimes(
     let environment = if settings.link_libc { crate::env::choose(&settings.environment, &program_text) } else { None };
     let (bc, text) = match &environment {
         Some(env) => {
-            let linked = crate::env::link_start(env, crate::env::registers_at_exit(&program_text), bc, settings, arch, work_dir)?;
+            let linked = crate::env::link_start(
+                env,
+                crate::env::registers_at_exit(&program_text),
+                bc,
+                settings,
+                arch,
+                work_dir,
+            )?;
             let text = read(&linked)?;
             (linked, text)
         }

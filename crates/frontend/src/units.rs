@@ -150,7 +150,13 @@ const HEADER_DEPTH: u32 = 3;
 /// that is not beside its includer (found through `-I`) is not read: this
 /// is a filter before compiling, and a miss costs a definition only when
 /// a unit's whole content comes from such a header.
-fn local_header_names(path: &Path, text: &[u8], depth: u32, seen: &mut BTreeSet<PathBuf>, names: &mut BTreeSet<String>) {
+fn local_header_names(
+    path: &Path,
+    text: &[u8],
+    depth: u32,
+    seen: &mut BTreeSet<PathBuf>,
+    names: &mut BTreeSet<String>,
+) {
     if depth == 0 {
         return;
     }

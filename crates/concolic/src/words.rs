@@ -1,0 +1,222 @@
+//! The program's own words as mutations of its environment: arguments and
+//! standard input made of the strings the program compares them with.
+//!
+//! Why: a command-line tool parses its arguments in the C library
+//! (`getopt_long` walks the option string and the long options' names)
+//! and compares its operands with `strcmp` against its keywords (`expr`'s
+//! `match`, `substr`, ...). Those branches are library code without goals
+//! of their own, and a path through them is a conjunction over several
+//! argument bytes; the concolic search reaches them one flipped branch at
+//! a time, behind every other candidate of a long run. The words are in
+//! the program's constant data: an option string `"+as:z"` names `-a`,
+//! `-s` and `-z`, a long option's name `"multiple"` is `--multiple` (and
+//! any unambiguous prefix of it, which is what fits an argument of L
+//! bytes). Fuzzers take the same words as a dictionary (AFL++'s
+//! auto-dictionary); here they are one more mutation of a kept test, kept
+//! only when the mutant covers something new, so a useless word costs a
+//! replay.
+//!
+//! What runs once: [`EnvWords::of`] reads the constant strings that the
+//! program's own functions reference (directly, or through one table of
+//! addresses such as `struct option longopts[]`) and derives the words.
+//! What runs per mutation: [`EnvWords::mutate`] decodes the vector's
+//! environment prefix (as the native harness reads it), puts a word in an
+//! argument or at a place of standard input, and encodes it again; the
+//! program's own inputs after the prefix are kept.
+
+use crate::search::Rng;
+use std::collections::BTreeSet;
+use walkdown_ir::env::Environment;
+use walkdown_ir::testvec::InputValue;
+use walkdown_ir::{GlobalId, Operand, Program, RelocTarget};
+
+/// At most this many words: the mutation picks one at random.
+const MAX_WORDS: usize = 512;
+/// Strings longer than this are text (messages), not words.
+const MAX_STRING: usize = 64;
+
+/// The words of a program with an environment.
+pub struct EnvWords {
+    env: Environment,
+    words: Vec<Vec<u8>>,
+}
+
+impl EnvWords {
+    /// The words of `program`; `None` when it has no environment or no
+    /// word fits it.
+    pub fn of(program: &Program) -> Option<EnvWords> {
+        let env = program.environment.clone()?;
+        let longest = env.args.map_or(0, |a| a.len as usize).max(env.stdin.unwrap_or(0) as usize);
+        let mut words = BTreeSet::new();
+        for s in own_strings(program) {
+            for w in words_of(&s) {
+                if !w.is_empty() && w.len() <= longest {
+                    words.insert(w);
+                }
+            }
+        }
+        let words: Vec<Vec<u8>> = words.into_iter().take(MAX_WORDS).collect();
+        (!words.is_empty()).then_some(EnvWords { env, words })
+    }
+
+    /// How many words there are.
+    pub fn len(&self) -> usize {
+        self.words.len()
+    }
+
+    /// Whether there are none (never, for a value [`EnvWords::of`] gave).
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    /// `values` with one word put into an argument or into standard input.
+    pub fn mutate(&self, rng: &mut Rng, values: &[InputValue]) -> Vec<InputValue> {
+        let (mut inputs, rest) = self.env.decode_lenient(values);
+        let word = &self.words[rng.below(self.words.len() as u64) as usize];
+        let use_stdin = match (self.env.args, self.env.stdin) {
+            (Some(_), Some(_)) => rng.below(2) == 0,
+            (None, Some(_)) => true,
+            _ => false,
+        };
+        if use_stdin {
+            let most = self.env.stdin.unwrap_or(0) as usize;
+            let at = rng.below(inputs.stdin.len() as u64 + 1) as usize;
+            let end = (at + word.len()).min(most);
+            if inputs.stdin.len() < end {
+                inputs.stdin.resize(end, 0);
+            }
+            inputs.stdin[at..end].copy_from_slice(&word[..end - at]);
+        } else if let Some(a) = self.env.args {
+            let arg: Vec<u8> = word.iter().copied().take(a.len as usize).take_while(|&b| b != 0).collect();
+            // Replace an argument given, or add one after the last.
+            let slot = rng.below(inputs.args.len() as u64 + 1).min(u64::from(a.count.saturating_sub(1))) as usize;
+            if slot < inputs.args.len() {
+                inputs.args[slot] = arg;
+            } else if a.count > 0 {
+                inputs.args.push(arg);
+            }
+        }
+        let mut out = self.env.encode(&inputs).unwrap_or_else(|_| values.to_vec());
+        out.extend_from_slice(&rest);
+        out
+    }
+}
+
+/// The constant strings the program's own functions reference, directly
+/// or through a constant table of addresses.
+fn own_strings(program: &Program) -> Vec<Vec<u8>> {
+    let mut globals: BTreeSet<GlobalId> = BTreeSet::new();
+    for (_, f) in program.funcs.iter() {
+        let Some(body) = &f.body else { continue };
+        if f.library || walkdown_ir::goals::is_runtime_function(&f.name) {
+            continue;
+        }
+        for (_, data) in body.blocks.iter() {
+            for &inst in &data.insts {
+                body.insts[inst].kind.for_each_operand(|o| {
+                    if let Operand::Global(g) = o {
+                        globals.insert(*g);
+                    }
+                });
+            }
+        }
+    }
+    let tables: Vec<GlobalId> = globals.iter().copied().collect();
+    for g in tables {
+        for r in &program.globals[g].relocs {
+            if let RelocTarget::Global(t) = r.target {
+                globals.insert(t);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for g in globals {
+        let data = &program.globals[g];
+        if !data.constant || !data.relocs.is_empty() {
+            continue;
+        }
+        for s in data.init.split(|&b| b == 0) {
+            if !s.is_empty() && s.len() <= MAX_STRING && s.iter().all(|b| b.is_ascii_graphic() || *b == b' ') {
+                out.push(s.to_vec());
+            }
+        }
+    }
+    out
+}
+
+/// The words a constant string `s` stands for: itself; `-c` for each
+/// option letter when it reads as a `getopt` option string; `--s` when it
+/// reads as a long option's name.
+fn words_of(s: &[u8]) -> Vec<Vec<u8>> {
+    let mut out = vec![s.to_vec()];
+    if is_option_string(s) {
+        for &c in s.iter().filter(|c| c.is_ascii_alphanumeric()) {
+            out.push(vec![b'-', c]);
+        }
+    }
+    if is_long_option_name(s) {
+        let mut w = b"--".to_vec();
+        w.extend_from_slice(s);
+        out.push(w);
+    }
+    out
+}
+
+/// `getopt`'s option strings: letters and digits, each followed by at most
+/// two colons, after an optional `+`, `-` or `:`. A string of letters
+/// alone reads as one too (`getopt(argc, argv, "ab")`), and as a name: a
+/// word that is no option costs one replay.
+fn is_option_string(s: &[u8]) -> bool {
+    let body = match s.first() {
+        Some(b'+' | b'-' | b':') => &s[1..],
+        _ => s,
+    };
+    !body.is_empty()
+        && body[0].is_ascii_alphanumeric()
+        && body.iter().all(|c| c.is_ascii_alphanumeric() || *c == b':')
+        && !body.windows(3).any(|w| w == b":::")
+}
+
+/// Names as long options have them: lower-case letters, digits and
+/// inner dashes, at least two bytes.
+fn is_long_option_name(s: &[u8]) -> bool {
+    s.len() >= 2
+        && s[0].is_ascii_lowercase()
+        && s.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+        && s.last() != Some(&b'-')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use walkdown_ir::env::ArgBound;
+
+    fn words(s: &str) -> Vec<String> {
+        words_of(s.as_bytes()).into_iter().map(|w| String::from_utf8(w).unwrap()).collect()
+    }
+
+    #[test]
+    fn option_strings_and_long_names_give_their_options() {
+        assert_eq!(words("+as:z"), ["+as:z", "-a", "-s", "-z"]);
+        // Letters alone may be an option string or a name: both readings.
+        let multiple = words("multiple");
+        assert!(multiple.contains(&"--multiple".to_string()) && multiple.contains(&"-m".to_string()));
+        assert_eq!(words("n::"), ["n::", "-n"]);
+        assert_eq!(words("missing operand"), ["missing operand"]);
+        assert_eq!(words("%s: %s"), ["%s: %s"]);
+    }
+
+    #[test]
+    fn a_word_lands_in_an_argument_within_the_bounds() {
+        let env = Environment { args: Some(ArgBound { count: 2, len: 4 }), stdin: None, files: Vec::new() };
+        let w = EnvWords { env: env.clone(), words: vec![b"--multiple".to_vec()] };
+        let mut rng = Rng::new(7);
+        let base = env.encode(&Default::default()).unwrap();
+        for _ in 0..20 {
+            let out = w.mutate(&mut rng, &base);
+            let (inputs, rest) = env.decode(&out).expect("the mutant stays within the bounds");
+            assert!(rest.is_empty());
+            assert_eq!(inputs.args, vec![b"--mu".to_vec()], "a word is cut to the argument's length");
+        }
+    }
+}
