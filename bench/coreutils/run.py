@@ -3,7 +3,8 @@
 source package `coreutils`), its small tools built three ways, AFL++ on
 them, and native line and branch coverage of each tool's main unit.
 
-Steps (each a subcommand; `all` runs fetch, build, afl and measure):
+Steps (each a subcommand; `all` runs fetch, build, afl, walkdown and
+measure, and prints the two tools' coverage side by side):
 
   fetch    apt-get source --download-only coreutils=VERSION into
            WORK/download, unpacked with dpkg-source -x (Debian's patches
@@ -24,6 +25,11 @@ Steps (each a subcommand; `all` runs fetch, build, afl and measure):
            AFL_LLVM_DICT2FILE dictionary unless --no-cmplog / --no-dict;
            afl-fuzz -V BUDGET; the queue written as JSON tests to
            OUT/TOOL/tests/ (OUT defaults to WORK/afl/BUDGETs).
+  walkdown per tool: walkdown gen --compile-commands
+           WORK/units/TOOL/compile_commands.json --target MAIN_UNIT --time
+           BUDGET --jobs 1 (one core, as afl-fuzz has) with the same
+           --args and --stdin bounds; its env-tests/ are the JSON tests
+           measure replays (OUT defaults to WORK/walkdown/BUDGETs).
   measure  replays a directory of JSON tests per tool against the gcov
            build (a fresh temporary working directory per test, standard
            input a pipe, output to /dev/null) and prints, per tool, line and
@@ -39,6 +45,7 @@ Examples:
   bench/coreutils/run.py all --budget 60                 # the whole pipeline
   bench/coreutils/run.py build --tools echo tr
   bench/coreutils/run.py afl --budget 30 --tools echo
+  bench/coreutils/run.py walkdown --budget 30 --tools echo
   bench/coreutils/run.py measure --tests target/coreutils/afl/60s
   bench/coreutils/run.py measure --tests SUITES --tools seq   # SUITES/seq/*.json
 
@@ -803,12 +810,73 @@ def cmd_measure(a):
     return results
 
 
+def walkdown_binary(a):
+    b = Path(a.walkdown) if a.walkdown else REPO / "target" / "release" / "walkdown"
+    if not b.exists():
+        raise Failure(f"no walkdown binary at {b}: cargo build --release, or give --walkdown")
+    return b
+
+
+def cmd_walkdown(a):
+    binary = walkdown_binary(a)
+    missing = [t for t in a.tools if not (a.work / "units" / t / "compile_commands.json").exists()]
+    if missing:
+        cmd_fetch(a)
+        build_variant(a, "units", missing)
+    out_root = a.out or a.work / "walkdown" / f"{a.budget}s"
+    out_root.mkdir(parents=True, exist_ok=True)
+    n, l_ = a.args
+    recs = []
+    for t in a.tools:
+        d = out_root / t
+        shutil.rmtree(d, ignore_errors=True)
+        cmd = [str(binary), "gen", "--compile-commands", str(a.work / "units" / t / "compile_commands.json"),
+               "--target", rec_main_unit(a, t), "--time", str(a.budget), "--jobs", "1",
+               "--args", f"{n}:{l_}", "--stdin", str(a.stdin), "--no-error-exit", "--out", str(d)]
+        log(f"walkdown: {t}: {a.budget}s")
+        t0 = time.time()
+        logf = out_root / f"{t}.log"
+        with open(logf, "wb") as f:
+            r = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT)
+        if r.returncode != 0:
+            tail = logf.read_text(errors="replace")[-2000:]
+            raise Failure(f"walkdown on {t} failed (exit {r.returncode}); {logf}:\n{tail}")
+        report = json.loads((d / "report.json").read_text())
+        rec = {"tool": t, "budget_s": a.budget, "wall_s": round(time.time() - t0, 1),
+               "tests": len(list((d / "env-tests").glob("*.json"))),
+               "goals": report.get("goals_total"), "covered": report.get("goals_covered"),
+               "command": shlex.join(cmd)}
+        log(f"walkdown: {t}: done in {rec['wall_s']}s: {rec['tests']} tests, "
+            f"{rec['covered']}/{rec['goals']} goals covered")
+        recs.append(rec)
+    (out_root / "walkdown.json").write_text(json.dumps(
+        {"args": list(a.args), "stdin": a.stdin, "budget_s": a.budget, "tools": recs}, indent=2) + "\n")
+    log(f"walkdown: tests in {out_root}/TOOL/env-tests")
+    return out_root
+
+
+def print_comparison(afl, wd, budget):
+    print(f"coverage of each tool's main unit, {budget} s per tool (lines / branches):")
+    print(f"{'tool':<10} {'walkdown':>17} {'AFL++':>17}")
+    by_tool = {r["tool"]: r for r in afl}
+    for w in wd:
+        f = by_tool[w["tool"]]
+        print(f"{w['tool']:<10} {w['lines_pct']:>7.2f}% {w['branches_pct']:>7.2f}% "
+              f"{f['lines_pct']:>7.2f}% {f['branches_pct']:>7.2f}%")
+
+
 def cmd_all(a):
+    walkdown_binary(a)  # before an hour of fuzzing, not after
     cmd_build(a)
     a.out = None
-    out_root = cmd_afl(a)
-    a.tests = str(out_root)
-    cmd_measure(a)
+    afl_root = cmd_afl(a)
+    wd_root = cmd_walkdown(a)
+    a.tools = list(a.tools)
+    a.tests, a.out = str(afl_root), a.work / "measure" / f"afl-{a.budget}s"
+    afl = cmd_measure(a)
+    a.tests, a.out = str(wd_root), a.work / "measure" / f"walkdown-{a.budget}s"
+    wd = cmd_measure(a)
+    print_comparison(afl, wd, a.budget)
 
 
 # ---------------------------------------------------------------- main
@@ -830,19 +898,23 @@ def main(argv=None):
         sp.add_argument("--version", default=DEFAULT_VERSION,
                         help=f"Debian version of {PACKAGE} (default {DEFAULT_VERSION})")
 
-    def afl_opts(sp):
-        sp.add_argument("--budget", type=int, default=300, help="AFL++ seconds per tool (default 300)")
+    def bound_opts(sp, out_default):
+        sp.add_argument("--budget", type=int, default=300, help="seconds per tool (default 300)")
         sp.add_argument("--args", type=parse_bounds, default=(3, 8), metavar="N:L",
                         help="up to N arguments of up to L bytes (default 3:8)")
         sp.add_argument("--stdin", type=int, default=32, metavar="LEN",
                         help="standard input of up to LEN bytes (default 32)")
+        if out_default:
+            sp.add_argument("--out", type=Path, help=f"output directory (default {out_default})")
+
+    def afl_opts(sp, out=True):
+        bound_opts(sp, "WORK/afl/BUDGETs" if out else None)
         sp.add_argument("--afl-timeout", type=int, default=1000, metavar="MS",
                         help="afl-fuzz -t (default 1000)")
         sp.add_argument("--no-cmplog", dest="cmplog", action="store_false",
                         help="no CmpLog binary (afl-fuzz -c)")
         sp.add_argument("--no-dict", dest="dict", action="store_false",
                         help="no AFL_LLVM_DICT2FILE dictionary (afl-fuzz -x)")
-        sp.add_argument("--out", type=Path, help="output directory (default WORK/afl/BUDGETs)")
 
     def measure_opts(sp):
         sp.add_argument("--timeout", type=float, default=5.0,
@@ -858,6 +930,11 @@ def main(argv=None):
     fetch_opt(sp)
     tools_opt(sp)
     afl_opts(sp)
+    sp = sub.add_parser("walkdown", help="run walkdown gen on each tool (its env-tests are JSON tests)")
+    fetch_opt(sp)
+    tools_opt(sp)
+    bound_opts(sp, "WORK/walkdown/BUDGETs")
+    sp.add_argument("--walkdown", help="the walkdown binary (default target/release/walkdown)")
     sp = sub.add_parser("measure", help="replay JSON tests on the gcov build; print coverage")
     fetch_opt(sp)
     tools_opt(sp, default=None)
@@ -866,10 +943,11 @@ def main(argv=None):
                          "or of JSON tests for the one tool --tools names")
     sp.add_argument("--out", help="where results go (default WORK/measure/NAME-OF-TESTS)")
     measure_opts(sp)
-    sp = sub.add_parser("all", help="fetch, build, afl and measure")
+    sp = sub.add_parser("all", help="fetch, build, afl, walkdown and measure")
     fetch_opt(sp)
     tools_opt(sp)
-    afl_opts(sp)
+    afl_opts(sp, out=False)
+    sp.add_argument("--walkdown", help="the walkdown binary (default target/release/walkdown)")
     measure_opts(sp)
     sp.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=list(VARIANTS),
                     help=argparse.SUPPRESS)
@@ -889,7 +967,7 @@ def main(argv=None):
         p.error("--jobs must be at least 1")
     try:
         ensure_packages("build" if a.cmd == "all" else a.cmd)
-        {"fetch": cmd_fetch, "build": cmd_build, "afl": cmd_afl, "measure": cmd_measure,
+        {"fetch": cmd_fetch, "build": cmd_build, "afl": cmd_afl, "walkdown": cmd_walkdown, "measure": cmd_measure,
          "all": cmd_all, "decode": cmd_decode}[a.cmd](a)
     except Failure as e:
         print(f"coreutils: error: {e}", file=sys.stderr)
