@@ -799,7 +799,7 @@ def cmd_measure(a):
     if missing:
         cmd_fetch(a)
         info = build_variant(a, "gcov", missing)
-    out_dir = Path(a.out) if a.out else a.work / "measure" / tests.resolve().name
+    out_dir = (Path(a.out) if a.out else a.work / "measure" / tests.resolve().name).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
     so = preload_lib(a.work)
     results = [measure_tool(a, t, d, info, out_dir, so) for t, d in dirs.items()]
