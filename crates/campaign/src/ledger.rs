@@ -2,6 +2,7 @@
 //! proof conflicts and engine figures, behind one lock; replays run outside
 //! it, so engines on several threads replay in parallel.
 
+use crate::timeline::{Timeline, TimelinePoint};
 use crate::verdict::{BoundedProof, Claim, OpenReason, Proof, ProofConflict, Verdict};
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -260,6 +261,8 @@ pub struct Snapshot {
     pub refuted_count: usize,
     /// How many it confirmed.
     pub confirmed_count: usize,
+    /// Goals by verdict over time.
+    pub timeline: Vec<TimelinePoint>,
 }
 
 impl Snapshot {
@@ -288,6 +291,8 @@ struct Inner<'p> {
     checked: std::collections::HashMap<Vec<u64>, bool>,
     /// Refutations per error site.
     refuted_at: std::collections::HashMap<(CheckKind, Loc), usize>,
+    /// Goals by verdict over time.
+    timeline: Timeline,
 }
 
 /// The state every engine of one run shares. `Sync`: engines on several
@@ -338,6 +343,7 @@ impl<'p> Campaign<'p> {
             epoch: AtomicU64::new(0),
             inner: Mutex::new(Inner {
                 goals: vec![state; goals.len()],
+                timeline: Timeline::new(goals.len()),
                 closed: 0,
                 tests: Vec::new(),
                 errors: Vec::new(),
@@ -624,6 +630,7 @@ impl<'p> Campaign<'p> {
             return None;
         }
         let index = inner.tests.len();
+        let at = self.start.elapsed().as_secs_f64();
         if let (Some(e), true) = (error, new_error) {
             inner.errors_seen.insert((e.kind, e.loc));
             inner.errors.push((e, index));
@@ -633,6 +640,7 @@ impl<'p> Campaign<'p> {
             let was_closed = state.verdict.is_closed();
             let old = std::mem::replace(&mut state.verdict, Verdict::Covered { test: index });
             state.open_reasons.clear();
+            inner.timeline.change(at, old.word(), "covered");
             if let Verdict::Unreachable(proof) = old {
                 inner.conflicts.push(ProofConflict { goal: *g, proof, test: index });
             }
@@ -661,7 +669,7 @@ impl<'p> Campaign<'p> {
             steps: replay.steps,
             skipped_steps: replay.skipped_steps,
             jumps: replay.jumps.clone(),
-            at: self.start.elapsed().as_secs_f64(),
+            at,
             engine,
         };
         if let Err(e) = inner.sink.test(&kept) {
@@ -697,8 +705,10 @@ impl<'p> Campaign<'p> {
     /// covered goal is a [`ProofConflict`]; a bounded one is simply
     /// weaker than the test.
     pub fn claim(&self, engine: &'static str, goal: GoalId, claim: Claim) {
-        let mut inner = self.lock();
+        let mut guard = self.lock();
+        let inner = &mut *guard;
         let state = &mut inner.goals[goal.index()];
+        let old = state.verdict.word();
         let mut conflict = None;
         let mut closes = false;
         match (&state.verdict, claim) {
@@ -716,13 +726,14 @@ impl<'p> Campaign<'p> {
                 state.verdict = Verdict::Infeasible(BoundedProof { engine, bound, depth });
             }
         }
+        inner.timeline.change(self.start.elapsed().as_secs_f64(), old, state.verdict.word());
         if let Some(c) = conflict {
             inner.conflicts.push(c);
         }
         if closes {
             inner.closed += 1;
-            let all_closed = self.targets_closed(&inner);
-            drop(inner);
+            let all_closed = self.targets_closed(inner);
+            drop(guard);
             self.epoch.fetch_add(1, Ordering::AcqRel);
             if all_closed {
                 self.request_stop(StopCause::AllClosed);
@@ -803,6 +814,7 @@ impl<'p> Campaign<'p> {
             refuted: inner.refuted.clone(),
             refuted_count: inner.refuted_count,
             confirmed_count: inner.confirmed_count,
+            timeline: inner.timeline.points().to_vec(),
         }
     }
 

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use walkdown_campaign::{Property, Snapshot, StopCause, Verdict};
-use walkdown_formats::report::{ConflictEntry, EngineFigures, ErrorEntry, GoalEntry, JumpEntry, Report, TestEntry};
+use walkdown_formats::report::{ConflictEntry, EngineFigures, ErrorEntry, GoalEntry, JumpEntry, Report, TestEntry, TimelineEntry};
 use walkdown_interp::Outcome;
 use walkdown_ir::goals::{GoalKind, Goals};
 use walkdown_ir::Program;
@@ -182,8 +182,23 @@ pub fn make_report(header: &Report, program: &Program, goals: &Goals, snap: &Sna
                 engine: r.engine.into(),
             })
             .collect(),
+        timeline: timeline(&snap.timeline, program.environment.is_some()),
         ..header.clone()
     }
+}
+
+/// The report's goals by verdict over time; with an environment a proof
+/// counts as infeasible (within it), as the goals' entries say.
+fn timeline(points: &[walkdown_campaign::TimelinePoint], environment: bool) -> Vec<TimelineEntry> {
+    points
+        .iter()
+        .map(|p| {
+            let c = p.counts;
+            let (unreachable, infeasible) =
+                if environment { (0, c.infeasible + c.unreachable) } else { (c.unreachable, c.infeasible) };
+            TimelineEntry { at_s: p.at_s, covered: c.covered, unreachable, infeasible, open: c.open }
+        })
+        .collect()
 }
 
 /// Writes `report`'s errors to `path` as SARIF: each names its test in
