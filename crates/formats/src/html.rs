@@ -212,7 +212,7 @@ pub fn render_html(input: &HtmlInput<'_>) -> String {
     let pct = |n: usize| if total == 0 { 0.0 } else { 100.0 * n as f64 / total as f64 };
     let branches: Vec<&GoalEntry> = r.goals.iter().filter(|g| !g.kind.starts_with("error")).collect();
     let branches_covered = branches.iter().filter(|g| g.status == "covered").count();
-    out.push_str("<h2>Summary</h2><table id=\"summary\" class=\"t\">");
+    out.push_str("<h2>Summary</h2><div class=\"pair\"><table id=\"summary\" class=\"t\">");
     for (k, v) in [
         ("program", r.program.clone()),
         ("producer", r.producer.clone()),
@@ -249,7 +249,7 @@ pub fn render_html(input: &HtmlInput<'_>) -> String {
 <tr><td>settled (covered or unreachable)</td><td class=\"num\">{settled}</td><td class=\"num\">{:.1}%</td></tr>\
 <tr><td>branch and case outcomes covered</td><td class=\"num\">{branches_covered} of {}</td><td class=\"num\">{:.1}%</td></tr>\
 <tr><td>tests</td><td class=\"num\">{}</td><td></td></tr><tr><td>errors</td><td class=\"num\">{}</td><td></td></tr>\
-<tr><td>proof conflicts</td><td class=\"num\">{}</td><td></td></tr></table>",
+<tr><td>proof conflicts</td><td class=\"num\">{}</td><td></td></tr></table></div>",
         pct(settled),
         branches.len(),
         if branches.is_empty() { 0.0 } else { 100.0 * branches_covered as f64 / branches.len() as f64 },

@@ -165,8 +165,19 @@ ReturnToService=2\nMinJobAge=600\n\
 /// Starts `program args` in the foreground of the test, its output into
 /// `DIR/NAME.out`.
 fn spawn(cluster: &mut Cluster, name: &'static str, program: &Path, args: &[&str]) -> Result<(), String> {
+    use std::os::unix::process::CommandExt as _;
     let out = fs::File::create(cluster.dir.path().join(format!("{name}.out"))).map_err(|e| e.to_string())?;
-    let child = Command::new(program)
+    let mut command = Command::new(program);
+    // Should the test process be killed outright (no Drop), the daemons
+    // die with it rather than outlive it.
+    // SAFETY: prctl is async-signal-safe and touches no memory of the parent.
+    unsafe {
+        command.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            Ok(())
+        });
+    }
+    let child = command
         .args(args)
         .env("SLURM_CONF", cluster.conf())
         .stdin(Stdio::null())

@@ -53,6 +53,18 @@ fn rows(goals: &[GoalEntry]) -> Vec<(&str, Row<'_>)> {
     out
 }
 
+/// A location's link to its line as `file.c:12` (the file's name without
+/// its directory: the column is narrow, the goal table has the rest).
+fn short_place(location: &str, files: &[SourceFile]) -> String {
+    match location_line(location) {
+        Some((file, line)) => {
+            let name = std::path::Path::new(file).file_name().map_or(file.into(), |n| n.to_string_lossy());
+            place(location, files).replace(&format!(">{}<", esc(location)), &format!(">{}:{line}<", esc(&name)))
+        }
+        None => place(location, files),
+    }
+}
+
 /// The section: a table of every function that has goals.
 pub(super) fn function_section(out: &mut String, report: &Report, files: &[SourceFile]) {
     let rows = rows(&report.goals);
@@ -60,13 +72,13 @@ pub(super) fn function_section(out: &mut String, report: &Report, files: &[Sourc
         out,
         "<h2>Functions ({})</h2><div class=\"cv-auto\"><table id=\"functions\" class=\"t\"><tr><th>function</th><th>first goal</th>\
 <th class=\"num\">goals</th><th class=\"num\">covered</th><th class=\"num\">unreachable</th><th class=\"num\">infeasible</th>\
-<th class=\"num\">open</th><th class=\"num\">covered %</th><th>settled</th></tr>",
+<th class=\"num\">open</th><th class=\"num\">covered %</th><th>by verdict</th></tr>",
         rows.len()
     );
     for (name, row) in rows {
         let total: usize = row.counts.iter().sum();
         let pct = |n: usize| if total == 0 { 0.0 } else { 100.0 * n as f64 / total as f64 };
-        let where_ = row.first.map_or(String::new(), |g| place(&g.location, files));
+        let where_ = row.first.map_or(String::new(), |g| short_place(&g.location, files));
         let _ = write!(
             out,
             "<tr class=\"func\" data-function=\"{n}\"><td><a href=\"#goals\" class=\"fn\" data-function=\"{n}\">{n}</a></td><td>{where_}</td><td class=\"num\">{total}</td>",
@@ -120,7 +132,7 @@ mod tests {
         assert!(helper < main, "helper starts on line 4, main on line 20");
         assert!(page.contains("<h2>Functions (2)</h2>"));
         assert!(page.contains(
-            "<td><a href=\"#L20\">p.c:20:3</a></td><td class=\"num\">3</td><td class=\"num nc\">2</td><td class=\"num nu\">1</td>\
+            "<td><a href=\"#L20\">p.c:20</a></td><td class=\"num\">3</td><td class=\"num nc\">2</td><td class=\"num nu\">1</td>\
 <td class=\"num\">0</td><td class=\"num\">0</td><td class=\"num\">66.7%</td>"
         ));
     }

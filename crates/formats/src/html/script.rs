@@ -24,7 +24,7 @@ code,pre,.src{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:13px}\
 tr.c td.s{background:#e6f6e6}tr.u td.s{background:#e8eefc}tr.i td.s{background:#fdf3d6}tr.o td.s{background:#fbe3e3}\
 a.g{display:inline-block;border-radius:3px;padding:0 4px;margin:1px;font-size:11px;text-decoration:none;color:#fff}\
 a.g.c,.k.c{background:#2e8b3e}a.g.u,.k.u{background:#3c64c8}a.g.i,.k.i{background:#c89016}a.g.o,.k.o{background:#c83c3c}\
-.k{display:inline-block;width:.8em;height:.8em;border-radius:2px}\
+.pair{display:flex;flex-wrap:wrap;gap:0 3em;align-items:flex-start}#summary{max-width:46em}.k{display:inline-block;width:.8em;height:.8em;border-radius:2px}\
 .nc{color:#2e8b3e}.nu{color:#3c64c8}.ni{color:#a87400}.no{color:#c83c3c;font-weight:600}\
 .bar{display:inline-flex;width:8em;height:.8em;background:#eee;border-radius:2px;overflow:hidden;vertical-align:middle}\
 .bar .k{border-radius:0;height:100%}\
