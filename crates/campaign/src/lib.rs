@@ -28,6 +28,6 @@ pub use ledger::{
     Campaign, CampaignSettings, EngineFigures, ErrorCheck, ErrorFound, GoalClosure, GoalState, KeptTest, NativeVerdict,
     Property, RefutedTest, ReplayTime, Snapshot, StopCause, Submission, TestSink, MAX_REFUTED_LISTED,
 };
-pub use timeline::{TimelinePoint, VerdictCounts};
 pub use portfolio::{budget_ended, run_portfolio, Engine, EngineCtx, EngineEnd, EngineError, PortfolioSettings};
+pub use timeline::{TimelinePoint, VerdictCounts};
 pub use verdict::{BoundedProof, Claim, OpenReason, Proof, ProofConflict, Verdict};

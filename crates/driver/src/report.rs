@@ -4,7 +4,9 @@
 
 use std::path::{Path, PathBuf};
 use walkdown_campaign::{Property, Snapshot, StopCause, Verdict};
-use walkdown_formats::report::{ConflictEntry, EngineFigures, ErrorEntry, GoalEntry, JumpEntry, Report, TestEntry, TimelineEntry};
+use walkdown_formats::report::{
+    ConflictEntry, EngineFigures, ErrorEntry, GoalEntry, JumpEntry, Report, TestEntry, TimelineEntry,
+};
 use walkdown_interp::Outcome;
 use walkdown_ir::goals::{GoalKind, Goals};
 use walkdown_ir::Program;

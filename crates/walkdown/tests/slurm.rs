@@ -285,8 +285,10 @@ fn merged(dirs: &[PathBuf], json: &Path) -> Vec<(String, Value, Value)> {
 fn submit(cluster: &mut Cluster, work: &Path, list: &Path) -> String {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../contrib/slurm/walkdown-batch.sbatch");
     let bin = Path::new(env!("CARGO_BIN_EXE_walkdown")).parent().unwrap().to_path_buf();
-    let path = std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())))
-        .unwrap();
+    let path = std::env::join_paths(
+        std::iter::once(bin).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+    )
+    .unwrap();
     // The script asks for 8 GB a task, as a real cluster should give; this
     // node may have less to spare, and the command line wins over #SBATCH.
     let o = cluster
@@ -363,7 +365,10 @@ fn sbatch_array_shards_merge_to_the_unsharded_table() {
     let shards: Vec<PathBuf> = (1..=SHARDS).map(|i| work.join(format!("results/shard-{i}"))).collect();
     for (i, dir) in shards.iter().enumerate() {
         let log = fs::read_to_string(work.join(format!("walkdown-{id}_{}.log", i + 1))).unwrap_or_default();
-        assert!(log.contains(&format!("batch shard {}/{SHARDS}", i + 1)), "the job's log in the submit directory: {log}");
+        assert!(
+            log.contains(&format!("batch shard {}/{SHARDS}", i + 1)),
+            "the job's log in the submit directory: {log}"
+        );
         assert!(dir.join(format!("shard-{}-of-{SHARDS}.json", i + 1)).is_file(), "{} has its summary", dir.display());
     }
     let sharded = merged(&shards, &work.join("merged.json"));

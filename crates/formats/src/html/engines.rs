@@ -167,7 +167,8 @@ fn grouped_figures(e: &EngineFigures, report: &Report) -> Vec<(Group, Vec<String
         push(Group::Runs, format!("{} tests kept", grouped(kept as f64)));
     }
     let prefix = format!("{}:", e.name);
-    for (status, what) in [("unreachable", "goals proved unreachable"), ("infeasible", "goals infeasible within a bound")]
+    for (status, what) in
+        [("unreachable", "goals proved unreachable"), ("infeasible", "goals infeasible within a bound")]
     {
         let proved = report
             .goals
@@ -226,8 +227,10 @@ mod tests {
 
     #[test]
     fn figures_are_grouped_in_words_and_unknown_counters_are_kept() {
-        let mut e = EngineFigures { name: "concolic".into(), status: "budget".into(), time_s: 12.5, ..Default::default() };
-        for (k, v) in [("executions", 12345.0), ("solver_s", 4.25), ("queries", 300.0), ("sat", 0.0), ("new_thing", 7.0)]
+        let mut e =
+            EngineFigures { name: "concolic".into(), status: "budget".into(), time_s: 12.5, ..Default::default() };
+        for (k, v) in
+            [("executions", 12345.0), ("solver_s", 4.25), ("queries", 300.0), ("sat", 0.0), ("new_thing", 7.0)]
         {
             e.figures.insert(k.into(), v);
         }

@@ -86,7 +86,8 @@ pub(super) fn function_section(out: &mut String, report: &Report, files: &[Sourc
         );
         for (k, class) in ["c", "u", "i", "o"].iter().enumerate() {
             let n = row.counts[k];
-            let _ = write!(out, "<td class=\"num{}\">{n}</td>", if n > 0 { format!(" n{class}") } else { String::new() });
+            let _ =
+                write!(out, "<td class=\"num{}\">{n}</td>", if n > 0 { format!(" n{class}") } else { String::new() });
         }
         let _ = write!(out, "<td class=\"num\">{:.1}%</td><td><span class=\"bar\">", pct(row.counts[0]));
         for (k, class) in ["c", "u", "i", "o"].iter().enumerate() {

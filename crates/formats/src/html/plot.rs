@@ -85,7 +85,12 @@ impl Scale {
 /// The band of one verdict: the area between the stacked sums below it
 /// (`lower`) and with it (`upper`), as steps (each point's counts hold
 /// until the next point).
-fn band_path(points: &[TimelineEntry], lower: impl Fn(&TimelineEntry) -> usize, upper: impl Fn(&TimelineEntry) -> usize, s: &Scale) -> String {
+fn band_path(
+    points: &[TimelineEntry],
+    lower: impl Fn(&TimelineEntry) -> usize,
+    upper: impl Fn(&TimelineEntry) -> usize,
+    s: &Scale,
+) -> String {
     let ends: Vec<f64> = points.iter().skip(1).map(|p| p.at_s).chain(points.last().map(|p| p.at_s)).collect();
     let mut d = String::new();
     for (p, &end) in points.iter().zip(&ends) {
@@ -102,7 +107,8 @@ fn band_path(points: &[TimelineEntry], lower: impl Fn(&TimelineEntry) -> usize, 
 
 /// The SVG of `points` (see [`verdicts_over_time`]) for `total` goals.
 pub fn plot(points: &[TimelineEntry], total: usize) -> String {
-    let scale = Scale { t_max: points.iter().map(|p| p.at_s).fold(0.0f64, f64::max).max(1e-3), y_max: total.max(1) as f64 };
+    let scale =
+        Scale { t_max: points.iter().map(|p| p.at_s).fold(0.0f64, f64::max).max(1e-3), y_max: total.max(1) as f64 };
     let mut svg = format!(
         "<svg id=\"plot\" viewBox=\"0 0 {W} {H}\" width=\"{W}\" height=\"{H}\" role=\"img\" aria-label=\"goals by verdict over time\">"
     );
@@ -177,11 +183,8 @@ mod tests {
     #[test]
     fn the_series_falls_back_to_the_tests_and_ends_at_the_end() {
         let t = |at: f64, n: usize| TestEntry { found_at_s: at, new_goals: vec!["g".into(); n], ..Default::default() };
-        let report = Report {
-            goals: vec![Default::default(); 5],
-            tests: vec![t(2.0, 1), t(1.0, 3)],
-            ..Default::default()
-        };
+        let report =
+            Report { goals: vec![Default::default(); 5], tests: vec![t(2.0, 1), t(1.0, 3)], ..Default::default() };
         let got: Vec<(f64, usize, usize)> =
             verdicts_over_time(&report, 5.0).iter().map(|p| (p.at_s, p.covered, p.open)).collect();
         assert_eq!(got, vec![(0.0, 0, 5), (1.0, 3, 2), (2.0, 4, 1), (5.0, 4, 1)]);
