@@ -85,8 +85,15 @@ impl Cluster {
 
 impl Drop for Cluster {
     fn drop(&mut self) {
+        // Jobs still running (the test failed while they ran) are
+        // cancelled while slurmd can still signal their steps: their
+        // processes are not the test's children and would outlive it.
         for job in &self.jobs {
             let _ = self.client("scancel").arg(job).stderr(Stdio::null()).status();
+            wait_for(Duration::from_secs(10), || {
+                let queued = output_of(self.client("squeue").args(["-h", "-j", job])).ok()?;
+                queued.trim().is_empty().then_some(())
+            });
         }
         for (_, child) in self.daemons.iter_mut().rev() {
             let _ = child.kill();
