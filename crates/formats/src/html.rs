@@ -11,9 +11,10 @@
 //! evidence: for a covered goal the test with its input values, for a
 //! proof the engine and method, for a bounded proof the bound, for an open
 //! goal the reasons), then every goal and every test as plain tables, which
-//! the marks link to. Above the goal table, filters by verdict and kind and
-//! a search box over goals and tests (the page reads the same without its
-//! script; the filters then do nothing).
+//! the marks link to. Above the goal table, filters by verdict, kind and
+//! function and a search box over goals and tests ([`filters`]; the page
+//! reads the same without its script, the filters then do nothing). Each
+//! section's module brings its own style.
 //!
 //! The page stays lean for large programs: one table row per source line,
 //! no per-line script, and the goal details only once, in the goal table;
@@ -28,9 +29,9 @@ use crate::report::{GoalEntry, Report};
 use crate::FormatError;
 
 mod engines;
+mod filters;
 mod functions;
 mod plot;
-mod script;
 
 pub use plot::verdicts_over_time;
 
@@ -192,6 +193,39 @@ fn seconds(s: f64) -> String {
     }
 }
 
+const STYLE: &str = "body{font:14px/1.4 system-ui,sans-serif;margin:0 1.5em 2em;color:#222}\
+h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ccc}\
+table{border-collapse:collapse}td,th{padding:2px 8px;text-align:left;vertical-align:top}\
+.t td,.t th{border-bottom:1px solid #eee}.num{text-align:right;white-space:nowrap}\
+code,pre,.src{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:13px}\
+.src{width:100%;table-layout:fixed}.src td{padding:0 6px;white-space:pre;overflow:hidden}\
+.src td.n{width:4em;text-align:right;color:#888;user-select:none}.src td.m{width:12em;white-space:normal}\
+tr.c td.s{background:#e6f6e6}tr.u td.s{background:#e8eefc}tr.i td.s{background:#fdf3d6}tr.o td.s{background:#fbe3e3}\
+a.g{display:inline-block;border-radius:3px;padding:0 4px;margin:1px;font-size:11px;text-decoration:none;color:#fff}\
+a.g.c,.k.c{background:#2e8b3e}a.g.u,.k.u{background:#3c64c8}a.g.i,.k.i{background:#c89016}a.g.o,.k.o{background:#c83c3c}\
+.k{display:inline-block;width:.8em;height:.8em;border-radius:2px}\
+.pair{display:flex;flex-wrap:wrap;gap:0 3em;align-items:flex-start}#summary{max-width:46em}\
+#panel{position:fixed;right:1em;top:1em;max-width:36em;max-height:80vh;overflow:auto;background:#fff;border:1px solid #999;\
+box-shadow:0 2px 10px #0003;padding:.6em 1em;display:none}#panel.on{display:block}#panel table{font-size:13px}#panel td{white-space:normal;overflow-wrap:anywhere}\
+svg .ax{stroke:#444}svg .lb{font-size:11px;fill:#444}\
+tr:target{outline:2px solid #f90}\
+.cv-auto{content-visibility:auto;contain-intrinsic-size:auto 2000px}";
+
+/// The page's script: a click on a goal's mark shows the goal's row of the
+/// goal table and, for a covered goal, its test's row (inputs, command) in a
+/// panel, one field a line. Errors are written into `data-script-error` of `<body>`, and
+/// `data-ready` is set when it has run, for headless checks.
+const SCRIPT: &str = "window.addEventListener('error',function(e){document.body.setAttribute('data-script-error',String(e.message))});\
+(function(){var p=document.getElementById('panel');\
+function kv(id,table){var r=document.getElementById(id);if(!r)return '';\
+var hs=document.querySelectorAll('#'+table+' tr:first-child th'),h='<table>';\
+for(var i=0;i<r.cells.length;i++)h+='<tr><th>'+(hs[i]?hs[i].textContent:'')+'</th><td>'+r.cells[i].innerHTML+'</td></tr>';return h+'</table>'}\
+document.addEventListener('click',function(e){var a=e.target.closest('a.g');\
+if(!a){if(!e.target.closest('#panel'))p.className='';return}e.preventDefault();\
+var t=a.getAttribute('data-test'),h='<p><b>'+a.title+'</b></p>'+kv(a.getAttribute('href').slice(1),'goals');\
+if(t)h+='<p><b>covering test</b></p>'+kv(t,'tests');p.innerHTML=h;p.className='on'});\
+document.body.setAttribute('data-ready','1')})();";
+
 /// The HTML page of `input`.
 pub fn render_html(input: &HtmlInput<'_>) -> String {
     let r = input.report;
@@ -200,9 +234,12 @@ pub fn render_html(input: &HtmlInput<'_>) -> String {
     let title = format!("walkdown: {}", r.program);
     let _ = write!(
         out,
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>{}</style></head><body>",
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>{STYLE}{}{}{}{}</style></head><body>",
         esc(&title),
-        script::STYLE
+        engines::STYLE,
+        plot::STYLE,
+        functions::STYLE,
+        filters::STYLE
     );
     let _ = write!(out, "<h1>{}</h1><div id=\"panel\"></div>", esc(&title));
 
@@ -342,7 +379,7 @@ Click a mark for its evidence (T/F: a branch's true/false outcome).</p>";
 
     // Goals.
     let _ = write!(out, "<h2>Goals ({total})</h2>");
-    script::filter_bar(&mut out, r);
+    filters::filter_bar(&mut out, r);
     let _ = write!(out, "<div class=\"cv-auto\"><table id=\"goals\" class=\"t\"><tr><th>goal</th><th>kind</th><th>where</th><th>function</th><th>verdict</th></tr>");
     for g in &r.goals {
         let place = place(&g.location, input.sources);
@@ -351,7 +388,7 @@ Click a mark for its evidence (T/F: a branch's true/false outcome).</p>";
             "<tr id=\"{}\" class=\"goal\" data-verdict=\"{}\" data-kind=\"{}\" data-function=\"{}\"><td>{}</td><td>{}</td><td>{place}</td><td>{}</td><td><span class=\"k {}\"></span> {}</td></tr>",
             anchor("g-", &g.id),
             esc(&g.status),
-            esc(script::kind_family(&g.kind)),
+            esc(filters::kind_family(&g.kind)),
             esc(&g.function),
             esc(&g.id),
             esc(&g.kind),
@@ -384,7 +421,7 @@ Click a mark for its evidence (T/F: a branch's true/false outcome).</p>";
         );
     }
     out.push_str("</table></div>");
-    let _ = writeln!(out, "<script>{}</script></body></html>", script::SCRIPT);
+    let _ = writeln!(out, "<script>{SCRIPT}{}</script></body></html>", filters::SCRIPT);
     out
 }
 

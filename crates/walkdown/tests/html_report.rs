@@ -257,6 +257,7 @@ fn render_headless(page: &Path, report: &serde_json::Value) {
     let Some(chromium) = chromium() else { return };
     let dom = dump(chromium, page);
     assert!(dom.contains("data-ready=\"1\""), "the page's script did not run to its end");
+    assert!(dom.contains("data-filters=\"1\""), "the filters' script did not run to its end");
     assert!(!dom.contains("data-script-error=\""), "script error: {dom:.2000}");
     let goals = report["goals"].as_array().unwrap();
     if goals.iter().any(|g| g["status"] == "covered") {

@@ -13,6 +13,11 @@ use std::fmt::Write as _;
 use super::{esc, figure, seconds};
 use crate::report::{EngineFigures, Report};
 
+/// The figures' style: group names in a narrow column beside their items.
+pub(super) const STYLE: &str = "dl.fig{margin:0;display:grid;grid-template-columns:max-content 1fr;gap:0 .8em}\
+dl.fig dt{color:#666}dl.fig dd{margin:0}\
+details.raw summary{color:#666;cursor:pointer;font-size:12px}details.raw code{font-size:12px}";
+
 /// The groups, in the order the page shows them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Group {

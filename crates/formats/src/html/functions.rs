@@ -15,6 +15,12 @@ use std::fmt::Write as _;
 use super::{esc, location_line, place, SourceFile};
 use crate::report::{GoalEntry, Report};
 
+/// The table's style: counts in the verdicts' colours, a stacked bar.
+pub(super) const STYLE: &str =
+    ".nc{color:#2e8b3e}.nu{color:#3c64c8}.ni{color:#a87400}.no{color:#c83c3c;font-weight:600}\
+.bar{display:inline-flex;width:8em;height:.8em;background:#eee;border-radius:2px;overflow:hidden;vertical-align:middle}\
+.bar .k{border-radius:0;height:100%}";
+
 /// One function's goals by verdict.
 #[derive(Default)]
 struct Row<'a> {

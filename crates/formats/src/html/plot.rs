@@ -14,6 +14,12 @@ use std::fmt::Write as _;
 use super::seconds;
 use crate::report::{Report, TimelineEntry};
 
+/// The plot's style: bands in the verdicts' colours (open faint, as what
+/// is left), light gridlines under dark axes.
+pub(super) const STYLE: &str = "svg .grid{stroke:#ddd}svg .ttl{font-size:12px;fill:#222}\
+svg .band{stroke:none;fill-opacity:.8}svg .band.c{fill:#2e8b3e}svg .band.u{fill:#3c64c8}svg .band.i{fill:#c89016}\
+svg .band.o{fill:#c83c3c;fill-opacity:.25}";
+
 /// The plot's geometry: its size and the margins that hold the labels.
 const W: f64 = 720.0;
 const H: f64 = 260.0;
