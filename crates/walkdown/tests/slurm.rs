@@ -236,10 +236,22 @@ fn start_cluster() -> Result<Cluster, String> {
     }
     let ports = (free_port().map_err(|e| e.to_string())?, free_port().map_err(|e| e.to_string())?);
     fs::write(cluster.conf(), slurm_conf(&d, &node, &user_name()?, ports)).map_err(|e| e.to_string())?;
-    write_munge_key(&d.join("munge.key"))?;
 
+    start_munged(&mut cluster, &paths[0])?;
+    let conf = cluster.conf().display().to_string();
+    spawn(&mut cluster, "slurmctld", &paths[1], &["-D", "-f", &conf])?;
+    let host = node["NodeName=".len()..].split_whitespace().next().unwrap_or_default().to_string();
+    spawn(&mut cluster, "slurmd", &paths[2], &["-D", "-f", &conf, "-N", &host])?;
+    wait_until_idle(cluster)
+}
+
+/// Starts munged with the cluster's key, socket and files, and waits for
+/// its socket.
+fn start_munged(cluster: &mut Cluster, munged: &Path) -> Result<(), String> {
+    let d = cluster.dir.path().to_path_buf();
+    write_munge_key(&d.join("munge.key"))?;
     let munge_arg = |flag: &str, file: &str| format!("--{flag}={}", d.join(file).display());
-    let munged_args = [
+    let args = [
         "--foreground".to_string(),
         "--force".into(),
         munge_arg("key-file", "munge.key"),
@@ -248,13 +260,13 @@ fn start_cluster() -> Result<Cluster, String> {
         munge_arg("log-file", "munged.log"),
         munge_arg("seed-file", "munged.seed"),
     ];
-    spawn(&mut cluster, "munged", &paths[0], &munged_args.iter().map(String::as_str).collect::<Vec<_>>())?;
+    spawn(cluster, "munged", munged, &args.iter().map(String::as_str).collect::<Vec<_>>())?;
     wait_for(Duration::from_secs(10), || d.join("munge.socket").exists().then_some(()))
-        .ok_or_else(|| format!("munged did not create its socket\n{}", cluster.logs()))?;
-    let conf = cluster.conf().display().to_string();
-    spawn(&mut cluster, "slurmctld", &paths[1], &["-D", "-f", &conf])?;
-    let host = node["NodeName=".len()..].split_whitespace().next().unwrap_or_default().to_string();
-    spawn(&mut cluster, "slurmd", &paths[2], &["-D", "-f", &conf, "-N", &host])?;
+        .ok_or_else(|| format!("munged did not create its socket\n{}", cluster.logs()))
+}
+
+/// The cluster once its node is idle, or why it did not get there.
+fn wait_until_idle(mut cluster: Cluster) -> Result<Cluster, String> {
     let idle = wait_for(Duration::from_secs(60), || {
         all_running(&mut cluster).err().map(Err).or_else(|| {
             let state = output_of(cluster.client("sinfo").args(["-h", "-o", "%T"])).unwrap_or_default();
