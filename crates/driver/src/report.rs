@@ -57,6 +57,20 @@ pub fn stop_words(cause: Option<StopCause>) -> &'static str {
     }
 }
 
+/// The report's goals by verdict over time; with an environment a proof
+/// counts as infeasible (within it), as the goals' entries say.
+fn timeline(points: &[walkdown_campaign::TimelinePoint], environment: bool) -> Vec<TimelineEntry> {
+    points
+        .iter()
+        .map(|p| {
+            let c = p.counts;
+            let (unreachable, infeasible) =
+                if environment { (0, c.infeasible + c.unreachable) } else { (c.unreachable, c.infeasible) };
+            TimelineEntry { at_s: p.at_s, covered: c.covered, unreachable, infeasible, open: c.open }
+        })
+        .collect()
+}
+
 /// Builds the report of `snap` with `status` (`running`, `finished`,
 /// `interrupted`); what the campaign does not know (program, producer,
 /// property, data model, engines, seed) comes from `header`.
@@ -187,20 +201,6 @@ pub fn make_report(header: &Report, program: &Program, goals: &Goals, snap: &Sna
         timeline: timeline(&snap.timeline, program.environment.is_some()),
         ..header.clone()
     }
-}
-
-/// The report's goals by verdict over time; with an environment a proof
-/// counts as infeasible (within it), as the goals' entries say.
-fn timeline(points: &[walkdown_campaign::TimelinePoint], environment: bool) -> Vec<TimelineEntry> {
-    points
-        .iter()
-        .map(|p| {
-            let c = p.counts;
-            let (unreachable, infeasible) =
-                if environment { (0, c.infeasible + c.unreachable) } else { (c.unreachable, c.infeasible) };
-            TimelineEntry { at_s: p.at_s, covered: c.covered, unreachable, infeasible, open: c.open }
-        })
-        .collect()
 }
 
 /// Writes `report`'s errors to `path` as SARIF: each names its test in
