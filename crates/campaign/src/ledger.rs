@@ -239,6 +239,8 @@ pub struct Snapshot {
     pub elapsed: Duration,
     /// Per goal, in id order.
     pub goals: Vec<GoalState>,
+    /// Goals by verdict over time.
+    pub timeline: Vec<TimelinePoint>,
     /// Kept tests in suite order.
     pub tests: Vec<KeptTest>,
     /// Distinct errors reached, with their tests.
@@ -261,8 +263,6 @@ pub struct Snapshot {
     pub refuted_count: usize,
     /// How many it confirmed.
     pub confirmed_count: usize,
-    /// Goals by verdict over time.
-    pub timeline: Vec<TimelinePoint>,
 }
 
 impl Snapshot {
@@ -274,6 +274,8 @@ impl Snapshot {
 
 struct Inner<'p> {
     goals: Vec<GoalState>,
+    /// Goals by verdict over time.
+    timeline: Timeline,
     closed: usize,
     tests: Vec<KeptTest>,
     errors: Vec<(ErrorFound, usize)>,
@@ -291,8 +293,6 @@ struct Inner<'p> {
     checked: std::collections::HashMap<Vec<u64>, bool>,
     /// Refutations per error site.
     refuted_at: std::collections::HashMap<(CheckKind, Loc), usize>,
-    /// Goals by verdict over time.
-    timeline: Timeline,
 }
 
 /// The state every engine of one run shares. `Sync`: engines on several
@@ -630,7 +630,6 @@ impl<'p> Campaign<'p> {
             return None;
         }
         let index = inner.tests.len();
-        let at = self.start.elapsed().as_secs_f64();
         if let (Some(e), true) = (error, new_error) {
             inner.errors_seen.insert((e.kind, e.loc));
             inner.errors.push((e, index));
@@ -640,7 +639,7 @@ impl<'p> Campaign<'p> {
             let was_closed = state.verdict.is_closed();
             let old = std::mem::replace(&mut state.verdict, Verdict::Covered { test: index });
             state.open_reasons.clear();
-            inner.timeline.change(at, old.word(), "covered");
+            inner.timeline.change(self.start.elapsed().as_secs_f64(), old.word(), "covered");
             if let Verdict::Unreachable(proof) = old {
                 inner.conflicts.push(ProofConflict { goal: *g, proof, test: index });
             }
@@ -669,7 +668,7 @@ impl<'p> Campaign<'p> {
             steps: replay.steps,
             skipped_steps: replay.skipped_steps,
             jumps: replay.jumps.clone(),
-            at,
+            at: self.start.elapsed().as_secs_f64(),
             engine,
         };
         if let Err(e) = inner.sink.test(&kept) {
@@ -705,8 +704,7 @@ impl<'p> Campaign<'p> {
     /// covered goal is a [`ProofConflict`]; a bounded one is simply
     /// weaker than the test.
     pub fn claim(&self, engine: &'static str, goal: GoalId, claim: Claim) {
-        let mut guard = self.lock();
-        let inner = &mut *guard;
+        let mut inner = self.lock();
         let state = &mut inner.goals[goal.index()];
         let old = state.verdict.word();
         let mut conflict = None;
@@ -726,14 +724,15 @@ impl<'p> Campaign<'p> {
                 state.verdict = Verdict::Infeasible(BoundedProof { engine, bound, depth });
             }
         }
-        inner.timeline.change(self.start.elapsed().as_secs_f64(), old, state.verdict.word());
+        let new = state.verdict.word();
+        inner.timeline.change(self.start.elapsed().as_secs_f64(), old, new);
         if let Some(c) = conflict {
             inner.conflicts.push(c);
         }
         if closes {
             inner.closed += 1;
-            let all_closed = self.targets_closed(inner);
-            drop(guard);
+            let all_closed = self.targets_closed(&inner);
+            drop(inner);
             self.epoch.fetch_add(1, Ordering::AcqRel);
             if all_closed {
                 self.request_stop(StopCause::AllClosed);
@@ -804,6 +803,7 @@ impl<'p> Campaign<'p> {
         Snapshot {
             elapsed: self.start.elapsed(),
             goals: inner.goals.clone(),
+            timeline: inner.timeline.points().to_vec(),
             tests: inner.tests.clone(),
             errors: inner.errors.clone(),
             conflicts: inner.conflicts.clone(),
@@ -814,7 +814,6 @@ impl<'p> Campaign<'p> {
             refuted: inner.refuted.clone(),
             refuted_count: inner.refuted_count,
             confirmed_count: inner.confirmed_count,
-            timeline: inner.timeline.points().to_vec(),
         }
     }
 
