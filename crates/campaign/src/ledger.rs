@@ -2,6 +2,7 @@
 //! proof conflicts and engine figures, behind one lock; replays run outside
 //! it, so engines on several threads replay in parallel.
 
+use crate::timeline::{Timeline, TimelinePoint};
 use crate::verdict::{BoundedProof, Claim, OpenReason, Proof, ProofConflict, Verdict};
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -238,6 +239,8 @@ pub struct Snapshot {
     pub elapsed: Duration,
     /// Per goal, in id order.
     pub goals: Vec<GoalState>,
+    /// Goals by verdict over time.
+    pub timeline: Vec<TimelinePoint>,
     /// Kept tests in suite order.
     pub tests: Vec<KeptTest>,
     /// Distinct errors reached, with their tests.
@@ -271,6 +274,8 @@ impl Snapshot {
 
 struct Inner<'p> {
     goals: Vec<GoalState>,
+    /// Goals by verdict over time.
+    timeline: Timeline,
     closed: usize,
     tests: Vec<KeptTest>,
     errors: Vec<(ErrorFound, usize)>,
@@ -338,6 +343,7 @@ impl<'p> Campaign<'p> {
             epoch: AtomicU64::new(0),
             inner: Mutex::new(Inner {
                 goals: vec![state; goals.len()],
+                timeline: Timeline::new(goals.len()),
                 closed: 0,
                 tests: Vec::new(),
                 errors: Vec::new(),
@@ -633,6 +639,7 @@ impl<'p> Campaign<'p> {
             let was_closed = state.verdict.is_closed();
             let old = std::mem::replace(&mut state.verdict, Verdict::Covered { test: index });
             state.open_reasons.clear();
+            inner.timeline.change(self.start.elapsed().as_secs_f64(), old.word(), "covered");
             if let Verdict::Unreachable(proof) = old {
                 inner.conflicts.push(ProofConflict { goal: *g, proof, test: index });
             }
@@ -699,6 +706,7 @@ impl<'p> Campaign<'p> {
     pub fn claim(&self, engine: &'static str, goal: GoalId, claim: Claim) {
         let mut inner = self.lock();
         let state = &mut inner.goals[goal.index()];
+        let old = state.verdict.word();
         let mut conflict = None;
         let mut closes = false;
         match (&state.verdict, claim) {
@@ -716,6 +724,8 @@ impl<'p> Campaign<'p> {
                 state.verdict = Verdict::Infeasible(BoundedProof { engine, bound, depth });
             }
         }
+        let new = state.verdict.word();
+        inner.timeline.change(self.start.elapsed().as_secs_f64(), old, new);
         if let Some(c) = conflict {
             inner.conflicts.push(c);
         }
@@ -793,6 +803,7 @@ impl<'p> Campaign<'p> {
         Snapshot {
             elapsed: self.start.elapsed(),
             goals: inner.goals.clone(),
+            timeline: inner.timeline.points().to_vec(),
             tests: inner.tests.clone(),
             errors: inner.errors.clone(),
             conflicts: inner.conflicts.clone(),

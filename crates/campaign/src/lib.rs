@@ -19,6 +19,7 @@
 mod guidance;
 mod ledger;
 pub mod portfolio;
+mod timeline;
 mod verdict;
 pub mod work;
 
@@ -28,4 +29,5 @@ pub use ledger::{
     Property, RefutedTest, ReplayTime, Snapshot, StopCause, Submission, TestSink, MAX_REFUTED_LISTED,
 };
 pub use portfolio::{budget_ended, run_portfolio, Engine, EngineCtx, EngineEnd, EngineError, PortfolioSettings};
+pub use timeline::{TimelinePoint, VerdictCounts};
 pub use verdict::{BoundedProof, Claim, OpenReason, Proof, ProofConflict, Verdict};

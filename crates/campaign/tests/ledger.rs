@@ -115,6 +115,16 @@ fn verdicts_follow_the_rules_and_conflicts_are_recorded() {
     assert_eq!(snap.conflicts[0].goal, goal(3));
     assert_eq!(snap.conflicts[0].proof.engine, "liar");
     assert!(matches!(snap.goals[3].verdict, Verdict::Covered { .. }), "the test wins");
+
+    // The timeline followed every change: it starts with every goal open,
+    // ends at the snapshot's counts, and its times never go back.
+    let first = snap.timeline[0];
+    assert_eq!((first.at_s, first.counts.open), (0.0, 4));
+    let last = snap.timeline.last().unwrap().counts;
+    let counts = [last.covered, last.unreachable, last.infeasible, last.open];
+    let want = ["covered", "unreachable", "infeasible", "open"].map(|w| snap.count(w));
+    assert_eq!(counts, want, "{:?}", snap.timeline);
+    assert!(snap.timeline.windows(2).all(|w| w[0].at_s <= w[1].at_s));
 }
 
 #[test]

@@ -4,7 +4,9 @@
 
 use std::path::{Path, PathBuf};
 use walkdown_campaign::{Property, Snapshot, StopCause, Verdict};
-use walkdown_formats::report::{ConflictEntry, EngineFigures, ErrorEntry, GoalEntry, JumpEntry, Report, TestEntry};
+use walkdown_formats::report::{
+    ConflictEntry, EngineFigures, ErrorEntry, GoalEntry, JumpEntry, Report, TestEntry, TimelineEntry,
+};
 use walkdown_interp::Outcome;
 use walkdown_ir::goals::{GoalKind, Goals};
 use walkdown_ir::Program;
@@ -53,6 +55,20 @@ pub fn stop_words(cause: Option<StopCause>) -> &'static str {
         Some(StopCause::Interrupted) => "interrupted",
         Some(StopCause::EnginesDone) => "every engine finished",
     }
+}
+
+/// The report's goals by verdict over time; with an environment a proof
+/// counts as infeasible (within it), as the goals' entries say.
+fn timeline(points: &[walkdown_campaign::TimelinePoint], environment: bool) -> Vec<TimelineEntry> {
+    points
+        .iter()
+        .map(|p| {
+            let c = p.counts;
+            let (unreachable, infeasible) =
+                if environment { (0, c.infeasible + c.unreachable) } else { (c.unreachable, c.infeasible) };
+            TimelineEntry { at_s: p.at_s, covered: c.covered, unreachable, infeasible, open: c.open }
+        })
+        .collect()
 }
 
 /// Builds the report of `snap` with `status` (`running`, `finished`,
@@ -182,6 +198,7 @@ pub fn make_report(header: &Report, program: &Program, goals: &Goals, snap: &Sna
                 engine: r.engine.into(),
             })
             .collect(),
+        timeline: timeline(&snap.timeline, program.environment.is_some()),
         ..header.clone()
     }
 }

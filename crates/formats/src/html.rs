@@ -2,25 +2,38 @@
 //! `report.json` (and the program's source and the suite's tests).
 //!
 //! One self-contained page (inline CSS and a few lines of inline script, no
-//! network): a summary (goals by verdict, coverage, errors, each engine's
-//! time), coverage over time as an inline SVG plot, the error list with the
-//! command that reproduces each error, the source (each of the program's
-//! files) with each line's goals marked by verdict (clicking a mark shows the goal's evidence: for a
-//! covered goal the test with its input values, for a proof the engine and
-//! method, for a bounded proof the bound, for an open goal the reasons),
-//! then every goal and every test as plain tables, which the marks link to
-//! (the page reads the same without its script).
+//! network): a summary (goals by verdict, coverage, errors), each engine's
+//! figures grouped and in words ([`engines`]), goals by verdict over time
+//! as an inline SVG plot ([`plot`]), the error list with the command that
+//! reproduces each error, the functions with their goals by verdict
+//! ([`functions`]), the source (each of the program's files) with each
+//! line's goals marked by verdict (clicking a mark shows the goal's
+//! evidence: for a covered goal the test with its input values, for a
+//! proof the engine and method, for a bounded proof the bound, for an open
+//! goal the reasons), then every goal and every test as plain tables, which
+//! the marks link to. Above the goal table, filters by verdict, kind and
+//! function and a search box over goals and tests ([`filters`]; the page
+//! reads the same without its script, the filters then do nothing). Each
+//! section's module brings its own style.
 //!
 //! The page stays lean for large programs: one table row per source line,
-//! no per-line script, and the goal details only once, in the goal table.
+//! no per-line script, and the goal details only once, in the goal table;
+//! the filters hide rows through one attribute each, no re-rendering.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::atomic::write_atomically;
-use crate::report::{GoalEntry, Report, TestEntry};
+use crate::report::{GoalEntry, Report};
 use crate::FormatError;
+
+mod engines;
+mod filters;
+mod functions;
+mod plot;
+
+pub use plot::verdicts_over_time;
 
 /// What the page shows of one test beyond `report.json`.
 #[derive(Clone, Debug, Default)]
@@ -159,22 +172,6 @@ fn place(location: &str, files: &[SourceFile]) -> String {
     }
 }
 
-/// Points of coverage over time: `(seconds, goals covered)` after each test,
-/// starting at `(0, 0)` and ending at `end`.
-pub fn coverage_over_time(tests: &[TestEntry], end: f64) -> Vec<(f64, usize)> {
-    let mut sorted: Vec<&TestEntry> = tests.iter().collect();
-    sorted.sort_by(|a, b| a.found_at_s.total_cmp(&b.found_at_s));
-    let mut points = vec![(0.0, 0)];
-    let mut covered = 0;
-    for t in sorted {
-        covered += t.new_goals.len();
-        points.push((t.found_at_s.max(0.0), covered));
-    }
-    let last = points.last().map_or(0.0, |p| p.0);
-    points.push((end.max(last), covered));
-    points
-}
-
 /// A figure as a person reads it: whole numbers and figures of 100 or
 /// more without decimals, others with two or three.
 fn figure(v: f64) -> String {
@@ -196,58 +193,6 @@ fn seconds(s: f64) -> String {
     }
 }
 
-/// The SVG plot of `points` against `total` goals.
-fn plot(points: &[(f64, usize)], total: usize) -> String {
-    let (w, h, left, bottom, top, right) = (640.0, 220.0, 48.0, 28.0, 10.0, 12.0);
-    let t_max = points.iter().map(|p| p.0).fold(0.0f64, f64::max).max(1e-3);
-    let y_max = total.max(1) as f64;
-    let x = |t: f64| left + (t / t_max) * (w - left - right);
-    let y = |n: f64| top + (1.0 - n / y_max) * (h - top - bottom);
-    let mut path = String::new();
-    let mut prev: Option<usize> = None;
-    for &(t, n) in points {
-        if let Some(p) = prev {
-            // A step: the count holds until the next test.
-            let _ = write!(path, " L{:.1},{:.1}", x(t), y(p as f64));
-        }
-        let _ = write!(path, "{}{:.1},{:.1}", if prev.is_none() { "M" } else { " L" }, x(t), y(n as f64));
-        prev = Some(n);
-    }
-    let mut svg = format!(
-        "<svg id=\"plot\" viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" role=\"img\" aria-label=\"goals covered over time\">"
-    );
-    let _ = write!(
-        svg,
-        "<line x1=\"{left}\" y1=\"{b}\" x2=\"{r}\" y2=\"{b}\" class=\"ax\"/><line x1=\"{left}\" y1=\"{top}\" x2=\"{left}\" y2=\"{b}\" class=\"ax\"/>",
-        b = h - bottom,
-        r = w - right
-    );
-    let _ = write!(
-        svg,
-        "<line x1=\"{left}\" y1=\"{yt:.1}\" x2=\"{r}\" y2=\"{yt:.1}\" class=\"tot\"/>",
-        yt = y(y_max),
-        r = w - right
-    );
-    let _ = write!(
-        svg,
-        "<text x=\"{}\" y=\"{:.1}\" class=\"lb\" text-anchor=\"end\">{total}</text>",
-        left - 4.0,
-        y(y_max) + 4.0
-    );
-    let _ =
-        write!(svg, "<text x=\"{}\" y=\"{:.1}\" class=\"lb\" text-anchor=\"end\">0</text>", left - 4.0, y(0.0) + 4.0);
-    let _ = write!(svg, "<text x=\"{left}\" y=\"{}\" class=\"lb\">0 s</text>", h - 8.0);
-    let _ = write!(
-        svg,
-        "<text x=\"{}\" y=\"{}\" class=\"lb\" text-anchor=\"end\">{}</text>",
-        w - right,
-        h - 8.0,
-        seconds(t_max)
-    );
-    let _ = write!(svg, "<path d=\"{path}\" class=\"cv\"/></svg>");
-    svg
-}
-
 const STYLE: &str = "body{font:14px/1.4 system-ui,sans-serif;margin:0 1.5em 2em;color:#222}\
 h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ccc}\
 table{border-collapse:collapse}td,th{padding:2px 8px;text-align:left;vertical-align:top}\
@@ -259,9 +204,10 @@ tr.c td.s{background:#e6f6e6}tr.u td.s{background:#e8eefc}tr.i td.s{background:#
 a.g{display:inline-block;border-radius:3px;padding:0 4px;margin:1px;font-size:11px;text-decoration:none;color:#fff}\
 a.g.c,.k.c{background:#2e8b3e}a.g.u,.k.u{background:#3c64c8}a.g.i,.k.i{background:#c89016}a.g.o,.k.o{background:#c83c3c}\
 .k{display:inline-block;width:.8em;height:.8em;border-radius:2px}\
+.pair{display:flex;flex-wrap:wrap;gap:0 3em;align-items:flex-start}#summary{max-width:46em}\
 #panel{position:fixed;right:1em;top:1em;max-width:36em;max-height:80vh;overflow:auto;background:#fff;border:1px solid #999;\
 box-shadow:0 2px 10px #0003;padding:.6em 1em;display:none}#panel.on{display:block}#panel table{font-size:13px}#panel td{white-space:normal;overflow-wrap:anywhere}\
-svg .ax{stroke:#444}svg .tot{stroke:#bbb;stroke-dasharray:4 3}svg .cv{fill:none;stroke:#2e8b3e;stroke-width:2}svg .lb{font-size:11px;fill:#444}\
+svg .ax{stroke:#444}svg .lb{font-size:11px;fill:#444}\
 tr:target{outline:2px solid #f90}\
 .cv-auto{content-visibility:auto;contain-intrinsic-size:auto 2000px}";
 
@@ -288,8 +234,12 @@ pub fn render_html(input: &HtmlInput<'_>) -> String {
     let title = format!("walkdown: {}", r.program);
     let _ = write!(
         out,
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>{STYLE}</style></head><body>",
-        esc(&title)
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>{STYLE}{}{}{}{}</style></head><body>",
+        esc(&title),
+        engines::STYLE,
+        plot::STYLE,
+        functions::STYLE,
+        filters::STYLE
     );
     let _ = write!(out, "<h1>{}</h1><div id=\"panel\"></div>", esc(&title));
 
@@ -299,7 +249,7 @@ pub fn render_html(input: &HtmlInput<'_>) -> String {
     let pct = |n: usize| if total == 0 { 0.0 } else { 100.0 * n as f64 / total as f64 };
     let branches: Vec<&GoalEntry> = r.goals.iter().filter(|g| !g.kind.starts_with("error")).collect();
     let branches_covered = branches.iter().filter(|g| g.status == "covered").count();
-    out.push_str("<h2>Summary</h2><table id=\"summary\" class=\"t\">");
+    out.push_str("<h2>Summary</h2><div class=\"pair\"><table id=\"summary\" class=\"t\">");
     for (k, v) in [
         ("program", r.program.clone()),
         ("producer", r.producer.clone()),
@@ -336,7 +286,7 @@ pub fn render_html(input: &HtmlInput<'_>) -> String {
 <tr><td>settled (covered or unreachable)</td><td class=\"num\">{settled}</td><td class=\"num\">{:.1}%</td></tr>\
 <tr><td>branch and case outcomes covered</td><td class=\"num\">{branches_covered} of {}</td><td class=\"num\">{:.1}%</td></tr>\
 <tr><td>tests</td><td class=\"num\">{}</td><td></td></tr><tr><td>errors</td><td class=\"num\">{}</td><td></td></tr>\
-<tr><td>proof conflicts</td><td class=\"num\">{}</td><td></td></tr></table>",
+<tr><td>proof conflicts</td><td class=\"num\">{}</td><td></td></tr></table></div>",
         pct(settled),
         branches.len(),
         if branches.is_empty() { 0.0 } else { 100.0 * branches_covered as f64 / branches.len() as f64 },
@@ -345,25 +295,14 @@ pub fn render_html(input: &HtmlInput<'_>) -> String {
         r.proof_conflicts.len()
     );
 
-    // Engines.
-    out.push_str("<h2>Engines</h2><table id=\"engines\" class=\"t\"><tr><th>engine</th><th>status</th><th class=\"num\">time</th><th>figures</th></tr>");
-    for e in &r.engines {
-        let figures: Vec<String> = e.figures.iter().map(|(k, v)| format!("{k} {}", figure(*v))).collect();
-        let _ = write!(
-            out,
-            "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
-            esc(&e.name),
-            esc(&e.status),
-            seconds(e.time_s),
-            esc(&figures.join(", "))
-        );
-    }
-    out.push_str("</table>");
+    engines::engine_section(&mut out, r);
 
-    // Coverage over time.
+    // Goals by verdict over time.
     let end = r.elapsed_s.max(r.tests.iter().map(|t| t.found_at_s).fold(0.0, f64::max));
-    out.push_str("<h2>Coverage over time</h2>");
-    out.push_str(&plot(&coverage_over_time(&r.tests, end), total));
+    let series = verdicts_over_time(r, end);
+    out.push_str("<h2>Goals by verdict over time</h2>");
+    out.push_str(&plot::plot(&series, total));
+    out.push_str(&plot::legend(&series));
 
     // Errors.
     let _ = write!(out, "<h2>Errors ({})</h2>", r.errors.len());
@@ -403,6 +342,8 @@ pub fn render_html(input: &HtmlInput<'_>) -> String {
         out.push_str("</table>");
     }
 
+    functions::function_section(&mut out, r, input.sources);
+
     // Source, each line with its goals.
     let mut by_line: Vec<BTreeMap<usize, Vec<&GoalEntry>>> = vec![BTreeMap::new(); input.sources.len()];
     let mut elsewhere = 0;
@@ -437,14 +378,18 @@ Click a mark for its evidence (T/F: a branch's true/false outcome).</p>";
     }
 
     // Goals.
-    let _ = write!(out, "<h2>Goals ({total})</h2><div class=\"cv-auto\"><table id=\"goals\" class=\"t\"><tr><th>goal</th><th>kind</th><th>where</th><th>function</th><th>verdict</th></tr>");
+    let _ = write!(out, "<h2>Goals ({total})</h2>");
+    filters::filter_bar(&mut out, r);
+    let _ = write!(out, "<div class=\"cv-auto\"><table id=\"goals\" class=\"t\"><tr><th>goal</th><th>kind</th><th>where</th><th>function</th><th>verdict</th></tr>");
     for g in &r.goals {
         let place = place(&g.location, input.sources);
         let _ = write!(
             out,
-            "<tr id=\"{}\" class=\"goal\" data-verdict=\"{}\"><td>{}</td><td>{}</td><td>{place}</td><td>{}</td><td><span class=\"k {}\"></span> {}</td></tr>",
+            "<tr id=\"{}\" class=\"goal\" data-verdict=\"{}\" data-kind=\"{}\" data-function=\"{}\"><td>{}</td><td>{}</td><td>{place}</td><td>{}</td><td><span class=\"k {}\"></span> {}</td></tr>",
             anchor("g-", &g.id),
             esc(&g.status),
+            esc(filters::kind_family(&g.kind)),
+            esc(&g.function),
             esc(&g.id),
             esc(&g.kind),
             esc(&g.function),
@@ -476,7 +421,7 @@ Click a mark for its evidence (T/F: a branch's true/false outcome).</p>";
         );
     }
     out.push_str("</table></div>");
-    let _ = writeln!(out, "<script>{SCRIPT}</script></body></html>");
+    let _ = writeln!(out, "<script>{SCRIPT}{}</script></body></html>", filters::SCRIPT);
     out
 }
 
@@ -532,7 +477,7 @@ pub fn write_html(path: &Path, input: &HtmlInput<'_>) -> Result<(), FormatError>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{ErrorEntry, GoalEntry};
+    use crate::report::{ErrorEntry, GoalEntry, TestEntry};
 
     fn goal(id: &str, kind: &str, line: usize, status: &str) -> GoalEntry {
         GoalEntry {
@@ -621,10 +566,7 @@ mod tests {
     }
 
     #[test]
-    fn coverage_over_time_is_cumulative_and_sorted() {
-        let t = |at: f64, n: usize| TestEntry { found_at_s: at, new_goals: vec!["g".into(); n], ..Default::default() };
-        let points = coverage_over_time(&[t(2.0, 1), t(1.0, 3)], 5.0);
-        assert_eq!(points, vec![(0.0, 0), (1.0, 3), (2.0, 4), (5.0, 4)]);
+    fn locations_give_file_and_line() {
         assert_eq!(location_line("a:b.c:12:5"), Some(("a:b.c", 12)));
         assert_eq!(location_line("x.c:7"), Some(("x.c", 7)));
         assert_eq!(location_line("x.c"), None);

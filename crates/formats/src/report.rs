@@ -100,6 +100,12 @@ pub struct Report {
     /// The first refuted tests.
     #[serde(default)]
     pub refuted_tests: Vec<RefutedEntry>,
+    /// Goals by verdict over time: a point whenever the counts changed
+    /// (the first at 0 s, every goal open), each holding until the next.
+    /// Absent in reports of older versions, which give coverage over time
+    /// through the tests' `found_at_s` alone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub timeline: Vec<TimelineEntry>,
 }
 
 impl Report {
@@ -120,6 +126,21 @@ impl Report {
             self.program_args.clone()
         }
     }
+}
+
+/// Goal counts by verdict from `at_s` on (see [`Report::timeline`]).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct TimelineEntry {
+    /// Seconds since the search began.
+    pub at_s: f64,
+    /// Goals covered.
+    pub covered: usize,
+    /// Goals proved unreachable.
+    pub unreachable: usize,
+    /// Goals infeasible within a bound.
+    pub infeasible: usize,
+    /// Goals open.
+    pub open: usize,
 }
 
 /// One possible runtime error as `walkdown check` settles it.
