@@ -207,7 +207,8 @@ pub fn make_report(header: &Report, program: &Program, goals: &Goals, snap: &Sna
 /// `suite` with its inputs and the `walkdown run` command that replays it.
 pub fn write_errors_sarif(path: &Path, report: &Report, suite: &Path) -> anyhow::Result<()> {
     let program = shell_words(&report.program_words());
-    let reproduce = |test: &Path| format!("walkdown run {program} --test {}", shell_word(&test.display().to_string()));
+    let reproduce =
+        |test: &Path| format!("walkdown run {program} --test {}", shell_word(&replay_file(test).display().to_string()));
     walkdown_formats::sarif::write_errors_sarif(path, report, suite, &reproduce)?;
     Ok(())
 }
@@ -251,16 +252,46 @@ pub fn write_html_report(
         .tests
         .iter()
         .map(|t| {
-            let file = suite.join(&t.file);
-            let inputs = walkdown_formats::read_testcase(&file)
-                .ok()
-                .map(|c| c.vector.values.iter().map(|v| walkdown_formats::format_value(*v)).collect());
+            let file = replay_file(&suite.join(&t.file));
+            let inputs = test_inputs(&file);
             let reproduce = format!("walkdown run {program}{dm} --test {}", shell_word(&file.display().to_string()));
             (t.file.clone(), TestDetails { inputs, reproduce })
         })
         .collect();
     write_html(path, &HtmlInput { report, sources: &files, tests: &tests })?;
     Ok(())
+}
+
+/// The file a test of the suite (`xml`) is replayed from: for a program
+/// with an environment, its test in walkdown's own format beside the
+/// suite (`env-tests/NAME.json`, which holds the arguments, standard input
+/// and files and which `run`, `replay` and `validate` read), else the XML.
+fn replay_file(xml: &Path) -> PathBuf {
+    let env_test = xml
+        .parent()
+        .and_then(Path::parent)
+        .zip(xml.file_stem())
+        .map(|(out, stem)| out.join(walkdown_formats::envtest::ENV_TESTS_DIR).join(stem).with_extension("json"));
+    env_test.filter(|p| p.is_file()).unwrap_or_else(|| xml.to_path_buf())
+}
+
+/// A test's inputs as the HTML report lists them: the arguments, standard
+/// input and files of an environment test, then the program's own values.
+fn test_inputs(file: &Path) -> Option<Vec<String>> {
+    if walkdown_formats::envtest::is_env_test_path(file) {
+        let t = walkdown_formats::envtest::read_env_test(file).ok()?;
+        let text = |b: &[u8]| format!("\"{}\"", b.escape_ascii());
+        let mut out: Vec<String> =
+            t.inputs.args.iter().enumerate().map(|(i, a)| format!("argv[{}] = {}", i + 1, text(a))).collect();
+        if t.environment.stdin.is_some() {
+            out.push(format!("stdin = {}", text(&t.inputs.stdin)));
+        }
+        out.extend(t.inputs.files.iter().map(|(name, data)| format!("file {name} = {}", text(data))));
+        out.extend(t.values.iter().map(|v| walkdown_formats::format_value(*v)));
+        return Some(out);
+    }
+    let case = walkdown_formats::read_testcase(file).ok()?;
+    Some(case.vector.values.iter().map(|v| walkdown_formats::format_value(*v)).collect())
 }
 
 /// `words` quoted for a POSIX shell where they need it, joined by spaces.

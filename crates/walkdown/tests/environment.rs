@@ -52,6 +52,12 @@ fn a_bug_behind_an_option_and_a_line_of_input_is_found_and_reproduces_natively()
     let (code, text) = walkdown(&["validate"], &[&program, &out.join("test-suite")]);
     assert_eq!(code, Some(0), "validate: {text}");
     assert!(text.contains("lines 100.00%"), "validate: {text}");
+    // SARIF's and the HTML report's reproduce commands name the environment test.
+    let sarif = std::fs::read_to_string(out.join("errors.sarif")).unwrap();
+    let json_name = json.file_name().unwrap().to_str().unwrap();
+    assert!(sarif.contains(&format!("env-tests/{json_name}")), "{sarif}");
+    let html = std::fs::read_to_string(out.join("report/index.html")).unwrap();
+    assert!(html.contains("env-tests/") && html.contains("argv[1] = "), "the page lists arguments");
 }
 
 #[test]
