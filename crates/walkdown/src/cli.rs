@@ -8,6 +8,7 @@ mod annotations;
 mod batch;
 mod check;
 mod env;
+mod envreplay;
 mod gen;
 mod optdoc;
 mod output;

@@ -52,6 +52,13 @@ fn a_bug_behind_an_option_and_a_line_of_input_is_found_and_reproduces_natively()
     let (code, text) = walkdown(&["validate"], &[&program, &out.join("test-suite")]);
     assert_eq!(code, Some(0), "validate: {text}");
     assert!(text.contains("lines 100.00%"), "validate: {text}");
+    // --emit-driver writes the C driver and the script that runs the test natively.
+    let driver = dir.path().join("driver.c");
+    let (code, text) = walkdown(&["replay", "--emit-driver", driver.to_str().unwrap()], &[&program, &json]);
+    assert_eq!(code, Some(0), "emit-driver: {text}");
+    let script = std::process::Command::new("sh").arg(dir.path().join("driver.sh")).output().unwrap();
+    let said = String::from_utf8_lossy(&script.stderr);
+    assert!(!script.status.success() && said.contains("Assertion"), "driver.sh: {said}");
     // SARIF's and the HTML report's reproduce commands name the environment test.
     let sarif = std::fs::read_to_string(out.join("errors.sarif")).unwrap();
     let json_name = json.file_name().unwrap().to_str().unwrap();

@@ -30,7 +30,7 @@ pub struct ReplayArgs {
     /// Start gdb on the program with the test's values instead of running it.
     #[arg(long, conflicts_with = "emit_driver")]
     gdb: bool,
-    /// Write the standalone C driver (the harness with the test's values compiled in) to this file instead of running.
+    /// Write the standalone C driver (the harness with the test's values compiled in) to this file instead of running. For a test with arguments, standard input or files (env-tests/*.json), also OUT.sh beside it, which builds the program with the driver and runs it with them.
     #[arg(long, value_name = "OUT.c")]
     emit_driver: Option<PathBuf>,
     /// Build with AddressSanitizer and UndefinedBehaviorSanitizer, so that out-of-bounds accesses and signed overflow stop the run too (the sanitizer's report is printed).
@@ -74,13 +74,6 @@ pub fn replay(args: &ReplayArgs) -> Result<i32> {
     let (vector, environment) = read_test(&args.test)?;
     let data_model =
         args.data_model.map(DataModel::from).or_else(|| suite_data_model(&args.test)).unwrap_or(DataModel::LP64);
-    if let (Some(_), Some(_)) = (&args.emit_driver, &environment) {
-        bail!(
-            "--emit-driver: {} gives the program arguments, standard input or files, which a C driver cannot; \
-             replay it with `walkdown replay`",
-            args.test.display()
-        );
-    }
     let units = walkdown_driver::load::native_units(&input, data_model)?;
     // The program is named by its first unit (a build database's entry).
     let name = units.first().map_or_else(|| input.name(), |u| u.path.clone());
@@ -92,14 +85,26 @@ pub fn replay(args: &ReplayArgs) -> Result<i32> {
             .collect::<Vec<_>>()
             .join(" ");
         let driver_name = out.file_name().map_or("driver.c".into(), |n| n.to_string_lossy().into_owned());
+        // With an environment, the C driver serves the values after it,
+        // and a script beside it gives the arguments, input and files.
+        let (env_inputs, own) = match &environment {
+            Some(env) => {
+                let (inputs, own) = env.decode_lenient(&vector.values);
+                (Some(inputs), TestVector { values: own })
+            }
+            None => (None, vector.clone()),
+        };
         let text = walkdown_native::driver::standalone_driver(
-            &vector,
+            &own,
             &program,
             &driver_name,
             data_model,
             &args.test.display().to_string(),
         );
         std::fs::write(out, text).with_context(|| format!("cannot write {}", out.display()))?;
+        if let Some(inputs) = env_inputs {
+            return write_env_script(&inputs, out, &units, data_model, &args.test);
+        }
         println!(
             "driver: {} ({} values; build with gcc -g {} {} {} -lm)",
             out.display(),
@@ -121,12 +126,17 @@ pub fn replay(args: &ReplayArgs) -> Result<i32> {
     };
     let build = NativeBuild::compile_units(&units, data_model, &settings)
         .with_context(|| format!("cannot build {} natively", name.display()))?;
-    if args.gdb && environment.is_some() {
-        bail!(
-            "--gdb: {} gives the program arguments, standard input or files; --gdb does not pass them yet \
-             (replay without --gdb shows how the run ends)",
+    if let (true, Some(env)) = (args.gdb, &environment) {
+        let (inputs, own) = env.decode_lenient(&vector.values);
+        let values = build.build_dir().join("gdb.in");
+        std::fs::write(&values, input_file_text(&TestVector { values: own }))
+            .with_context(|| format!("cannot write {}", values.display()))?;
+        eprintln!(
+            "walkdown: gdb on {} with the arguments, standard input and files of {} (`run` starts it)",
+            build.executable().display(),
             args.test.display()
         );
+        return super::envreplay::gdb(build.executable(), &inputs, &values, ENV_INPUTS, build.build_dir());
     }
     if args.gdb {
         let inputs = build.build_dir().join("gdb.in");
@@ -193,4 +203,42 @@ pub fn replay(args: &ReplayArgs) -> Result<i32> {
         eprintln!("walkdown: note: gcc refused -finstrument-functions on this program, so entry into its own reach_error is seen only through __assert_fail");
     }
     Ok(if matches!(run.outcome, NativeOutcome::Exit(_)) { 0 } else { 1 })
+}
+
+/// Writes the script that replays an environment test beside its C
+/// driver `driver` (see [`super::envreplay`]) and says how to run it.
+fn write_env_script(
+    inputs: &walkdown_ir::env::EnvInputs,
+    driver: &Path,
+    units: &[walkdown_ir::units::Unit],
+    data_model: DataModel,
+    test: &Path,
+) -> Result<i32> {
+    let absolute = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let quote = |w: &str| format!("'{}'", w.replace('\'', "'\\''"));
+    let units: Vec<String> = units
+        .iter()
+        .map(|u| {
+            let mut words: Vec<String> = u.flags.iter().map(|f| quote(f)).collect();
+            words.push(quote(&absolute(&u.path).display().to_string()));
+            words.join(" ")
+        })
+        .collect();
+    let script = driver.with_extension("sh");
+    let text = super::envreplay::driver_script(
+        inputs,
+        &absolute(driver),
+        &units.join(" "),
+        walkdown_native::compile::machine_flag(data_model),
+        &test.display().to_string(),
+    );
+    std::fs::write(&script, text).with_context(|| format!("cannot write {}", script.display()))?;
+    println!(
+        "driver: {} (the program's own values) and {} (builds it with the program and runs it with the test's \
+         arguments, standard input and files: sh {})",
+        driver.display(),
+        script.display(),
+        script.display()
+    );
+    Ok(0)
 }
