@@ -150,11 +150,19 @@ impl NativeRun {
     /// denied: write to /home/u/x denied (EROFS)`).
     pub fn describe(&self) -> String {
         let end = self.outcome.describe();
+        match self.denied_words() {
+            Some(denied) => format!("{end}; {denied}"),
+            None => end,
+        }
+    }
+
+    /// What was denied, in words (`the sandbox denied: ...`), if anything.
+    pub fn denied_words(&self) -> Option<String> {
         if self.denied.is_empty() {
-            return end;
+            return None;
         }
         let denied: Vec<String> = self.denied.iter().map(Denial::describe).collect();
-        format!("{end}; the sandbox denied: {}", denied.join(", "))
+        Some(format!("the sandbox denied: {}", denied.join(", ")))
     }
 
     /// Whether the end itself came from a limit (SIGXFSZ, SIGXCPU), so it

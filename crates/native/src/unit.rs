@@ -7,14 +7,19 @@
 //! - [`validate_unit_tests`]: the file built with `--coverage`, every test
 //!   run, gcov's coverage of the program read back (`validate`, `gen
 //!   --lcov` in unit mode).
+//!
+//! Every run is sandboxed like the harness's (`crate::sandbox`); with no
+//! harness in the program, only the limits' signals tell what was denied.
 
-use std::os::unix::process::ExitStatusExt;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use walkdown_ir::DataModel;
 
 use crate::compile::{machine_flag, SANITIZE_FLAGS};
+use crate::sandbox::{decode_status, Jail, Running};
 use crate::{GcovCoverage, NativeError};
 
 /// A unit test file built natively into a scratch directory.
@@ -53,15 +58,81 @@ impl UnitBuild {
         Ok(UnitBuild { exe, _dir: dir })
     }
 
-    /// Runs the test function `test` in a process of its own.
+    /// Runs the test function `test` in a process of its own, in the
+    /// sandbox (see [`crate::sandbox`]), for at most [`UNIT_RUN_LIMIT`]
+    /// (the test's own `alarm` usually ends it first).
     pub fn run(&self, test: &str) -> Result<UnitRun, NativeError> {
-        let o = Command::new(&self.exe)
-            .arg(test)
-            .output()
-            .map_err(|source| NativeError::ToolNotRun { tool: self.exe.clone(), source })?;
-        let said = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
-        Ok(UnitRun { signal: o.status.signal(), code: o.status.code(), said })
+        let dir = self._dir.path();
+        let run = run_sandboxed(&self.exe, &[OsString::from(test)], dir, None, UNIT_RUN_LIMIT)?;
+        Ok(UnitRun { signal: run.signal, code: run.code, said: format!("{}{}", run.stdout, run.stderr) })
     }
+}
+
+/// The longest one unit test may run (its own `alarm` usually stops it
+/// before).
+pub const UNIT_RUN_LIMIT: Duration = Duration::from_secs(60);
+/// The longest all of a file's tests may run together.
+pub const SUITE_RUN_LIMIT: Duration = Duration::from_secs(1800);
+
+/// A scratch directory by its canonical path.
+struct Scratch {
+    path: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Scratch {
+    fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// How a sandboxed run of a unit test program ended, and what it said.
+struct Ran {
+    code: Option<i32>,
+    signal: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `exe` with `args` in the sandbox: a fresh working directory in
+/// `dir` (which it sees read-only), gcov data into `gcov_dir`; SIGTERM
+/// after `limit`, SIGKILL a second later.
+fn run_sandboxed(
+    exe: &Path,
+    args: &[OsString],
+    dir: &Path,
+    gcov_dir: Option<&Path>,
+    limit: Duration,
+) -> Result<Ran, NativeError> {
+    let io = |context: String| move |source| NativeError::Io { context, source };
+    let scratch = tempfile::Builder::new().prefix("run-").tempdir_in(dir).map_err(io("creating a run directory".into()))?;
+    let cwd = scratch.path().join("d");
+    std::fs::create_dir(&cwd).map_err(io(format!("creating {}", cwd.display())))?;
+    if let Some(gcov_dir) = gcov_dir {
+        std::fs::create_dir_all(gcov_dir).map_err(io(format!("creating {}", gcov_dir.display())))?;
+    }
+    let (out_path, err_path) = (scratch.path().join("out"), scratch.path().join("err"));
+    let out = std::fs::File::create(&out_path).map_err(io(format!("creating {}", out_path.display())))?;
+    let err = std::fs::File::create(&err_path).map_err(io(format!("creating {}", err_path.display())))?;
+    let jail = Jail {
+        program: exe,
+        args,
+        cwd: &cwd,
+        visible: &[dir],
+        writable: gcov_dir.as_slice(),
+        clear_env: false,
+        env: vec![("GCOV_PREFIX", gcov_dir.map(|d| d.as_os_str().to_owned()))],
+        cpu_seconds: limit.as_secs() + 2,
+    };
+    let (mut command, sandboxed) = jail.command()?;
+    command.stdin(Stdio::null()).stdout(out).stderr(err);
+    let mut running = Running::spawn(command, sandboxed, exe)?;
+    let (status, _) = running.wait(limit, Duration::from_secs(1))?;
+    // No harness reports how it ended: a code above 128 from the sandbox
+    // is read as a signal.
+    let (code, signal) = decode_status(status, sandboxed, false);
+    let read = |path: &Path| String::from_utf8_lossy(&std::fs::read(path).unwrap_or_default()).into_owned();
+    Ok(Ran { code, signal, stdout: read(&out_path), stderr: read(&err_path) })
 }
 
 /// Branch coverage of one function, from gcov.
@@ -112,6 +183,8 @@ pub fn validate_unit_tests(
 ) -> Result<UnitValidation, NativeError> {
     let io = |context: String| move |source| NativeError::Io { context, source };
     let dir = tempfile::tempdir().map_err(io("cannot make a scratch directory".into()))?;
+    // Absolute, so that gcc records where the data goes (under GCOV_PREFIX).
+    let dir = Scratch { path: std::fs::canonicalize(dir.path()).map_err(io("locating the scratch directory".into()))?, _dir: dir };
     let source = dir.path().join("unit_tests.c");
     std::fs::copy(unit_tests, &source).map_err(io(format!("cannot read {}", unit_tests.display())))?;
     let arch = machine_flag(data_model);
@@ -120,12 +193,15 @@ pub fn validate_unit_tests(
     // not pull it from the archive by itself.
     gcc_in(dir.path(), &["--coverage", arch, "-Wl,-u,__gcov_dump", "unit_tests.o", "-o", "unit_tests"])?;
     let exe = dir.path().join("unit_tests");
-    let ran = Command::new(&exe)
-        .current_dir(dir.path())
-        .output()
-        .map_err(|source| NativeError::ToolNotRun { tool: exe, source })?;
-    let stdout = String::from_utf8_lossy(&ran.stdout);
-    let lines = stdout.lines().filter(|l| l.contains("[walkdown: ")).map(str::to_string).collect();
+    let gcov_dir = dir.path().join("gcov-data");
+    let ran = run_sandboxed(&exe, &[], dir.path(), Some(&gcov_dir), SUITE_RUN_LIMIT)?;
+    // The data was written under GCOV_PREFIX; gcov reads it beside the notes.
+    let data = dir.path().join("unit_tests.gcda");
+    let written = gcov_dir.join(data.strip_prefix("/").unwrap_or(&data));
+    if written.exists() {
+        std::fs::copy(&written, &data).map_err(io(format!("copying {}", written.display())))?;
+    }
+    let lines = ran.stdout.lines().filter(|l| l.contains("[walkdown: ")).map(str::to_string).collect();
     let gcov = Command::new("gcov")
         .args(["--json-format", "--stdout", "-b", "-c", "-o"])
         .arg(dir.path())

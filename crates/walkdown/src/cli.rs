@@ -106,6 +106,48 @@ impl BuildArgs {
     }
 }
 
+/// Whether native runs of the program under test are sandboxed
+/// (`docs/sandbox.md`); shared by every command that runs it natively.
+#[derive(clap::Args, Debug, Clone)]
+struct SandboxArgs {
+    /// Native runs of the program: in a bubblewrap sandbox (own directory the only writable place, home and /tmp hidden, no network, limits on processes, file size, open files and CPU time) when it can be built, else with the limits only and a note saying so (auto, the default; also $WALKDOWN_SANDBOX); always in the sandbox, failing when it cannot be built (required); never (off).
+    #[arg(long, value_enum, value_name = "WHEN")]
+    sandbox: Option<SandboxArg>,
+    /// The same as --sandbox=off: native runs get the limits and a private working directory but can read and write your files and use the network.
+    #[arg(long, conflicts_with = "sandbox")]
+    no_sandbox: bool,
+}
+
+/// `--sandbox`'s values.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum SandboxArg {
+    /// The sandbox when it can be built.
+    Auto,
+    /// The sandbox or an error.
+    Required,
+    /// No sandbox.
+    Off,
+}
+
+impl SandboxArgs {
+    /// Sets the policy of this process's native runs; with
+    /// `--sandbox=required`, fails now when the sandbox cannot be built.
+    fn apply(&self) -> Result<()> {
+        use walkdown_native::sandbox::{set_policy, SandboxPolicy};
+        let policy = match (self.no_sandbox, self.sandbox) {
+            (true, _) | (_, Some(SandboxArg::Off)) => SandboxPolicy::Off,
+            (_, Some(SandboxArg::Required)) => SandboxPolicy::Required,
+            (_, Some(SandboxArg::Auto)) => SandboxPolicy::Auto,
+            (false, None) => return Ok(()),
+        };
+        set_policy(policy);
+        if policy == SandboxPolicy::Required {
+            walkdown_native::sandbox::sandboxed()?;
+        }
+        Ok(())
+    }
+}
+
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Print the program's IR in its textual form.
