@@ -396,6 +396,22 @@ impl Running {
     /// Waits for the run; past `timeout`, SIGTERM, and past `grace` more,
     /// SIGKILL. Returns the status and whether it timed out.
     pub(crate) fn wait(&mut self, timeout: Duration, grace: Duration) -> Result<(ExitStatus, bool), NativeError> {
+        let ended = self.wait_for_end(timeout, grace)?;
+        if !self.sandboxed {
+            // What the program left running in its group (sandboxed, the
+            // PID namespace ended with it). The group outlives its leader
+            // while it has members, so its number is still its own.
+            if let Ok(group) = libc::pid_t::try_from(self.child.id()) {
+                // SAFETY: killpg only sends a signal; ESRCH when none is left.
+                unsafe {
+                    libc::killpg(group, libc::SIGKILL);
+                }
+            }
+        }
+        Ok(ended)
+    }
+
+    fn wait_for_end(&mut self, timeout: Duration, grace: Duration) -> Result<(ExitStatus, bool), NativeError> {
         if let Some(status) = self.poll_until(Instant::now() + timeout)? {
             return Ok((status, false));
         }
@@ -404,7 +420,8 @@ impl Running {
             return Ok((status, true));
         }
         self.signal(libc::SIGKILL);
-        let status = self.child.wait().map_err(|source| NativeError::Io { context: "waiting for the program".into(), source })?;
+        let status =
+            self.child.wait().map_err(|source| NativeError::Io { context: "waiting for the program".into(), source })?;
         Ok((status, true))
     }
 
