@@ -503,6 +503,66 @@ pub(crate) fn decode_status(status: ExitStatus, sandboxed: bool, exited: bool) -
     }
 }
 
+/// How a program run by [`run_confined`] ended, and what it said.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfinedRun {
+    /// Its exit code, if it exited.
+    pub code: Option<i32>,
+    /// The signal that ended it, if one did.
+    pub signal: Option<i32>,
+    /// It ran past its time limit and was stopped.
+    pub timed_out: bool,
+    /// What it wrote to standard output.
+    pub stdout: Vec<u8>,
+    /// What it wrote to standard error.
+    pub stderr: Vec<u8>,
+}
+
+/// Runs `program` with `args` in the sandbox (or with limits only, as
+/// [`sandboxed`] decides), for programs without walkdown's harness: in a
+/// fresh working directory, seeing `visible` (the program's own
+/// directory, say) read-only, writing gcov data into `gcov_dir`
+/// (`GCOV_PREFIX`) if given; SIGTERM after `limit`, SIGKILL a second
+/// later. A code above 128 from the sandbox is read as a signal (no
+/// report tells otherwise).
+pub fn run_confined(
+    program: &Path,
+    args: &[OsString],
+    visible: &[&Path],
+    gcov_dir: Option<&Path>,
+    limit: Duration,
+) -> Result<ConfinedRun, NativeError> {
+    let io = |context: String| move |source| NativeError::Io { context, source };
+    let scratch =
+        tempfile::Builder::new().prefix("walkdown-run-").tempdir().map_err(io("creating a run directory".into()))?;
+    let scratch_dir = std::fs::canonicalize(scratch.path()).map_err(io("locating the run directory".into()))?;
+    let cwd = scratch_dir.join("d");
+    std::fs::create_dir(&cwd).map_err(io(format!("creating {}", cwd.display())))?;
+    if let Some(gcov_dir) = gcov_dir {
+        std::fs::create_dir_all(gcov_dir).map_err(io(format!("creating {}", gcov_dir.display())))?;
+    }
+    let (out_path, err_path) = (scratch_dir.join("out"), scratch_dir.join("err"));
+    let out = std::fs::File::create(&out_path).map_err(io(format!("creating {}", out_path.display())))?;
+    let err = std::fs::File::create(&err_path).map_err(io(format!("creating {}", err_path.display())))?;
+    let jail = Jail {
+        program,
+        args,
+        cwd: &cwd,
+        visible,
+        writable: gcov_dir.as_slice(),
+        clear_env: false,
+        env: vec![("GCOV_PREFIX", gcov_dir.map(|d| d.as_os_str().to_owned()))],
+        cpu_seconds: limit.as_secs() + 2,
+    };
+    let (mut command, sandboxed) = jail.command()?;
+    command.stdin(Stdio::null()).stdout(out).stderr(err);
+    let mut running = Running::spawn(command, sandboxed, program)?;
+    let (status, timed_out) = running.wait(limit, Duration::from_secs(1))?;
+    let (code, signal) = decode_status(status, sandboxed, false);
+    let read = |path: &Path| std::fs::read(path).unwrap_or_default();
+    Ok(ConfinedRun { code, signal, timed_out, stdout: read(&out_path), stderr: read(&err_path) })
+}
+
 /// What a run tried that the sandbox or a limit denied.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Denial {

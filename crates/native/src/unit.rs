@@ -13,13 +13,13 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use walkdown_ir::DataModel;
 
 use crate::compile::{machine_flag, SANITIZE_FLAGS};
-use crate::sandbox::{decode_status, Jail, Running};
+use crate::sandbox::run_confined;
 use crate::{GcovCoverage, NativeError};
 
 /// A unit test file built natively into a scratch directory.
@@ -63,8 +63,9 @@ impl UnitBuild {
     /// (the test's own `alarm` usually ends it first).
     pub fn run(&self, test: &str) -> Result<UnitRun, NativeError> {
         let dir = self._dir.path();
-        let run = run_sandboxed(&self.exe, &[OsString::from(test)], dir, None, UNIT_RUN_LIMIT)?;
-        Ok(UnitRun { signal: run.signal, code: run.code, said: format!("{}{}", run.stdout, run.stderr) })
+        let run = run_confined(&self.exe, &[OsString::from(test)], &[dir], None, UNIT_RUN_LIMIT)?;
+        let said = format!("{}{}", String::from_utf8_lossy(&run.stdout), String::from_utf8_lossy(&run.stderr));
+        Ok(UnitRun { signal: run.signal, code: run.code, said })
     }
 }
 
@@ -84,55 +85,6 @@ impl Scratch {
     fn path(&self) -> &Path {
         &self.path
     }
-}
-
-/// How a sandboxed run of a unit test program ended, and what it said.
-struct Ran {
-    code: Option<i32>,
-    signal: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-/// Runs `exe` with `args` in the sandbox: a fresh working directory in
-/// `dir` (which it sees read-only), gcov data into `gcov_dir`; SIGTERM
-/// after `limit`, SIGKILL a second later.
-fn run_sandboxed(
-    exe: &Path,
-    args: &[OsString],
-    dir: &Path,
-    gcov_dir: Option<&Path>,
-    limit: Duration,
-) -> Result<Ran, NativeError> {
-    let io = |context: String| move |source| NativeError::Io { context, source };
-    let scratch = tempfile::Builder::new().prefix("run-").tempdir_in(dir).map_err(io("creating a run directory".into()))?;
-    let cwd = scratch.path().join("d");
-    std::fs::create_dir(&cwd).map_err(io(format!("creating {}", cwd.display())))?;
-    if let Some(gcov_dir) = gcov_dir {
-        std::fs::create_dir_all(gcov_dir).map_err(io(format!("creating {}", gcov_dir.display())))?;
-    }
-    let (out_path, err_path) = (scratch.path().join("out"), scratch.path().join("err"));
-    let out = std::fs::File::create(&out_path).map_err(io(format!("creating {}", out_path.display())))?;
-    let err = std::fs::File::create(&err_path).map_err(io(format!("creating {}", err_path.display())))?;
-    let jail = Jail {
-        program: exe,
-        args,
-        cwd: &cwd,
-        visible: &[dir],
-        writable: gcov_dir.as_slice(),
-        clear_env: false,
-        env: vec![("GCOV_PREFIX", gcov_dir.map(|d| d.as_os_str().to_owned()))],
-        cpu_seconds: limit.as_secs() + 2,
-    };
-    let (mut command, sandboxed) = jail.command()?;
-    command.stdin(Stdio::null()).stdout(out).stderr(err);
-    let mut running = Running::spawn(command, sandboxed, exe)?;
-    let (status, _) = running.wait(limit, Duration::from_secs(1))?;
-    // No harness reports how it ended: a code above 128 from the sandbox
-    // is read as a signal.
-    let (code, signal) = decode_status(status, sandboxed, false);
-    let read = |path: &Path| String::from_utf8_lossy(&std::fs::read(path).unwrap_or_default()).into_owned();
-    Ok(Ran { code, signal, stdout: read(&out_path), stderr: read(&err_path) })
 }
 
 /// Branch coverage of one function, from gcov.
@@ -194,14 +146,14 @@ pub fn validate_unit_tests(
     gcc_in(dir.path(), &["--coverage", arch, "-Wl,-u,__gcov_dump", "unit_tests.o", "-o", "unit_tests"])?;
     let exe = dir.path().join("unit_tests");
     let gcov_dir = dir.path().join("gcov-data");
-    let ran = run_sandboxed(&exe, &[], dir.path(), Some(&gcov_dir), SUITE_RUN_LIMIT)?;
+    let ran = run_confined(&exe, &[], &[dir.path()], Some(&gcov_dir), SUITE_RUN_LIMIT)?;
     // The data was written under GCOV_PREFIX; gcov reads it beside the notes.
     let data = dir.path().join("unit_tests.gcda");
     let written = gcov_dir.join(data.strip_prefix("/").unwrap_or(&data));
     if written.exists() {
         std::fs::copy(&written, &data).map_err(io(format!("copying {}", written.display())))?;
     }
-    let lines = ran.stdout.lines().filter(|l| l.contains("[walkdown: ")).map(str::to_string).collect();
+    let lines = String::from_utf8_lossy(&ran.stdout).lines().filter(|l| l.contains("[walkdown: ")).map(str::to_string).collect();
     let gcov = Command::new("gcov")
         .args(["--json-format", "--stdout", "-b", "-c", "-o"])
         .arg(dir.path())

@@ -200,6 +200,18 @@ enum Command {
     /// Print the reference of every command's options as Markdown (docs/options.md).
     #[command(hide = true)]
     HelpMarkdown,
+    /// Run PROGRAM in the sandbox of native runs (docs/sandbox.md), for scripts that run programs under test themselves (scripts/csmith-diff): its output passes through; exit code its own, 128+N after signal N, 124 after the time limit.
+    #[command(hide = true)]
+    Sandboxed {
+        /// Seconds it may run.
+        #[arg(long, default_value_t = 10.0)]
+        timeout: f64,
+        #[command(flatten)]
+        sandbox: SandboxArgs,
+        /// The program and its arguments.
+        #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+        command: Vec<std::ffi::OsString>,
+    },
 }
 
 /// Runs the command line; returns the process exit code.
@@ -253,7 +265,44 @@ fn run(cli: Cli) -> Result<i32> {
             print!("{}", optdoc::markdown());
             Ok(0)
         }
+        Command::Sandboxed { timeout, sandbox, command } => sandboxed(timeout, &sandbox, &command),
     }
+}
+
+/// `walkdown sandboxed`: one program in the sandbox, as a shell runs it.
+fn sandboxed(timeout: f64, sandbox: &SandboxArgs, command: &[std::ffi::OsString]) -> Result<i32> {
+    use std::io::Write as _;
+    sandbox.apply()?;
+    if !(timeout > 0.0 && timeout.is_finite()) {
+        anyhow::bail!("--timeout must be a positive number of seconds");
+    }
+    let Some((program, args)) = command.split_first() else { anyhow::bail!("no program to run") };
+    // A bare name is looked up on PATH, as a shell would.
+    let program = PathBuf::from(program);
+    let program = if program.components().count() == 1 {
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+            .map(|dir| dir.join(&program))
+            .find(|p| p.is_file())
+            .unwrap_or(program)
+    } else {
+        std::path::absolute(&program)?
+    };
+    let dir = program.parent().map(std::path::Path::to_path_buf).unwrap_or_else(|| PathBuf::from("/"));
+    let run = walkdown_native::sandbox::run_confined(
+        &program,
+        args,
+        &[dir.as_path()],
+        None,
+        std::time::Duration::from_secs_f64(timeout),
+    )?;
+    let _ = std::io::stdout().write_all(&run.stdout);
+    let _ = std::io::stderr().write_all(&run.stderr);
+    Ok(match (run.timed_out, run.code, run.signal) {
+        (true, _, _) => 124,
+        (false, Some(code), _) => code,
+        (false, None, Some(signal)) => 128 + signal,
+        (false, None, None) => 255,
+    })
 }
 
 /// Reads a program: C through the frontend, `.wir` through the IR reader.
