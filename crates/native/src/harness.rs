@@ -146,7 +146,8 @@ mod tests {
         assert_eq!(HarnessReport::parse("nondet_calls 1\n"), None);
         assert_eq!(HarnessReport::parse(""), None);
         assert_eq!(HarnessReport::parse("nondet_calls x\nend exit\n"), None);
-        let denied = HarnessReport::parse("denied write EROFS /home/u/a b\ndenied fork EAGAIN \ndenied x y\nend exit\n");
+        let denied =
+            HarnessReport::parse("denied write EROFS /home/u/a b\ndenied fork EAGAIN \ndenied x y\nend exit\n");
         let denied = denied.unwrap().denied;
         assert_eq!(denied.len(), 2, "{denied:?}");
         assert_eq!(denied[0].describe(), "write to /home/u/a b denied (EROFS)");

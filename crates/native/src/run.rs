@@ -302,7 +302,13 @@ struct RunFiles {
 impl RunFiles {
     fn new(run_dir: &Path, id: u64) -> RunFiles {
         let file = |suffix: &str| run_dir.join(format!("run-{id}.{suffix}"));
-        RunFiles { inputs: file("in"), report: file("report"), stdin: file("stdin"), stderr: file("err"), cwd: file("d") }
+        RunFiles {
+            inputs: file("in"),
+            report: file("report"),
+            stdin: file("stdin"),
+            stderr: file("err"),
+            cwd: file("d"),
+        }
     }
 
     fn remove(&self) {

@@ -109,9 +109,30 @@ pub const MAX_OPEN_FILES: u64 = 256;
 /// The C library calls the harness wraps (`-Wl,--wrap=NAME`) to see what
 /// the sandbox denied; the harness defines `__wrap_NAME` for each.
 pub const WRAPPED_CALLS: &[&str] = &[
-    "open", "open64", "openat", "openat64", "creat", "creat64", "fopen", "fopen64", "freopen", "freopen64", "unlink",
-    "unlinkat", "remove", "rename", "renameat", "rmdir", "mkdir", "mkdirat", "truncate", "truncate64", "link",
-    "symlink", "connect", "fork",
+    "open",
+    "open64",
+    "openat",
+    "openat64",
+    "creat",
+    "creat64",
+    "fopen",
+    "fopen64",
+    "freopen",
+    "freopen64",
+    "unlink",
+    "unlinkat",
+    "remove",
+    "rename",
+    "renameat",
+    "rmdir",
+    "mkdir",
+    "mkdirat",
+    "truncate",
+    "truncate64",
+    "link",
+    "symlink",
+    "connect",
+    "fork",
 ];
 
 static POLICY: AtomicU8 = AtomicU8::new(0);
@@ -184,7 +205,9 @@ fn probe() -> Availability {
         Ok(out) => {
             let said = String::from_utf8_lossy(&out.stderr);
             let first = said.lines().next().unwrap_or("").trim();
-            Availability::Unavailable(format!("`bwrap --ro-bind / / true` fails here ({first}): are user namespaces off?"))
+            Availability::Unavailable(format!(
+                "`bwrap --ro-bind / / true` fails here ({first}): are user namespaces off?"
+            ))
         }
     }
 }
@@ -389,7 +412,8 @@ pub(crate) struct Running {
 
 impl Running {
     pub(crate) fn spawn(mut command: Command, sandboxed: bool, program: &Path) -> Result<Running, NativeError> {
-        let child = command.spawn().map_err(|source| NativeError::ToolNotRun { tool: program.to_path_buf(), source })?;
+        let child =
+            command.spawn().map_err(|source| NativeError::ToolNotRun { tool: program.to_path_buf(), source })?;
         Ok(Running { child, sandboxed })
     }
 
@@ -420,8 +444,10 @@ impl Running {
             return Ok((status, true));
         }
         self.signal(libc::SIGKILL);
-        let status =
-            self.child.wait().map_err(|source| NativeError::Io { context: "waiting for the program".into(), source })?;
+        let status = self
+            .child
+            .wait()
+            .map_err(|source| NativeError::Io { context: "waiting for the program".into(), source })?;
         Ok((status, true))
     }
 

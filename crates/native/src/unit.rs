@@ -136,7 +136,10 @@ pub fn validate_unit_tests(
     let io = |context: String| move |source| NativeError::Io { context, source };
     let dir = tempfile::tempdir().map_err(io("cannot make a scratch directory".into()))?;
     // Absolute, so that gcc records where the data goes (under GCOV_PREFIX).
-    let dir = Scratch { path: std::fs::canonicalize(dir.path()).map_err(io("locating the scratch directory".into()))?, _dir: dir };
+    let dir = Scratch {
+        path: std::fs::canonicalize(dir.path()).map_err(io("locating the scratch directory".into()))?,
+        _dir: dir,
+    };
     let source = dir.path().join("unit_tests.c");
     std::fs::copy(unit_tests, &source).map_err(io(format!("cannot read {}", unit_tests.display())))?;
     let arch = machine_flag(data_model);
@@ -153,7 +156,11 @@ pub fn validate_unit_tests(
     if written.exists() {
         std::fs::copy(&written, &data).map_err(io(format!("copying {}", written.display())))?;
     }
-    let lines = String::from_utf8_lossy(&ran.stdout).lines().filter(|l| l.contains("[walkdown: ")).map(str::to_string).collect();
+    let lines = String::from_utf8_lossy(&ran.stdout)
+        .lines()
+        .filter(|l| l.contains("[walkdown: "))
+        .map(str::to_string)
+        .collect();
     let gcov = Command::new("gcov")
         .args(["--json-format", "--stdout", "-b", "-c", "-o"])
         .arg(dir.path())

@@ -196,7 +196,16 @@ fn the_sandbox_contains_every_escape() {
     let started = Instant::now();
 
     let gen = world.walkdown(&[
-        "gen", program, "--engines", "concolic", "--time", "8", "--out", "out", "--lcov", "--sandbox=required",
+        "gen",
+        program,
+        "--engines",
+        "concolic",
+        "--time",
+        "8",
+        "--out",
+        "out",
+        "--lcov",
+        "--sandbox=required",
     ]);
     assert!(matches!(gen.status.code(), Some(0 | 1)), "gen: {}", text(&gen));
     let suite = world.work.path().join("out/test-suite");
@@ -226,11 +235,20 @@ fn the_sandbox_contains_every_escape() {
     }
 
     let check = world.walkdown(&[
-        "check", program, "--engines", "concolic", "--time", "8", "--out", "out-check", "--sandbox=required",
+        "check",
+        program,
+        "--engines",
+        "concolic",
+        "--time",
+        "8",
+        "--out",
+        "out-check",
+        "--sandbox=required",
     ]);
     assert_eq!(check.status.code(), Some(1), "check confirms the error: {}", text(&check));
     let confirmed = text(&check).lines().find(|l| l.starts_with("CONFIRMED")).unwrap_or_default().to_string();
-    for denial in ["write to /tmp/wd-sandbox-", "deletion of /tmp/wd-sandbox-", "connection to 127.0.0.1", "fork denied"]
+    for denial in
+        ["write to /tmp/wd-sandbox-", "deletion of /tmp/wd-sandbox-", "connection to 127.0.0.1", "fork denied"]
     {
         assert!(confirmed.contains(denial), "check's evidence names {denial:?}: {confirmed}");
     }

@@ -160,12 +160,7 @@ pub fn replay(args: &ReplayArgs) -> Result<i32> {
     };
     let run = build.run(&vector, &limits)?;
     let how = if args.sanitize { "gcc -g, ASan+UBSan" } else { "gcc -g" };
-    println!(
-        "{}: {} ({data_model}, {how}, {:.3} s)",
-        name.display(),
-        run.describe(),
-        run.elapsed.as_secs_f64()
-    );
+    println!("{}: {} ({data_model}, {how}, {:.3} s)", name.display(), run.describe(), run.elapsed.as_secs_f64());
     // What the program or a sanitizer said about how it ended.
     let said = run.stderr.as_deref().unwrap_or("");
     for line in said.lines().filter(|l| {
