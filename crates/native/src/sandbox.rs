@@ -189,10 +189,10 @@ fn probe() -> Availability {
             None => return Availability::Unavailable("bwrap (Debian's bubblewrap) is not installed".into()),
         },
     };
-    let Some(prlimit) = find_on_path("prlimit") else {
+    let Some(prlimit) = find_system("prlimit") else {
         return Availability::Unavailable("util-linux's prlimit is not installed".into());
     };
-    let Some(truth) = find_on_path("true") else {
+    let Some(truth) = find_system("true") else {
         return Availability::Unavailable("no `true` program on PATH to try bwrap with".into());
     };
     let mut args = namespace_args();
@@ -210,6 +210,12 @@ fn probe() -> Availability {
             ))
         }
     }
+}
+
+/// A system program, which runs inside the sandbox: only from the system's
+/// directories, never from a `PATH` entry the sandbox may hide (`~/bin`).
+fn find_system(name: &str) -> Option<PathBuf> {
+    ["/usr/bin", "/bin", "/usr/sbin", "/sbin"].iter().map(|dir| Path::new(dir).join(name)).find(|p| p.is_file())
 }
 
 fn find_on_path(name: &str) -> Option<PathBuf> {
@@ -337,43 +343,7 @@ impl Jail<'_> {
     /// [`sandboxed`]) or with limits only, and whether it is sandboxed.
     pub(crate) fn command(&self) -> Result<(Command, bool), NativeError> {
         let sandbox = sandboxed()?;
-        let prlimit = match availability() {
-            Availability::Ready { prlimit, .. } => Some(prlimit.clone()),
-            Availability::Unavailable(_) => find_on_path("prlimit"),
-        };
-        let mut limits = vec![
-            format!("--fsize={MAX_FILE_BYTES}"),
-            format!("--nofile={MAX_OPEN_FILES}"),
-            format!("--cpu={}:{}", self.cpu_seconds, self.cpu_seconds + 1),
-            "--core=0".into(),
-        ];
-        if sandbox {
-            limits.push(format!("--nproc={MAX_PROCESSES}"));
-        }
-        let mut command = match (sandbox, availability(), &prlimit) {
-            (true, Availability::Ready { bwrap, prlimit }, _) => {
-                let mut command = Command::new(bwrap);
-                command
-                    .args(namespace_args())
-                    .args(file_system_args(self.visible, self.writable, Some(self.cwd)))
-                    .arg("--")
-                    .arg(prlimit)
-                    .args(&limits)
-                    .arg("--")
-                    .arg(self.program);
-                command
-            }
-            (_, _, Some(prlimit)) => {
-                let mut command = Command::new(prlimit);
-                command.args(&limits).arg("--").arg(self.program).current_dir(self.cwd);
-                command
-            }
-            (_, _, None) => {
-                let mut command = Command::new(self.program);
-                command.current_dir(self.cwd);
-                command
-            }
-        };
+        let mut command = self.launcher(sandbox);
         command.args(self.args);
         if self.clear_env {
             command.env_clear();
@@ -387,13 +357,56 @@ impl Jail<'_> {
         command.env(ENV_MAX_FORKS, MAX_FORKS.to_string());
         if sandbox {
             command.env(ENV_SANDBOXED, "1");
-            let hidden = std::env::join_paths(hidden_dirs()).unwrap_or_default();
-            command.env(ENV_HIDDEN, hidden);
+            command.env(ENV_HIDDEN, std::env::join_paths(hidden_dirs()).unwrap_or_default());
+        } else {
+            command.env_remove(ENV_SANDBOXED).env_remove(ENV_HIDDEN);
         }
         // Its own process group: a timeout reaches whatever it started
         // (sandboxed, `--new-session` makes the group inside; see `Running`).
         command.process_group(0);
         Ok((command, sandbox))
+    }
+
+    /// `bwrap ... -- prlimit ... -- PROGRAM`, or without the sandbox
+    /// `prlimit ... -- PROGRAM` in the working directory (the program
+    /// alone when there is no `prlimit`).
+    fn launcher(&self, sandbox: bool) -> Command {
+        let limits = self.limits(sandbox);
+        match (sandbox, availability()) {
+            (true, Availability::Ready { bwrap, prlimit }) => {
+                let mut command = Command::new(bwrap);
+                command.args(namespace_args()).args(file_system_args(self.visible, self.writable, Some(self.cwd)));
+                command.arg("--").arg(prlimit).args(&limits).arg("--").arg(self.program);
+                command
+            }
+            _ => {
+                let mut command = match find_system("prlimit") {
+                    Some(prlimit) => {
+                        let mut command = Command::new(prlimit);
+                        command.args(&limits).arg("--").arg(self.program);
+                        command
+                    }
+                    None => Command::new(self.program),
+                };
+                command.current_dir(self.cwd);
+                command
+            }
+        }
+    }
+
+    /// `prlimit`'s options: `RLIMIT_NPROC` only inside the sandbox's user
+    /// namespace (outside it would count all of the user's processes).
+    fn limits(&self, sandbox: bool) -> Vec<String> {
+        let mut limits = vec![
+            format!("--fsize={MAX_FILE_BYTES}"),
+            format!("--nofile={MAX_OPEN_FILES}"),
+            format!("--cpu={}:{}", self.cpu_seconds, self.cpu_seconds + 1),
+            "--core=0".into(),
+        ];
+        if sandbox {
+            limits.push(format!("--nproc={MAX_PROCESSES}"));
+        }
+        limits
     }
 }
 
