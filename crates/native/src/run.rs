@@ -193,66 +193,28 @@ impl NativeBuild {
 
     /// [`NativeBuild::run`] with the run's files named.
     fn run_in(&self, vector: &TestVector, limits: &RunLimits, files: &RunFiles) -> Result<NativeRun, NativeError> {
-        let io = |context: String| move |source| NativeError::Io { context, source };
-        let env = self.environment.as_ref().map(|env| {
-            let (inputs, own) = env.decode_lenient(&vector.values);
-            (inputs, TestVector { values: own })
-        });
-        let own = env.as_ref().map_or_else(|| vector.clone(), |(_, own)| own.clone());
-        fs::write(&files.inputs, input_file_text(&own)).map_err(io(format!("writing {}", files.inputs.display())))?;
-        // The sandbox binds the report file, so it must exist.
-        fs::write(&files.report, b"").map_err(io(format!("creating {}", files.report.display())))?;
-        // Every run gets a directory of its own, sandboxed or not.
-        fs::create_dir_all(&files.cwd).map_err(io(format!("creating {}", files.cwd.display())))?;
-        let gcov_dir = self.gcov_data_dir();
-        fs::create_dir_all(&gcov_dir).map_err(io(format!("creating {}", gcov_dir.display())))?;
-        let (stdin, args) = match &env {
-            None => (Stdio::null(), Vec::new()),
-            Some((inputs, _)) => {
-                for (name, data) in &inputs.files {
-                    let path = files.cwd.join(name);
-                    fs::write(&path, data).map_err(io(format!("writing {}", path.display())))?;
-                }
-                fs::write(&files.stdin, &inputs.stdin).map_err(io(format!("writing {}", files.stdin.display())))?;
-                let file = fs::File::open(&files.stdin).map_err(io(format!("opening {}", files.stdin.display())))?;
-                let args: Vec<OsString> = inputs.args.iter().map(|a| OsString::from_vec(a.clone())).collect();
-                (Stdio::from(file), args)
-            }
-        };
+        let staged = self.stage(vector, files)?;
         let stderr = if limits.capture_stderr {
             Stdio::from(fs::File::create(&files.stderr).map_err(io(format!("creating {}", files.stderr.display())))?)
         } else {
             Stdio::null()
         };
-
-        let mut env_vars: Vec<(&'static str, Option<OsString>)> = vec![
-            (ENV_INPUTS, Some(files.inputs.clone().into())),
-            (ENV_REPORT, Some(files.report.clone().into())),
-            // gcov's data goes to the one directory the sandbox lets it
-            // write; `coverage` copies it back beside the objects.
-            ("GCOV_PREFIX", Some(gcov_dir.clone().into())),
-            (ENV_MEMORY_LIMIT_MB, limits.memory_limit_mb.map(|mb| mb.to_string().into())),
-            (ENV_EXHAUSTED, (limits.on_exhausted == ExhaustedInputs::Exit).then(|| "exit".into())),
-        ];
-        if self.sanitized {
-            env_vars.push(("ASAN_OPTIONS", Some("abort_on_error=1:detect_leaks=0".into())));
-            env_vars.push(("UBSAN_OPTIONS", Some("halt_on_error=1:abort_on_error=1:print_stacktrace=1".into())));
-        }
+        let gcov_dir = self.gcov_data_dir();
         let build_dir = self.run_dir.parent().unwrap_or(&self.run_dir);
         let jail = Jail {
             program: &self.executable,
-            args: &args,
+            args: &staged.args,
             cwd: &files.cwd,
             visible: &[build_dir],
             writable: &[&files.report, &gcov_dir],
             // The program's environment has no variables in walkdown's
             // runs (env.c's getenv), so none natively either.
-            clear_env: env.is_some(),
-            env: env_vars,
+            clear_env: self.environment.is_some(),
+            env: self.variables(limits, files),
             cpu_seconds: limits.timeout.as_secs() + 2,
         };
         let (mut command, sandboxed) = jail.command()?;
-        command.stdin(stdin).stdout(Stdio::null()).stderr(stderr);
+        command.stdin(staged.stdin).stdout(Stdio::null()).stderr(stderr);
 
         let started = Instant::now();
         let mut running = Running::spawn(command, sandboxed, &self.executable)?;
@@ -283,10 +245,67 @@ impl NativeBuild {
         })
     }
 
+    /// Writes what the run reads (the harness's values; with an
+    /// environment, its files in the run's directory and its standard
+    /// input) and makes the directories and the report file the sandbox
+    /// binds.
+    fn stage(&self, vector: &TestVector, files: &RunFiles) -> Result<Staged, NativeError> {
+        let env = self.environment.as_ref().map(|env| {
+            let (inputs, own) = env.decode_lenient(&vector.values);
+            (inputs, TestVector { values: own })
+        });
+        let own = env.as_ref().map_or_else(|| vector.clone(), |(_, own)| own.clone());
+        fs::write(&files.inputs, input_file_text(&own)).map_err(io(format!("writing {}", files.inputs.display())))?;
+        fs::write(&files.report, b"").map_err(io(format!("creating {}", files.report.display())))?;
+        // Every run gets a directory of its own, sandboxed or not.
+        fs::create_dir_all(&files.cwd).map_err(io(format!("creating {}", files.cwd.display())))?;
+        let gcov_dir = self.gcov_data_dir();
+        fs::create_dir_all(&gcov_dir).map_err(io(format!("creating {}", gcov_dir.display())))?;
+        let Some((inputs, _)) = env else { return Ok(Staged { stdin: Stdio::null(), args: Vec::new() }) };
+        for (name, data) in &inputs.files {
+            let path = files.cwd.join(name);
+            fs::write(&path, data).map_err(io(format!("writing {}", path.display())))?;
+        }
+        fs::write(&files.stdin, &inputs.stdin).map_err(io(format!("writing {}", files.stdin.display())))?;
+        let file = fs::File::open(&files.stdin).map_err(io(format!("opening {}", files.stdin.display())))?;
+        let args = inputs.args.iter().map(|a| OsString::from_vec(a.clone())).collect();
+        Ok(Staged { stdin: Stdio::from(file), args })
+    }
+
+    /// The program's environment variables: the harness's files and
+    /// choices, gcov's directory, the sanitizers' options.
+    fn variables(&self, limits: &RunLimits, files: &RunFiles) -> Vec<(&'static str, Option<OsString>)> {
+        let mut vars: Vec<(&'static str, Option<OsString>)> = vec![
+            (ENV_INPUTS, Some(files.inputs.clone().into())),
+            (ENV_REPORT, Some(files.report.clone().into())),
+            // gcov's data goes to the one directory the sandbox lets it
+            // write; `coverage` copies it back beside the objects.
+            ("GCOV_PREFIX", Some(self.gcov_data_dir().into())),
+            (ENV_MEMORY_LIMIT_MB, limits.memory_limit_mb.map(|mb| mb.to_string().into())),
+            (ENV_EXHAUSTED, (limits.on_exhausted == ExhaustedInputs::Exit).then(|| "exit".into())),
+        ];
+        if self.sanitized {
+            vars.push(("ASAN_OPTIONS", Some("abort_on_error=1:detect_leaks=0".into())));
+            vars.push(("UBSAN_OPTIONS", Some("halt_on_error=1:abort_on_error=1:print_stacktrace=1".into())));
+        }
+        vars
+    }
+
     /// Where the runs' gcov data goes (`GCOV_PREFIX`).
     pub(crate) fn gcov_data_dir(&self) -> PathBuf {
         self.run_dir.with_file_name("gcov-data")
     }
+}
+
+/// What a run reads besides its values.
+struct Staged {
+    stdin: Stdio,
+    args: Vec<OsString>,
+}
+
+/// An I/O failure while `context`.
+fn io(context: String) -> impl FnOnce(std::io::Error) -> NativeError {
+    move |source| NativeError::Io { context, source }
 }
 
 /// The files of run `id`, all in the build's run directory.

@@ -580,6 +580,10 @@ pub fn run_confined(
     if let Some(gcov_dir) = gcov_dir {
         std::fs::create_dir_all(gcov_dir).map_err(io(format!("creating {}", gcov_dir.display())))?;
     }
+    // bwrap binds paths as given: symbolic links resolved first.
+    let visible: Vec<PathBuf> =
+        visible.iter().map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())).collect();
+    let visible: Vec<&Path> = visible.iter().map(PathBuf::as_path).collect();
     let (out_path, err_path) = (scratch_dir.join("out"), scratch_dir.join("err"));
     let out = std::fs::File::create(&out_path).map_err(io(format!("creating {}", out_path.display())))?;
     let err = std::fs::File::create(&err_path).map_err(io(format!("creating {}", err_path.display())))?;
@@ -587,7 +591,7 @@ pub fn run_confined(
         program,
         args,
         cwd: &cwd,
-        visible,
+        visible: &visible,
         writable: gcov_dir.as_slice(),
         clear_env: false,
         env: vec![("GCOV_PREFIX", gcov_dir.map(|d| d.as_os_str().to_owned()))],

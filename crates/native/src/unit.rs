@@ -26,7 +26,7 @@ use crate::{GcovCoverage, NativeError};
 #[derive(Debug)]
 pub struct UnitBuild {
     exe: PathBuf,
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
 }
 
 /// How one native run of a unit test ended.
@@ -55,14 +55,14 @@ impl UnitBuild {
             let stderr = String::from_utf8_lossy(&out.stderr).chars().take(2000).collect();
             return Err(NativeError::CompileFailed { command: format!("{gcc:?}"), stderr });
         }
-        Ok(UnitBuild { exe, _dir: dir })
+        Ok(UnitBuild { exe, dir })
     }
 
     /// Runs the test function `test` in a process of its own, in the
     /// sandbox (see [`crate::sandbox`]), for at most [`UNIT_RUN_LIMIT`]
     /// (the test's own `alarm` usually ends it first).
     pub fn run(&self, test: &str) -> Result<UnitRun, NativeError> {
-        let dir = self._dir.path();
+        let dir = self.dir.path();
         let run = run_confined(&self.exe, &[OsString::from(test)], &[dir], None, UNIT_RUN_LIMIT)?;
         let said = format!("{}{}", String::from_utf8_lossy(&run.stdout), String::from_utf8_lossy(&run.stderr));
         Ok(UnitRun { signal: run.signal, code: run.code, said })
