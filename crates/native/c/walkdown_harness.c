@@ -730,6 +730,8 @@ static WD_HOOK void wd_start_fork_budget(void) {
     wd_forks = page;
 }
 
+#ifndef WD_STANDALONE
+/* A standalone driver is built without the wraps: it notes nothing. */
 static WD_HOOK const char *wd_errno_name(int error) {
   switch (error) {
   case EROFS: return "EROFS";
@@ -797,7 +799,6 @@ static WD_HOOK void wd_check_path(int failed, const char *action, const char *pa
   errno = error;
 }
 
-#ifndef WD_STANDALONE
 static WD_HOOK int wd_open_writes(int flags) {
   return (flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC));
 }
