@@ -39,7 +39,8 @@
 //! When the sandbox cannot be built (no `bwrap`, no user namespaces in an
 //! unprivileged container: [`availability`] tries `bwrap` once per
 //! process), walkdown says so once, in words, and runs the program with
-//! the same limits (without `RLIMIT_NPROC`) in a private working directory.
+//! the same limits (without `RLIMIT_NPROC`) in a private working directory,
+//! and kills what the program left running in its process group.
 //! [`set_policy`] (`--no-sandbox`, `--sandbox=required`; otherwise
 //! `$WALKDOWN_SANDBOX`) makes the choice explicit.
 //!
@@ -53,7 +54,13 @@
 //! calls (not those inside the C library or of programs it starts), and
 //! changes nothing the program sees. A file-size or CPU limit shows as the
 //! signal that ended the run (SIGXFSZ, SIGXCPU). Programs without the
-//! harness (unit test files) report only those signals.
+//! harness (unit test files, Csmith programs: [`run_confined`]) report
+//! only those signals.
+//!
+//! Why the harness also counts forks: root is exempt from `RLIMIT_NPROC`,
+//! and outside a user namespace the limit would count all of the user's
+//! processes; a budget shared by the run's processes (a `MAP_SHARED`
+//! page) holds in every case for programs built with the harness.
 
 use std::ffi::OsString;
 use std::io::Write as _;
