@@ -304,7 +304,12 @@ fn native_end(
         NativeOutcome::ReachError => (None, Some(walkdown_unit::tests_c::REACH_ERROR_EXIT)),
         NativeOutcome::Timeout => (None, None),
     };
-    Ok(NativeEnd::new(signal, code, run.stderr.unwrap_or_default()))
+    let mut end = NativeEnd::new(signal, code, run.stderr.clone().unwrap_or_default());
+    // A run that differs because the sandbox stopped something says so.
+    if let Some(denied) = run.denied_words() {
+        end.words = format!("{}; {denied}", end.words);
+    }
+    Ok(end)
 }
 
 /// Adds `entries` to the outcome's report and writes it again

@@ -93,13 +93,15 @@ impl ErrorCheck for NativeCheck {
             CheckKind::Assertion => run.outcome == NativeOutcome::AssertionFailure,
             // The sanitizers abort; a fault the program does not survive
             // natively (SIGSEGV, SIGFPE) ends it with a signal.
-            _ => matches!(run.outcome, NativeOutcome::Abort | NativeOutcome::Signal(_)),
+            // A signal of the sandbox's limits (SIGXFSZ, SIGXCPU) is no
+            // error of the program.
+            _ => matches!(run.outcome, NativeOutcome::Abort | NativeOutcome::Signal(_)) && !run.ended_by_limit(),
         };
         if confirmed {
             NativeVerdict::Confirmed
         } else {
             let how = if sanitize { "gcc with ASan+UBSan" } else { "gcc" };
-            NativeVerdict::Refuted(format!("{} natively ({how})", run.outcome.describe()))
+            NativeVerdict::Refuted(format!("{} natively ({how})", run.describe()))
         }
     }
 }

@@ -21,8 +21,23 @@
  *     assume_failed 0|1
  *     reach_error 0|1
  *     assert_fail 0|1
+ *     denied ACTION ERROR SUBJECT      (up to 8 lines; see below)
  *     end exit | end abort | end signal N
- * The code that writes it is async-signal-safe.
+ * The code that writes it is async-signal-safe. Only the process the run
+ * started writes it (not children it forks).
+ *
+ * Denials: the native build links the task with -Wl,--wrap=NAME for the C
+ * library calls that write, delete, connect or fork (walkdown-native's
+ * sandbox::WRAPPED_CALLS); each __wrap_NAME below calls the real function
+ * and, when it fails the way walkdown's sandbox makes calls fail, notes
+ * ACTION (write, delete, connect, fork), the errno's name and the path or
+ * address, without changing what the task sees: EROFS, EACCES and EPERM
+ * always; ENOENT for a path under a directory the sandbox hides
+ * ($WD_HIDDEN, `:`-separated); any failed connection in the sandbox
+ * ($WD_SANDBOX=1), whose network has no other host and nothing listening;
+ * EAGAIN from fork. Forks are also counted across all the run's processes
+ * (a shared page): past $WD_MAX_FORKS, fork fails with EAGAIN, the
+ * process limit root is exempt from.
  *
  * Coverage: gcov data is dumped before every abnormal end, so crashing and
  * timed-out tests keep their coverage. A crash (SIGSEGV, SIGFPE, ...) is
@@ -49,16 +64,22 @@
  * -finstrument-functions hook, whatever its body does afterwards.
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #define WD_WEAK __attribute__((weak))
@@ -93,6 +114,20 @@ static volatile sig_atomic_t wd_assert_fail;
  * 32-bit target would be off by one call at worst. */
 static volatile unsigned long long wd_nondet_calls;
 static int wd_report_fd = -1;
+/* The process the run started: its children do not report. */
+static pid_t wd_main_pid;
+
+/* What the sandbox denied, filled in ordinary context and only read by
+ * the report writer: an entry counts once wd_denied_count includes it. */
+#define WD_MAX_DENIED 8
+#define WD_SUBJECT_MAX 200
+struct wd_denial {
+  const char *action;
+  const char *error;
+  char subject[WD_SUBJECT_MAX];
+};
+static struct wd_denial wd_denied[WD_MAX_DENIED];
+static volatile sig_atomic_t wd_denied_count;
 
 static WD_HOOK size_t wd_put_text(char *buf, size_t at, const char *text) {
   while (*text)
@@ -124,16 +159,25 @@ static WD_HOOK size_t wd_put_field(char *buf, size_t at, const char *name,
 /* end_signal: 0 for a normal exit, -1 for the harness's own abort, else
  * the signal number.  Async-signal-safe: only write() on a buffer. */
 static WD_HOOK void wd_write_report(int end_signal) {
-  if (wd_report_written || wd_report_fd < 0)
+  if (wd_report_written || wd_report_fd < 0 || getpid() != wd_main_pid)
     return;
   wd_report_written = 1;
-  char buf[256];
+  char buf[256 + WD_MAX_DENIED * (WD_SUBJECT_MAX + 32)];
   size_t n = 0;
   n = wd_put_field(buf, n, "nondet_calls", wd_nondet_calls);
   n = wd_put_field(buf, n, "inputs_exhausted", wd_inputs_exhausted != 0);
   n = wd_put_field(buf, n, "assume_failed", wd_assume_failed != 0);
   n = wd_put_field(buf, n, "reach_error", wd_reach_error != 0);
   n = wd_put_field(buf, n, "assert_fail", wd_assert_fail != 0);
+  for (int i = 0; i < wd_denied_count && i < WD_MAX_DENIED; i++) {
+    n = wd_put_text(buf, n, "denied ");
+    n = wd_put_text(buf, n, wd_denied[i].action);
+    buf[n++] = ' ';
+    n = wd_put_text(buf, n, wd_denied[i].error);
+    buf[n++] = ' ';
+    n = wd_put_text(buf, n, wd_denied[i].subject);
+    buf[n++] = '\n';
+  }
   if (end_signal == 0)
     n = wd_put_text(buf, n, "end exit\n");
   else if (end_signal < 0)
@@ -236,7 +280,11 @@ static WD_HOOK int wd_start_watchdog(void) {
   return made;
 }
 
+static WD_HOOK void wd_start_fork_budget(void);
+
 __attribute__((constructor)) static WD_HOOK void wd_start(void) {
+  wd_main_pid = getpid();
+  wd_start_fork_budget();
   const char *report = getenv("WD_REPORT");
   if (report && *report)
     wd_report_fd = open(report, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -273,7 +321,7 @@ __attribute__((constructor)) static WD_HOOK void wd_start(void) {
   sigaltstack(&stack, NULL);
 
   static const int fatal[] = {SIGSEGV, SIGBUS,  SIGFPE,  SIGILL,  SIGABRT, SIGTERM,
-                              SIGINT,  SIGXCPU, SIGALRM, SIGTRAP, SIGSYS};
+                              SIGINT,  SIGXCPU, SIGXFSZ, SIGALRM, SIGTRAP, SIGSYS};
   int watchdog = wd_start_watchdog();
   for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++) {
     if (watchdog && (fatal[i] == SIGTERM || fatal[i] == SIGINT))
@@ -663,3 +711,241 @@ WD_HOOK void __cyg_profile_func_exit(void *function, void *call_site) {
   (void)function;
   (void)call_site;
 }
+
+/* ---------------------------------------------------------------- */
+/* what the sandbox denied (see the top of the file)                  */
+/* ---------------------------------------------------------------- */
+
+/* Forks of the whole run, counted in a page its processes share. */
+static unsigned *wd_forks;
+static unsigned wd_max_forks;
+
+static WD_HOOK void wd_start_fork_budget(void) {
+  const char *max = getenv("WD_MAX_FORKS");
+  if (!max || !*max)
+    return;
+  wd_max_forks = (unsigned)strtoul(max, NULL, 10);
+  void *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (page != MAP_FAILED)
+    wd_forks = page;
+}
+
+#ifndef WD_STANDALONE
+/* A standalone driver is built without the wraps: it notes nothing. */
+static WD_HOOK const char *wd_errno_name(int error) {
+  switch (error) {
+  case EROFS: return "EROFS";
+  case EACCES: return "EACCES";
+  case EPERM: return "EPERM";
+  case ENOENT: return "ENOENT";
+  case EAGAIN: return "EAGAIN";
+  case ECONNREFUSED: return "ECONNREFUSED";
+  case ENETUNREACH: return "ENETUNREACH";
+  case EHOSTUNREACH: return "EHOSTUNREACH";
+  case ENETDOWN: return "ENETDOWN";
+  case ETIMEDOUT: return "ETIMEDOUT";
+  case EADDRNOTAVAIL: return "EADDRNOTAVAIL";
+  default: return "EOTHER";
+  }
+}
+
+/* Notes a denial once (a loop that forks or writes again adds nothing). */
+static WD_HOOK void wd_note(const char *action, int error, const char *subject) {
+  const char *name = wd_errno_name(error);
+  char text[WD_SUBJECT_MAX];
+  size_t k = 0;
+  for (; subject && subject[k] && k + 1 < WD_SUBJECT_MAX; k++)
+    text[k] = subject[k] == '\n' || subject[k] == '\r' ? '?' : subject[k];
+  text[k] = 0;
+  int count = wd_denied_count;
+  for (int i = 0; i < count; i++)
+    if (wd_denied[i].action == action && wd_denied[i].error == name && strcmp(wd_denied[i].subject, text) == 0)
+      return;
+  if (count >= WD_MAX_DENIED)
+    return;
+  wd_denied[count].action = action;
+  wd_denied[count].error = name;
+  memcpy(wd_denied[count].subject, text, k + 1);
+  wd_denied_count = count + 1;
+}
+
+/* Whether an absolute `path` lies under a directory the sandbox hides
+ * (and not in the run's own directory, which lies under one). */
+static WD_HOOK int wd_hidden(const char *path) {
+  const char *hidden = getenv("WD_HIDDEN");
+  if (!path || path[0] != '/' || !hidden)
+    return 0;
+  char cwd[4096];
+  size_t cwd_len = getcwd(cwd, sizeof cwd) ? strlen(cwd) : 0;
+  if (cwd_len && strncmp(path, cwd, cwd_len) == 0 && (path[cwd_len] == '/' || path[cwd_len] == 0))
+    return 0;
+  while (*hidden) {
+    size_t len = strcspn(hidden, ":");
+    if (len && strncmp(path, hidden, len) == 0 && (path[len] == '/' || path[len] == 0))
+      return 1;
+    hidden += len + (hidden[len] == ':');
+  }
+  return 0;
+}
+
+/* After a call on `path` that did `action`: notes it when it failed the
+ * way the sandbox makes calls fail.  Keeps errno. */
+static WD_HOOK void wd_check_path(int failed, const char *action, const char *path) {
+  if (!failed)
+    return;
+  int error = errno;
+  if (error == EROFS || error == EACCES || error == EPERM || (error == ENOENT && wd_hidden(path)))
+    wd_note(action, error, path);
+  errno = error;
+}
+
+static WD_HOOK int wd_open_writes(int flags) {
+  return (flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC));
+}
+
+static WD_HOOK int wd_fopen_writes(const char *mode) {
+  return mode && strpbrk(mode, "wa+") != NULL;
+}
+
+/* The mode argument of open: there only with O_CREAT or O_TMPFILE. */
+#define WD_OPEN_MODE(flags, last)                                                        \
+  unsigned mode = 0;                                                                     \
+  if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) {                           \
+    va_list ap;                                                                          \
+    va_start(ap, last);                                                                  \
+    mode = va_arg(ap, unsigned);                                                         \
+    va_end(ap);                                                                          \
+  }
+
+#define WD_WRAP_OPEN(NAME)                                                               \
+  extern int __real_##NAME(const char *, int, ...);                                      \
+  WD_HOOK int __wrap_##NAME(const char *path, int flags, ...) {                          \
+    WD_OPEN_MODE(flags, flags)                                                           \
+    int fd = __real_##NAME(path, flags, mode);                                           \
+    if (wd_open_writes(flags))                                                           \
+      wd_check_path(fd < 0, "write", path);                                              \
+    return fd;                                                                           \
+  }
+WD_WRAP_OPEN(open)
+WD_WRAP_OPEN(open64)
+
+#define WD_WRAP_OPENAT(NAME)                                                             \
+  extern int __real_##NAME(int, const char *, int, ...);                                 \
+  WD_HOOK int __wrap_##NAME(int dir, const char *path, int flags, ...) {                 \
+    WD_OPEN_MODE(flags, flags)                                                           \
+    int fd = __real_##NAME(dir, path, flags, mode);                                      \
+    if (wd_open_writes(flags))                                                           \
+      wd_check_path(fd < 0, "write", path);                                              \
+    return fd;                                                                           \
+  }
+WD_WRAP_OPENAT(openat)
+WD_WRAP_OPENAT(openat64)
+
+#define WD_WRAP_CREAT(NAME)                                                              \
+  extern int __real_##NAME(const char *, mode_t);                                        \
+  WD_HOOK int __wrap_##NAME(const char *path, mode_t mode) {                             \
+    int fd = __real_##NAME(path, mode);                                                  \
+    wd_check_path(fd < 0, "write", path);                                                \
+    return fd;                                                                           \
+  }
+WD_WRAP_CREAT(creat)
+WD_WRAP_CREAT(creat64)
+
+#define WD_WRAP_FOPEN(NAME)                                                              \
+  extern FILE *__real_##NAME(const char *, const char *);                                \
+  WD_HOOK FILE *__wrap_##NAME(const char *path, const char *mode) {                      \
+    FILE *file = __real_##NAME(path, mode);                                              \
+    if (wd_fopen_writes(mode))                                                           \
+      wd_check_path(file == NULL, "write", path);                                        \
+    return file;                                                                         \
+  }
+WD_WRAP_FOPEN(fopen)
+WD_WRAP_FOPEN(fopen64)
+
+#define WD_WRAP_FREOPEN(NAME)                                                            \
+  extern FILE *__real_##NAME(const char *, const char *, FILE *);                        \
+  WD_HOOK FILE *__wrap_##NAME(const char *path, const char *mode, FILE *stream) {        \
+    FILE *file = __real_##NAME(path, mode, stream);                                      \
+    if (path && wd_fopen_writes(mode))                                                   \
+      wd_check_path(file == NULL, "write", path);                                        \
+    return file;                                                                         \
+  }
+WD_WRAP_FREOPEN(freopen)
+WD_WRAP_FREOPEN(freopen64)
+
+/* Calls of one path argument (and maybe others after it). */
+#define WD_WRAP_PATH(NAME, ACTION, PARAMS, ARGS, PATH)                                   \
+  extern int __real_##NAME PARAMS;                                                       \
+  WD_HOOK int __wrap_##NAME PARAMS {                                                     \
+    int result = __real_##NAME ARGS;                                                     \
+    wd_check_path(result < 0, ACTION, PATH);                                             \
+    return result;                                                                       \
+  }
+WD_WRAP_PATH(unlink, "delete", (const char *path), (path), path)
+WD_WRAP_PATH(unlinkat, "delete", (int dir, const char *path, int flags), (dir, path, flags), path)
+WD_WRAP_PATH(remove, "delete", (const char *path), (path), path)
+WD_WRAP_PATH(rmdir, "delete", (const char *path), (path), path)
+WD_WRAP_PATH(rename, "delete", (const char *from, const char *to), (from, to), from)
+WD_WRAP_PATH(renameat, "delete", (int fd, const char *from, int to_fd, const char *to), (fd, from, to_fd, to),
+             from)
+WD_WRAP_PATH(mkdir, "write", (const char *path, mode_t mode), (path, mode), path)
+WD_WRAP_PATH(mkdirat, "write", (int dir, const char *path, mode_t mode), (dir, path, mode), path)
+WD_WRAP_PATH(truncate, "write", (const char *path, off_t size), (path, size), path)
+WD_WRAP_PATH(truncate64, "write", (const char *path, long long size), (path, size), path)
+WD_WRAP_PATH(link, "write", (const char *from, const char *to), (from, to), to)
+WD_WRAP_PATH(symlink, "write", (const char *target, const char *path), (target, path), path)
+
+/* `addr` in words: 127.0.0.1:9, [::1]:9, a socket's path. */
+static WD_HOOK void wd_address(const struct sockaddr *addr, socklen_t len, char *text, size_t size) {
+  char host[INET6_ADDRSTRLEN] = "?";
+  if (addr && addr->sa_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
+    const struct sockaddr_in *in = (const struct sockaddr_in *)addr;
+    inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
+    snprintf(text, size, "%s:%u", host, ntohs(in->sin_port));
+  } else if (addr && addr->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
+    const struct sockaddr_in6 *in = (const struct sockaddr_in6 *)addr;
+    inet_ntop(AF_INET6, &in->sin6_addr, host, sizeof host);
+    snprintf(text, size, "[%s]:%u", host, ntohs(in->sin6_port));
+  } else if (addr && addr->sa_family == AF_UNIX) {
+    const struct sockaddr_un *un = (const struct sockaddr_un *)addr;
+    snprintf(text, size, "unix socket %.100s", un->sun_path[0] ? un->sun_path : "(abstract)");
+  } else {
+    snprintf(text, size, "address family %d", addr ? addr->sa_family : -1);
+  }
+}
+
+extern int __real_connect(int, const struct sockaddr *, socklen_t);
+WD_HOOK int __wrap_connect(int fd, const struct sockaddr *addr, socklen_t len) {
+  int result = __real_connect(fd, addr, len);
+  if (result < 0) {
+    int error = errno;
+    const char *sandboxed = getenv("WD_SANDBOX");
+    /* A non-blocking connection fails later, elsewhere. */
+    int pending = error == EINPROGRESS || error == EINTR || error == EALREADY || error == EISCONN;
+    if (!pending && ((sandboxed && strcmp(sandboxed, "1") == 0) || error == EACCES || error == EPERM)) {
+      char text[WD_SUBJECT_MAX];
+      wd_address(addr, len, text, sizeof text);
+      wd_note("connect", error, text);
+    }
+    errno = error;
+  }
+  return result;
+}
+
+extern pid_t __real_fork(void);
+WD_HOOK pid_t __wrap_fork(void) {
+  if (wd_forks && __atomic_add_fetch(wd_forks, 1, __ATOMIC_SEQ_CST) > wd_max_forks) {
+    wd_note("fork", EAGAIN, "");
+    errno = EAGAIN;
+    return -1;
+  }
+  pid_t child = __real_fork();
+  if (child < 0) {
+    int error = errno;
+    if (error == EAGAIN)
+      wd_note("fork", error, "");
+    errno = error;
+  }
+  return child;
+}
+#endif

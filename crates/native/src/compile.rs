@@ -199,6 +199,7 @@ impl NativeBuild {
                 .iter()
                 .chain(sanitize)
                 .map(PathBuf::from)
+                .chain([PathBuf::from(wrap_flag())])
                 .chain(files.iter().map(|f| f.object.clone()))
                 .chain([harness_object.clone(), PathBuf::from("-o"), executable.clone(), PathBuf::from("-lm")])
                 .collect();
@@ -262,6 +263,14 @@ impl NativeBuild {
     pub fn has_reach_error_hook(&self) -> bool {
         self.reach_error_hook
     }
+}
+
+/// The linker flag that routes the program's calls of
+/// [`WRAPPED_CALLS`](crate::sandbox::WRAPPED_CALLS) through the harness,
+/// which notes what the sandbox denied.
+fn wrap_flag() -> String {
+    let wraps: Vec<String> = crate::sandbox::WRAPPED_CALLS.iter().map(|name| format!("--wrap={name}")).collect();
+    format!("-Wl,{}", wraps.join(","))
 }
 
 /// Writes `bytes` to `path`.

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
@@ -79,8 +79,9 @@ fn percent(part: u64, whole: u64) -> f64 {
 impl NativeBuild {
     /// Forget the coverage of earlier runs (delete the gcov data files).
     pub fn reset_coverage(&self) -> Result<(), NativeError> {
-        for object in &self.objects {
-            match fs::remove_file(object.with_extension("gcda")) {
+        let runs_data = self.objects.iter().map(|o| self.run_data_file(o));
+        for data in self.objects.iter().map(|o| o.with_extension("gcda")).chain(runs_data) {
+            match fs::remove_file(data) {
                 Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
                     return Err(NativeError::Io { context: "deleting the gcov data file".into(), source: error })
                 }
@@ -108,9 +109,25 @@ impl NativeBuild {
         self.objects.iter().zip(&self.copies).map(|(object, copy)| self.gcov(object, copy)).collect()
     }
 
+    /// Where the runs write `object`'s data: under `GCOV_PREFIX`, which
+    /// gcc's runtime puts before the data file's absolute path.
+    fn run_data_file(&self, object: &Path) -> PathBuf {
+        let absolute = object.with_extension("gcda");
+        self.gcov_data_dir().join(absolute.strip_prefix("/").unwrap_or(&absolute))
+    }
+
     /// gcov's coverage of the unit compiled from `copy` into `object`.
     fn gcov(&self, object: &Path, copy: &Path) -> Result<GcovCoverage, NativeError> {
         let data_file = object.with_extension("gcda");
+        // The runs wrote their data where the sandbox let them; gcov reads
+        // it beside the note file.
+        let written = self.run_data_file(object);
+        if written.exists() {
+            fs::copy(&written, &data_file).map_err(|source| NativeError::Io {
+                context: format!("copying {} to {}", written.display(), data_file.display()),
+                source,
+            })?;
+        }
         // Without data gcov still reads the note file and reports every
         // line and branch with count 0.
         let target = if data_file.exists() { data_file } else { object.with_extension("gcno") };

@@ -3,9 +3,11 @@
 //! `reach_error`, ...), fed from a file of values, and the report it leaves
 //! behind when the run ends. This module holds the contract between the
 //! Rust side and that C file: environment variable names, the input file
-//! syntax and the report syntax.
+//! syntax and the report syntax (including what the sandbox denied).
 
 use walkdown_ir::testvec::TestVector;
+
+use crate::sandbox::Denial;
 
 /// The harness source, compiled next to every task.
 pub const HARNESS_SOURCE: &str = include_str!("../c/walkdown_harness.c");
@@ -60,6 +62,9 @@ pub struct HarnessReport {
     pub assert_fail: bool,
     /// How the process ended, if the report says.
     pub end: Option<ReportedEnd>,
+    /// What the program tried that failed the way the sandbox makes it
+    /// fail (`denied ACTION ERROR SUBJECT` lines; see `crate::sandbox`).
+    pub denied: Vec<Denial>,
 }
 
 impl HarnessReport {
@@ -80,6 +85,8 @@ impl HarnessReport {
                 "assume_failed" => report.assume_failed = flag()?,
                 "reach_error" => report.reach_error = flag()?,
                 "assert_fail" => report.assert_fail = flag()?,
+                // An unreadable denial is dropped, not the whole report.
+                "denied" => report.denied.extend(Denial::parse(value)),
                 "end" => {
                     report.end = Some(match value {
                         "exit" => ReportedEnd::Exit,
@@ -139,5 +146,11 @@ mod tests {
         assert_eq!(HarnessReport::parse("nondet_calls 1\n"), None);
         assert_eq!(HarnessReport::parse(""), None);
         assert_eq!(HarnessReport::parse("nondet_calls x\nend exit\n"), None);
+        let denied =
+            HarnessReport::parse("denied write EROFS /home/u/a b\ndenied fork EAGAIN \ndenied x y\nend exit\n");
+        let denied = denied.unwrap().denied;
+        assert_eq!(denied.len(), 2, "{denied:?}");
+        assert_eq!(denied[0].describe(), "write to /home/u/a b denied (EROFS)");
+        assert_eq!(denied[1].action, crate::sandbox::DeniedAction::Fork);
     }
 }

@@ -4,6 +4,7 @@
 //!
 //! - [`compile`]: build the task with coverage next to walkdown's harness;
 //! - [`run`]: replay one test vector under a time limit;
+//! - [`sandbox`]: where every native run of the program happens (bwrap);
 //! - [`gcov`]: read the accumulated coverage of the task's files;
 //! - [`harness`]: the C harness and its contract with the Rust side;
 //! - [`driver`]: the harness with one test compiled in (a standalone driver);
@@ -21,6 +22,7 @@ pub mod gcov;
 pub mod harness;
 pub mod linemarkers;
 pub mod run;
+pub mod sandbox;
 pub mod unit;
 
 use std::io;
@@ -34,6 +36,7 @@ use walkdown_ir::DataModel;
 pub use compile::{BuildSettings, NativeBuild};
 pub use gcov::{GcovCoverage, GcovFunction};
 pub use run::{ExhaustedInputs, NativeOutcome, NativeRun, RunLimits};
+pub use sandbox::{Denial, DeniedAction, SandboxPolicy};
 
 /// Everything that can go wrong building, running or measuring natively.
 #[derive(Debug, Error)]
@@ -75,6 +78,12 @@ pub enum NativeError {
     Gcov {
         /// What went wrong.
         message: String,
+    },
+    /// `--sandbox=required`, and the sandbox cannot be built.
+    #[error("native runs must be sandboxed (--sandbox=required), but the sandbox cannot be built: {reason}")]
+    SandboxUnavailable {
+        /// Why (in words).
+        reason: String,
     },
 }
 

@@ -1,19 +1,25 @@
 //! Running a natively built task on one test vector: the program runs in
+//! the sandbox (`sandbox`: its own directory, nothing else writable, no
+//! network, limits on processes, file size, open files and CPU time), in
 //! its own process group under a time limit (SIGTERM first, so the harness
 //! can save coverage, then SIGKILL), and the outcome combines the exit
-//! status with what the harness reported.
+//! status with what the harness reported, including what it was denied.
 
+use std::ffi::OsString;
 use std::fs;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::os::unix::ffi::OsStringExt;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
 use std::sync::atomic::Ordering;
-use std::thread;
 use std::time::{Duration, Instant};
 
 use walkdown_ir::testvec::TestVector;
 
 use crate::compile::NativeBuild;
-use crate::harness::{input_file_text, HarnessReport, ENV_EXHAUSTED, ENV_INPUTS, ENV_MEMORY_LIMIT_MB, ENV_REPORT};
+use crate::harness::{
+    input_file_text, HarnessReport, ReportedEnd, ENV_EXHAUSTED, ENV_INPUTS, ENV_MEMORY_LIMIT_MB, ENV_REPORT,
+};
+use crate::sandbox::{decode_status, denial_of_signal, Denial, Jail, Running};
 use crate::NativeError;
 
 /// What a `nondet` call does once the test vector is used up.
@@ -109,6 +115,7 @@ fn signal_name(sig: i32) -> &'static str {
         libc::SIGKILL => "SIGKILL",
         libc::SIGTERM => "SIGTERM",
         libc::SIGXCPU => "SIGXCPU",
+        libc::SIGXFSZ => "SIGXFSZ",
         _ => "other",
     }
 }
@@ -132,6 +139,37 @@ pub struct NativeRun {
     pub elapsed: Duration,
     /// The last 8 KiB of standard error, with [`RunLimits::capture_stderr`].
     pub stderr: Option<String>,
+    /// What the run tried that the sandbox or a limit denied, in order.
+    pub denied: Vec<Denial>,
+    /// Whether it ran in the sandbox (see [`crate::sandbox`]).
+    pub sandboxed: bool,
+}
+
+impl NativeRun {
+    /// How the run ended, with what was denied it (`exit 0; the sandbox
+    /// denied: write to /home/u/x denied (EROFS)`).
+    pub fn describe(&self) -> String {
+        let end = self.outcome.describe();
+        match self.denied_words() {
+            Some(denied) => format!("{end}; {denied}"),
+            None => end,
+        }
+    }
+
+    /// What was denied, in words (`the sandbox denied: ...`), if anything.
+    pub fn denied_words(&self) -> Option<String> {
+        if self.denied.is_empty() {
+            return None;
+        }
+        let denied: Vec<String> = self.denied.iter().map(Denial::describe).collect();
+        Some(format!("the sandbox denied: {}", denied.join(", ")))
+    }
+
+    /// Whether the end itself came from a limit (SIGXFSZ, SIGXCPU), so it
+    /// shows no error of the program.
+    pub fn ended_by_limit(&self) -> bool {
+        matches!(self.outcome, NativeOutcome::Signal(s) if crate::sandbox::denial_of_signal(s).is_some())
+    }
 }
 
 impl NativeBuild {
@@ -145,111 +183,162 @@ impl NativeBuild {
     /// files; the harness gets the values after the prefix.
     pub fn run(&self, vector: &TestVector, limits: &RunLimits) -> Result<NativeRun, NativeError> {
         let id = self.run_counter.fetch_add(1, Ordering::Relaxed);
-        let inputs_path = self.run_dir.join(format!("run-{id}.in"));
-        let report_path = self.run_dir.join(format!("run-{id}.report"));
-        let env = self.environment.as_ref().map(|env| {
-            let (inputs, own) = env.decode_lenient(&vector.values);
-            (inputs, TestVector { values: own })
-        });
-        let own = env.as_ref().map_or_else(|| vector.clone(), |(_, own)| own.clone());
-        fs::write(&inputs_path, input_file_text(&own))
-            .map_err(|source| NativeError::Io { context: format!("writing {}", inputs_path.display()), source })?;
-        let io = |context: String| move |source| NativeError::Io { context, source };
-        let (cwd, stdin, args) = match &env {
-            None => (self.run_dir.clone(), Stdio::null(), Vec::new()),
-            Some((inputs, _)) => {
-                let cwd = self.run_dir.join(format!("run-{id}.d"));
-                fs::create_dir_all(&cwd).map_err(io(format!("creating {}", cwd.display())))?;
-                for (name, data) in &inputs.files {
-                    let path = cwd.join(name);
-                    fs::write(&path, data).map_err(io(format!("writing {}", path.display())))?;
-                }
-                let stdin_path = self.run_dir.join(format!("run-{id}.stdin"));
-                fs::write(&stdin_path, &inputs.stdin).map_err(io(format!("writing {}", stdin_path.display())))?;
-                let file = fs::File::open(&stdin_path).map_err(io(format!("opening {}", stdin_path.display())))?;
-                let args: Vec<std::ffi::OsString> =
-                    inputs.args.iter().map(|a| std::os::unix::ffi::OsStringExt::from_vec(a.clone())).collect();
-                (cwd, Stdio::from(file), args)
-            }
-        };
-
-        let stderr_path = self.run_dir.join(format!("run-{id}.err"));
-        let stderr =
-            if limits.capture_stderr {
-                Stdio::from(fs::File::create(&stderr_path).map_err(|source| NativeError::Io {
-                    context: format!("creating {}", stderr_path.display()),
-                    source,
-                })?)
-            } else {
-                Stdio::null()
-            };
-        let mut command = Command::new(&self.executable);
-        if env.is_some() {
-            // The program's environment has no variables in walkdown's
-            // runs (env.c's getenv), so none natively either.
-            command.env_clear();
-        }
-        if self.sanitized {
-            command
-                .env("ASAN_OPTIONS", "abort_on_error=1:detect_leaks=0")
-                .env("UBSAN_OPTIONS", "halt_on_error=1:abort_on_error=1:print_stacktrace=1");
-        }
-        command
-            .args(&args)
-            .current_dir(&cwd)
-            .env(ENV_INPUTS, &inputs_path)
-            .env(ENV_REPORT, &report_path)
-            .stdin(stdin)
-            .stdout(Stdio::null())
-            .stderr(stderr)
-            // Its own process group, so a timeout reaches whatever the
-            // program started too.
-            .process_group(0);
-        match limits.memory_limit_mb {
-            Some(mb) => command.env(ENV_MEMORY_LIMIT_MB, mb.to_string()),
-            None => command.env_remove(ENV_MEMORY_LIMIT_MB),
-        };
-        match limits.on_exhausted {
-            ExhaustedInputs::Exit => command.env(ENV_EXHAUSTED, "exit"),
-            ExhaustedInputs::ReturnZero => command.env_remove(ENV_EXHAUSTED),
-        };
-
-        let started = Instant::now();
-        let mut child =
-            command.spawn().map_err(|source| NativeError::ToolNotRun { tool: self.executable.clone(), source })?;
-        let (status, timed_out) = wait_with_timeout(&mut child, limits)?;
-        let elapsed = started.elapsed();
-
-        let report = fs::read_to_string(&report_path).ok().and_then(|text| HarnessReport::parse(&text));
+        let files = RunFiles::new(&self.run_dir, id);
+        let result = self.run_in(vector, limits, &files);
         // Leftover files only cost space in a directory removed with the
         // build; failing the run for them would lose its result.
-        let _ = fs::remove_file(&inputs_path);
-        let _ = fs::remove_file(&report_path);
-        if env.is_some() {
-            let _ = fs::remove_file(self.run_dir.join(format!("run-{id}.stdin")));
-            let _ = fs::remove_dir_all(&cwd);
-        }
+        files.remove();
+        result
+    }
+
+    /// [`NativeBuild::run`] with the run's files named.
+    fn run_in(&self, vector: &TestVector, limits: &RunLimits, files: &RunFiles) -> Result<NativeRun, NativeError> {
+        let staged = self.stage(vector, files)?;
+        let stderr = if limits.capture_stderr {
+            Stdio::from(fs::File::create(&files.stderr).map_err(io(format!("creating {}", files.stderr.display())))?)
+        } else {
+            Stdio::null()
+        };
+        let gcov_dir = self.gcov_data_dir();
+        let build_dir = self.run_dir.parent().unwrap_or(&self.run_dir);
+        let jail = Jail {
+            program: &self.executable,
+            args: &staged.args,
+            cwd: &files.cwd,
+            visible: &[build_dir],
+            writable: &[&files.report, &gcov_dir],
+            // The program's environment has no variables in walkdown's
+            // runs (env.c's getenv), so none natively either.
+            clear_env: self.environment.is_some(),
+            env: self.variables(limits, files),
+            cpu_seconds: limits.timeout.as_secs() + 2,
+        };
+        let (mut command, sandboxed) = jail.command()?;
+        command.stdin(staged.stdin).stdout(Stdio::null()).stderr(stderr);
+
+        let started = Instant::now();
+        let mut running = Running::spawn(command, sandboxed, &self.executable)?;
+        let (status, timed_out) = running.wait(limits.timeout, limits.kill_grace)?;
+        let elapsed = started.elapsed();
+
+        let report = fs::read_to_string(&files.report).ok().and_then(|text| HarnessReport::parse(&text));
         let stderr = limits.capture_stderr.then(|| {
-            let bytes = fs::read(&stderr_path).unwrap_or_default();
-            let _ = fs::remove_file(&stderr_path);
+            let bytes = fs::read(&files.stderr).unwrap_or_default();
             String::from_utf8_lossy(&bytes[bytes.len().saturating_sub(8192)..]).into_owned()
         });
-
         let harness_reported = report.is_some();
         let report = report.unwrap_or_default();
+        let exited = report.end == Some(ReportedEnd::Exit);
+        let (code, signal) = decode_status(status, sandboxed, exited);
+        let mut denied = report.denied.clone();
+        denied.extend(signal.and_then(denial_of_signal));
         Ok(NativeRun {
-            outcome: classify(&report, status, timed_out),
+            outcome: classify(&report, code, signal, timed_out),
             nondet_calls: report.nondet_calls,
             inputs_exhausted: report.inputs_exhausted,
             assume_failed: report.assume_failed,
             harness_reported,
             elapsed,
             stderr,
+            denied,
+            sandboxed,
         })
+    }
+
+    /// Writes what the run reads (the harness's values; with an
+    /// environment, its files in the run's directory and its standard
+    /// input) and makes the directories and the report file the sandbox
+    /// binds.
+    fn stage(&self, vector: &TestVector, files: &RunFiles) -> Result<Staged, NativeError> {
+        let env = self.environment.as_ref().map(|env| {
+            let (inputs, own) = env.decode_lenient(&vector.values);
+            (inputs, TestVector { values: own })
+        });
+        let own = env.as_ref().map_or_else(|| vector.clone(), |(_, own)| own.clone());
+        fs::write(&files.inputs, input_file_text(&own)).map_err(io(format!("writing {}", files.inputs.display())))?;
+        fs::write(&files.report, b"").map_err(io(format!("creating {}", files.report.display())))?;
+        // Every run gets a directory of its own, sandboxed or not.
+        fs::create_dir_all(&files.cwd).map_err(io(format!("creating {}", files.cwd.display())))?;
+        let gcov_dir = self.gcov_data_dir();
+        fs::create_dir_all(&gcov_dir).map_err(io(format!("creating {}", gcov_dir.display())))?;
+        let Some((inputs, _)) = env else { return Ok(Staged { stdin: Stdio::null(), args: Vec::new() }) };
+        for (name, data) in &inputs.files {
+            let path = files.cwd.join(name);
+            fs::write(&path, data).map_err(io(format!("writing {}", path.display())))?;
+        }
+        fs::write(&files.stdin, &inputs.stdin).map_err(io(format!("writing {}", files.stdin.display())))?;
+        let file = fs::File::open(&files.stdin).map_err(io(format!("opening {}", files.stdin.display())))?;
+        let args = inputs.args.iter().map(|a| OsString::from_vec(a.clone())).collect();
+        Ok(Staged { stdin: Stdio::from(file), args })
+    }
+
+    /// The program's environment variables: the harness's files and
+    /// choices, gcov's directory, the sanitizers' options.
+    fn variables(&self, limits: &RunLimits, files: &RunFiles) -> Vec<(&'static str, Option<OsString>)> {
+        let mut vars: Vec<(&'static str, Option<OsString>)> = vec![
+            (ENV_INPUTS, Some(files.inputs.clone().into())),
+            (ENV_REPORT, Some(files.report.clone().into())),
+            // gcov's data goes to the one directory the sandbox lets it
+            // write; `coverage` copies it back beside the objects.
+            ("GCOV_PREFIX", Some(self.gcov_data_dir().into())),
+            (ENV_MEMORY_LIMIT_MB, limits.memory_limit_mb.map(|mb| mb.to_string().into())),
+            (ENV_EXHAUSTED, (limits.on_exhausted == ExhaustedInputs::Exit).then(|| "exit".into())),
+        ];
+        if self.sanitized {
+            vars.push(("ASAN_OPTIONS", Some("abort_on_error=1:detect_leaks=0".into())));
+            vars.push(("UBSAN_OPTIONS", Some("halt_on_error=1:abort_on_error=1:print_stacktrace=1".into())));
+        }
+        vars
+    }
+
+    /// Where the runs' gcov data goes (`GCOV_PREFIX`).
+    pub(crate) fn gcov_data_dir(&self) -> PathBuf {
+        self.run_dir.with_file_name("gcov-data")
     }
 }
 
-fn classify(report: &HarnessReport, status: ExitStatus, timed_out: bool) -> NativeOutcome {
+/// What a run reads besides its values.
+struct Staged {
+    stdin: Stdio,
+    args: Vec<OsString>,
+}
+
+/// An I/O failure while `context`.
+fn io(context: String) -> impl FnOnce(std::io::Error) -> NativeError {
+    move |source| NativeError::Io { context, source }
+}
+
+/// The files of run `id`, all in the build's run directory.
+struct RunFiles {
+    inputs: PathBuf,
+    report: PathBuf,
+    stdin: PathBuf,
+    stderr: PathBuf,
+    /// Its working directory.
+    cwd: PathBuf,
+}
+
+impl RunFiles {
+    fn new(run_dir: &Path, id: u64) -> RunFiles {
+        let file = |suffix: &str| run_dir.join(format!("run-{id}.{suffix}"));
+        RunFiles {
+            inputs: file("in"),
+            report: file("report"),
+            stdin: file("stdin"),
+            stderr: file("err"),
+            cwd: file("d"),
+        }
+    }
+
+    fn remove(&self) {
+        for file in [&self.inputs, &self.report, &self.stdin, &self.stderr] {
+            let _ = fs::remove_file(file);
+        }
+        let _ = fs::remove_dir_all(&self.cwd);
+    }
+}
+
+fn classify(report: &HarnessReport, code: Option<i32>, signal: Option<i32>, timed_out: bool) -> NativeOutcome {
     if report.reach_error {
         return NativeOutcome::ReachError;
     }
@@ -259,59 +348,12 @@ fn classify(report: &HarnessReport, status: ExitStatus, timed_out: bool) -> Nati
     if report.assert_fail {
         return NativeOutcome::AssertionFailure;
     }
-    match (status.code(), status.signal()) {
+    match (code, signal) {
         (Some(code), _) => NativeOutcome::Exit(code),
         (None, Some(libc::SIGABRT)) => NativeOutcome::Abort,
         (None, Some(signal)) => NativeOutcome::Signal(signal),
         // An exit status is either a code or a signal on Unix; a stopped
         // child is not reported by wait without WUNTRACED.
         (None, None) => NativeOutcome::Signal(0),
-    }
-}
-
-/// Wait for `child`; past the timeout, SIGTERM its process group, and past
-/// the grace period SIGKILL it. Returns the status and whether it timed out.
-fn wait_with_timeout(child: &mut Child, limits: &RunLimits) -> Result<(ExitStatus, bool), NativeError> {
-    if let Some(status) = poll_until(child, Instant::now() + limits.timeout)? {
-        return Ok((status, false));
-    }
-    signal_group(child, libc::SIGTERM);
-    if let Some(status) = poll_until(child, Instant::now() + limits.kill_grace)? {
-        return Ok((status, true));
-    }
-    signal_group(child, libc::SIGKILL);
-    let status =
-        child.wait().map_err(|source| NativeError::Io { context: "waiting for the program".into(), source })?;
-    Ok((status, true))
-}
-
-/// Poll the child until it exits or `deadline` passes.
-fn poll_until(child: &mut Child, deadline: Instant) -> Result<Option<ExitStatus>, NativeError> {
-    // Start with short naps: most test runs take a millisecond or two, and
-    // a generator replays thousands of them.
-    let mut nap = Duration::from_micros(100);
-    loop {
-        let waited =
-            child.try_wait().map_err(|source| NativeError::Io { context: "waiting for the program".into(), source })?;
-        if let Some(status) = waited {
-            return Ok(Some(status));
-        }
-        let now = Instant::now();
-        if now >= deadline {
-            return Ok(None);
-        }
-        thread::sleep(nap.min(deadline - now));
-        nap = (nap * 2).min(Duration::from_millis(10));
-    }
-}
-
-fn signal_group(child: &Child, signal: libc::c_int) {
-    // The child has not been reaped (try_wait saw it running), so its pid
-    // still names its process group and cannot have been reused.
-    let Ok(group) = libc::pid_t::try_from(child.id()) else { return };
-    // SAFETY: killpg only sends a signal; an already-exited group yields
-    // ESRCH, which is harmless here.
-    unsafe {
-        libc::killpg(group, signal);
     }
 }

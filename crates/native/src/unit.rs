@@ -7,21 +7,26 @@
 //! - [`validate_unit_tests`]: the file built with `--coverage`, every test
 //!   run, gcov's coverage of the program read back (`validate`, `gen
 //!   --lcov` in unit mode).
+//!
+//! Every run is sandboxed like the harness's (`crate::sandbox`); with no
+//! harness in the program, only the limits' signals tell what was denied.
 
-use std::os::unix::process::ExitStatusExt;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Duration;
 
 use walkdown_ir::DataModel;
 
 use crate::compile::{machine_flag, SANITIZE_FLAGS};
+use crate::sandbox::run_confined;
 use crate::{GcovCoverage, NativeError};
 
 /// A unit test file built natively into a scratch directory.
 #[derive(Debug)]
 pub struct UnitBuild {
     exe: PathBuf,
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
 }
 
 /// How one native run of a unit test ended.
@@ -50,17 +55,35 @@ impl UnitBuild {
             let stderr = String::from_utf8_lossy(&out.stderr).chars().take(2000).collect();
             return Err(NativeError::CompileFailed { command: format!("{gcc:?}"), stderr });
         }
-        Ok(UnitBuild { exe, _dir: dir })
+        Ok(UnitBuild { exe, dir })
     }
 
-    /// Runs the test function `test` in a process of its own.
+    /// Runs the test function `test` in a process of its own, in the
+    /// sandbox (see [`crate::sandbox`]), for at most [`UNIT_RUN_LIMIT`]
+    /// (the test's own `alarm` usually ends it first).
     pub fn run(&self, test: &str) -> Result<UnitRun, NativeError> {
-        let o = Command::new(&self.exe)
-            .arg(test)
-            .output()
-            .map_err(|source| NativeError::ToolNotRun { tool: self.exe.clone(), source })?;
-        let said = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
-        Ok(UnitRun { signal: o.status.signal(), code: o.status.code(), said })
+        let dir = self.dir.path();
+        let run = run_confined(&self.exe, &[OsString::from(test)], &[dir], None, UNIT_RUN_LIMIT)?;
+        let said = format!("{}{}", String::from_utf8_lossy(&run.stdout), String::from_utf8_lossy(&run.stderr));
+        Ok(UnitRun { signal: run.signal, code: run.code, said })
+    }
+}
+
+/// The longest one unit test may run (its own `alarm` usually stops it
+/// before).
+pub const UNIT_RUN_LIMIT: Duration = Duration::from_secs(60);
+/// The longest all of a file's tests may run together.
+pub const SUITE_RUN_LIMIT: Duration = Duration::from_secs(1800);
+
+/// A scratch directory by its canonical path.
+struct Scratch {
+    path: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Scratch {
+    fn path(&self) -> &Path {
+        &self.path
     }
 }
 
@@ -112,6 +135,11 @@ pub fn validate_unit_tests(
 ) -> Result<UnitValidation, NativeError> {
     let io = |context: String| move |source| NativeError::Io { context, source };
     let dir = tempfile::tempdir().map_err(io("cannot make a scratch directory".into()))?;
+    // Absolute, so that gcc records where the data goes (under GCOV_PREFIX).
+    let dir = Scratch {
+        path: std::fs::canonicalize(dir.path()).map_err(io("locating the scratch directory".into()))?,
+        _dir: dir,
+    };
     let source = dir.path().join("unit_tests.c");
     std::fs::copy(unit_tests, &source).map_err(io(format!("cannot read {}", unit_tests.display())))?;
     let arch = machine_flag(data_model);
@@ -120,12 +148,19 @@ pub fn validate_unit_tests(
     // not pull it from the archive by itself.
     gcc_in(dir.path(), &["--coverage", arch, "-Wl,-u,__gcov_dump", "unit_tests.o", "-o", "unit_tests"])?;
     let exe = dir.path().join("unit_tests");
-    let ran = Command::new(&exe)
-        .current_dir(dir.path())
-        .output()
-        .map_err(|source| NativeError::ToolNotRun { tool: exe, source })?;
-    let stdout = String::from_utf8_lossy(&ran.stdout);
-    let lines = stdout.lines().filter(|l| l.contains("[walkdown: ")).map(str::to_string).collect();
+    let gcov_dir = dir.path().join("gcov-data");
+    let ran = run_confined(&exe, &[], &[dir.path()], Some(&gcov_dir), SUITE_RUN_LIMIT)?;
+    // The data was written under GCOV_PREFIX; gcov reads it beside the notes.
+    let data = dir.path().join("unit_tests.gcda");
+    let written = gcov_dir.join(data.strip_prefix("/").unwrap_or(&data));
+    if written.exists() {
+        std::fs::copy(&written, &data).map_err(io(format!("copying {}", written.display())))?;
+    }
+    let lines = String::from_utf8_lossy(&ran.stdout)
+        .lines()
+        .filter(|l| l.contains("[walkdown: "))
+        .map(str::to_string)
+        .collect();
     let gcov = Command::new("gcov")
         .args(["--json-format", "--stdout", "-b", "-c", "-o"])
         .arg(dir.path())

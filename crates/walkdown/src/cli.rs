@@ -107,6 +107,48 @@ impl BuildArgs {
     }
 }
 
+/// Whether native runs of the program under test are sandboxed
+/// (`docs/sandbox.md`); shared by every command that runs it natively.
+#[derive(clap::Args, Debug, Clone)]
+struct SandboxArgs {
+    /// Native runs of the program: in a bubblewrap sandbox (own directory the only writable place, home and /tmp hidden, no network, limits on processes, file size, open files and CPU time) when it can be built, else with the limits only and a note saying so (auto, the default; also $WALKDOWN_SANDBOX); always in the sandbox, failing when it cannot be built (required); never (off).
+    #[arg(long, value_enum, value_name = "WHEN")]
+    sandbox: Option<SandboxArg>,
+    /// The same as --sandbox=off: native runs get the limits and a private working directory but can read and write your files and use the network.
+    #[arg(long, conflicts_with = "sandbox")]
+    no_sandbox: bool,
+}
+
+/// `--sandbox`'s values.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum SandboxArg {
+    /// The sandbox when it can be built.
+    Auto,
+    /// The sandbox or an error.
+    Required,
+    /// No sandbox.
+    Off,
+}
+
+impl SandboxArgs {
+    /// Sets the policy of this process's native runs; with
+    /// `--sandbox=required`, fails now when the sandbox cannot be built.
+    fn apply(&self) -> Result<()> {
+        use walkdown_native::sandbox::{set_policy, SandboxPolicy};
+        let policy = match (self.no_sandbox, self.sandbox) {
+            (true, _) | (_, Some(SandboxArg::Off)) => SandboxPolicy::Off,
+            (_, Some(SandboxArg::Required)) => SandboxPolicy::Required,
+            (_, Some(SandboxArg::Auto)) => SandboxPolicy::Auto,
+            (false, None) => return Ok(()),
+        };
+        set_policy(policy);
+        if policy == SandboxPolicy::Required {
+            walkdown_native::sandbox::sandboxed()?;
+        }
+        Ok(())
+    }
+}
+
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Print the program's IR in its textual form.
@@ -159,6 +201,18 @@ enum Command {
     /// Print the reference of every command's options as Markdown (docs/options.md).
     #[command(hide = true)]
     HelpMarkdown,
+    /// Run PROGRAM in the sandbox of native runs (docs/sandbox.md), for scripts that run programs under test themselves (scripts/csmith-diff): its output passes through; exit code its own, 128+N after signal N, 124 after the time limit.
+    #[command(hide = true)]
+    Sandboxed {
+        /// Seconds it may run.
+        #[arg(long, default_value_t = 10.0)]
+        timeout: f64,
+        #[command(flatten)]
+        sandbox: SandboxArgs,
+        /// The program and its arguments.
+        #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+        command: Vec<std::ffi::OsString>,
+    },
 }
 
 /// Runs the command line; returns the process exit code.
@@ -212,7 +266,44 @@ fn run(cli: Cli) -> Result<i32> {
             print!("{}", optdoc::markdown());
             Ok(0)
         }
+        Command::Sandboxed { timeout, sandbox, command } => sandboxed(timeout, &sandbox, &command),
     }
+}
+
+/// `walkdown sandboxed`: one program in the sandbox, as a shell runs it.
+fn sandboxed(timeout: f64, sandbox: &SandboxArgs, command: &[std::ffi::OsString]) -> Result<i32> {
+    use std::io::Write as _;
+    sandbox.apply()?;
+    if !(timeout > 0.0 && timeout.is_finite()) {
+        anyhow::bail!("--timeout must be a positive number of seconds");
+    }
+    let Some((program, args)) = command.split_first() else { anyhow::bail!("no program to run") };
+    // A bare name is looked up on PATH, as a shell would.
+    let program = PathBuf::from(program);
+    let program = if program.components().count() == 1 {
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+            .map(|dir| dir.join(&program))
+            .find(|p| p.is_file())
+            .unwrap_or(program)
+    } else {
+        std::path::absolute(&program)?
+    };
+    let dir = program.parent().map(std::path::Path::to_path_buf).unwrap_or_else(|| PathBuf::from("/"));
+    let run = walkdown_native::sandbox::run_confined(
+        &program,
+        args,
+        &[dir.as_path()],
+        None,
+        std::time::Duration::from_secs_f64(timeout),
+    )?;
+    let _ = std::io::stdout().write_all(&run.stdout);
+    let _ = std::io::stderr().write_all(&run.stderr);
+    Ok(match (run.timed_out, run.code, run.signal) {
+        (true, _, _) => 124,
+        (false, Some(code), _) => code,
+        (false, None, Some(signal)) => 128 + signal,
+        (false, None, None) => 255,
+    })
 }
 
 /// Reads a program: C through the frontend, `.wir` through the IR reader.

@@ -1,5 +1,6 @@
 //! Csmith differential test: random C programs from Debian's `csmith`, with
-//! fixed seeds, run natively (gcc -O0, `-m32` for ILP32) and in walkdown's
+//! fixed seeds, run natively (gcc -O0, `-m32` for ILP32, in the sandbox of
+//! native runs) and in walkdown's
 //! interpreter (clang-14, the frontend, `Interpreter::run_with_output`);
 //! the exit code and the printed checksum (`checksum = ...`, the program's
 //! whole output) must be the same, in both data models.
@@ -21,8 +22,8 @@
 //! per-program lines.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 use walkdown_frontend::{compile_c, FrontendError, FrontendSettings};
 use walkdown_interp::{ExecLimits, Interpreter, Outcome, RunOptions};
 use walkdown_ir::goals::Goals;
@@ -67,26 +68,16 @@ enum Result1 {
     Disagree(String),
 }
 
-/// Runs `exe` with a time limit; `None` on time-out.
-fn run_native(exe: &Path) -> std::io::Result<Option<(i32, String)>> {
-    let mut child = Command::new(exe).stdout(Stdio::piped()).stderr(Stdio::null()).spawn()?;
-    let start = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait()? {
-            let mut out = String::new();
-            if let Some(mut s) = child.stdout.take() {
-                use std::io::Read;
-                s.read_to_string(&mut out)?;
-            }
-            return Ok(Some((status.code().unwrap_or(-1), out)));
-        }
-        if start.elapsed() > NATIVE_TIMEOUT {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Ok(None);
-        }
-        std::thread::sleep(Duration::from_millis(5));
+/// Runs `exe` in the sandbox of native runs with a time limit; `None` on
+/// time-out. A death by signal `n` reads as code `-n`.
+fn run_native(exe: &Path) -> Result<Option<(i32, String)>, walkdown_native::NativeError> {
+    let dir = exe.parent().unwrap_or(Path::new("/"));
+    let run = walkdown_native::sandbox::run_confined(exe, &[], &[dir], None, NATIVE_TIMEOUT)?;
+    if run.timed_out {
+        return Ok(None);
     }
+    let code = run.code.or(run.signal.map(|s| -s)).unwrap_or(-1);
+    Ok(Some((code, String::from_utf8_lossy(&run.stdout).into_owned())))
 }
 
 fn one(seed: u64, dm: DataModel) -> Result1 {

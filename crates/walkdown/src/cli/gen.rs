@@ -25,6 +25,8 @@ use walkdown_ir::Program;
 pub struct GenArgs {
     #[command(flatten)]
     program: ProgramArgs,
+    #[command(flatten)]
+    sandbox: super::SandboxArgs,
     /// Wall-clock budget in seconds.
     #[arg(long, default_value_t = 60.0)]
     time: f64,
@@ -304,6 +306,7 @@ pub fn gen(args: &GenArgs) -> Result<i32> {
 
 /// Runs `gen` as the command does; its outcome (for `check`) and exit code.
 pub fn run_and_print(args: &GenArgs) -> Result<(Outcome, i32)> {
+    args.sandbox.apply()?;
     let mut options = args.options();
     options.environment = args.env.request()?;
     let plan = walkdown_driver::plan(options)?;

@@ -1,7 +1,8 @@
 //! `walkdown replay`: one test natively. The program is built with gcc,
 //! `-g` and walkdown's harness fed from the test; the run's end (exit code,
-//! signal, reach_error, failed assertion, time-out) is printed, or gdb is
-//! started on the program with the test's values; `--emit-driver` writes
+//! signal, reach_error, failed assertion, time-out, what the sandbox
+//! denied) is printed, or gdb is started on the program with the test's
+//! values (outside the sandbox: gdb needs the terminal and ptrace); `--emit-driver` writes
 //! the harness with the values compiled in, a standalone C driver.
 
 use super::DataModelArg;
@@ -24,10 +25,12 @@ pub struct ReplayArgs {
     test: PathBuf,
     #[command(flatten)]
     build: super::BuildArgs,
+    #[command(flatten)]
+    sandbox: super::SandboxArgs,
     /// Data model; by default the one `metadata.xml` beside the test names, else LP64.
     #[arg(long = "data-model", value_enum, ignore_case = true)]
     data_model: Option<DataModelArg>,
-    /// Start gdb on the program with the test's values instead of running it.
+    /// Start gdb on the program with the test's values instead of running it. gdb and the program run outside the sandbox (gdb needs the terminal and to trace the program), with no limits: the run can touch your files and the network.
     #[arg(long, conflicts_with = "emit_driver")]
     gdb: bool,
     /// Write the standalone C driver (the harness with the test's values compiled in) to this file instead of running. For a test with arguments, standard input or files (env-tests/*.json), also OUT.sh beside it, which builds the program with the driver and runs it with them.
@@ -66,6 +69,7 @@ fn suite_data_model(test: &Path) -> Option<DataModel> {
 /// Runs the command: exit code 1 when the run ends in an error (reach_error,
 /// failed assertion, abort, fatal signal, timeout), 0 on a normal exit.
 pub fn replay(args: &ReplayArgs) -> Result<i32> {
+    args.sandbox.apply()?;
     let input = args.build.input(&args.files);
     for file in &input.files {
         super::check_input_file(file, &["c", "i"])?;
@@ -132,7 +136,7 @@ pub fn replay(args: &ReplayArgs) -> Result<i32> {
         std::fs::write(&values, input_file_text(&TestVector { values: own }))
             .with_context(|| format!("cannot write {}", values.display()))?;
         eprintln!(
-            "walkdown: gdb on {} with the arguments, standard input and files of {} (`run` starts it)",
+            "walkdown: gdb on {} with the arguments, standard input and files of {} (`run` starts it; not sandboxed: the run can touch your files)",
             build.executable().display(),
             args.test.display()
         );
@@ -143,7 +147,7 @@ pub fn replay(args: &ReplayArgs) -> Result<i32> {
         std::fs::write(&inputs, input_file_text(&vector))
             .with_context(|| format!("cannot write {}", inputs.display()))?;
         eprintln!(
-            "walkdown: gdb on {} with the {} values of {}",
+            "walkdown: gdb on {} with the {} values of {} (not sandboxed: the run can touch your files)",
             build.executable().display(),
             vector.values.len(),
             args.test.display()
@@ -166,12 +170,7 @@ pub fn replay(args: &ReplayArgs) -> Result<i32> {
     };
     let run = build.run(&vector, &limits)?;
     let how = if args.sanitize { "gcc -g, ASan+UBSan" } else { "gcc -g" };
-    println!(
-        "{}: {} ({data_model}, {how}, {:.3} s)",
-        name.display(),
-        walkdown_native::NativeOutcome::describe(&run.outcome),
-        run.elapsed.as_secs_f64()
-    );
+    println!("{}: {} ({data_model}, {how}, {:.3} s)", name.display(), run.describe(), run.elapsed.as_secs_f64());
     // What the program or a sanitizer said about how it ended.
     let said = run.stderr.as_deref().unwrap_or("");
     for line in said.lines().filter(|l| {

@@ -21,6 +21,8 @@ pub struct ValidateArgs {
     suite: PathBuf,
     #[command(flatten)]
     build: super::BuildArgs,
+    #[command(flatten)]
+    sandbox: super::SandboxArgs,
     /// Data model; by default the suite metadata's architecture, else LP64.
     #[arg(long = "data-model", value_enum, ignore_case = true)]
     data_model: Option<DataModelArg>,
@@ -38,6 +40,7 @@ pub struct ValidateArgs {
 
 /// Runs the command.
 pub fn validate(args: &ValidateArgs) -> Result<i32> {
+    args.sandbox.apply()?;
     let input = args.build.input(&args.files);
     if input.is_one_file() {
         super::check_input_file(&input.files[0], &["c", "i"])?;
@@ -100,6 +103,13 @@ pub fn validate(args: &ValidateArgs) -> Result<i32> {
             NativeOutcome::Timeout => "timeout".into(),
         };
         *outcomes.entry(name).or_default() += 1;
+    }
+    // A test whose native run was denied something may differ from
+    // walkdown's run for that reason: each says what.
+    for (test, run) in suite.tests.iter().zip(&result.runs) {
+        if let Some(denied) = run.denied_words() {
+            println!("{}: {}; {denied}", test.name, run.outcome.describe());
+        }
     }
     let c = &result.coverage;
     println!("tests: {} run, {} invalid files skipped", result.runs.len(), suite.invalid.len());
@@ -169,6 +179,11 @@ fn validate_env_tests(args: &ValidateArgs, input: &ProgramInput, dir: &Path) -> 
     let units = walkdown_driver::load::native_units(input, data_model)?;
     let result = validate_units(&units, &vectors, data_model, &limits, Some(environment))
         .with_context(|| format!("cannot validate {}", input.name().display()))?;
+    for ((name, _), run) in tests.iter().zip(&result.runs) {
+        if let Some(denied) = run.denied_words() {
+            println!("{name}: {}; {denied}", run.outcome.describe());
+        }
+    }
     let c = &result.coverage;
     println!(
         "{}: {} tests; lines {:.2}% ({}/{}), branches {:.2}% ({}/{})",
