@@ -26,6 +26,7 @@ pub use guidance::{Guidance, Monitor, MonitorPosition, MonitorState, MONITOR_TOP
 pub use ledger::{
     Campaign, CampaignSettings, EngineFigures, ErrorCheck, ErrorFound, GoalClosure, GoalState, KeptTest, NativeVerdict,
     Property, RefutedTest, ReplayTime, Snapshot, StopCause, Submission, TestSink, MAX_REFUTED_LISTED,
+    MAX_REFUTED_PER_SITE,
 };
 pub use portfolio::{budget_ended, run_portfolio, Engine, EngineCtx, EngineEnd, EngineError, PortfolioSettings};
 pub use verdict::{BoundedProof, Claim, OpenReason, Proof, ProofConflict, Verdict};

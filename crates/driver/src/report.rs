@@ -118,10 +118,15 @@ pub fn make_report(header: &Report, program: &Program, goals: &Goals, snap: &Sna
         errors: snap
             .errors
             .iter()
-            .map(|(e, t)| ErrorEntry {
-                kind: e.kind.name().into(),
-                location: program.describe_loc(e.loc),
-                test: test_file_name(*t),
+            .map(|(e, t)| {
+                let native = snap.native(*t);
+                ErrorEntry {
+                    kind: e.kind.name().into(),
+                    location: program.describe_loc(e.loc),
+                    test: test_file_name(*t),
+                    native: native.word().into(),
+                    native_outcome: native.detail().into(),
+                }
             })
             .collect(),
         tests: snap
@@ -170,6 +175,8 @@ pub fn make_report(header: &Report, program: &Program, goals: &Goals, snap: &Sna
         unmodelled_functions: snap.unmodelled.clone(),
         errors_confirmed_natively: snap.confirmed_count,
         errors_refuted_natively: snap.refuted_count,
+        errors_unconfirmed_natively: snap.unconfirmed_count,
+        errors_unchecked_natively: snap.unchecked_count,
         refuted_tests: snap
             .refuted
             .iter()

@@ -90,13 +90,19 @@ pub struct Report {
     /// (their calls took input values; natively they run the C library).
     #[serde(default)]
     pub unmodelled_functions: Vec<String>,
-    /// Error tests through unmodelled functions that the native check
-    /// confirmed (kept).
+    /// Error tests the native check confirmed.
     #[serde(default)]
     pub errors_confirmed_natively: usize,
-    /// Error tests the native check refuted (not kept), in all.
+    /// Error tests through unmodelled functions the native check refuted
+    /// (not kept), in all.
     #[serde(default)]
     pub errors_refuted_natively: usize,
+    /// Other error tests whose native run did not reproduce their error.
+    #[serde(default)]
+    pub errors_unconfirmed_natively: usize,
+    /// Error tests that could not be run natively.
+    #[serde(default)]
+    pub errors_unchecked_natively: usize,
     /// The first refuted tests.
     #[serde(default)]
     pub refuted_tests: Vec<RefutedEntry>,
@@ -310,6 +316,34 @@ pub struct ErrorEntry {
     pub location: String,
     /// The test that reaches it.
     pub test: String,
+    /// What the test's native run says: `confirmed` (it ends in the same
+    /// error), `unconfirmed` (it ends otherwise: see `native_outcome`) or
+    /// `unchecked` (it could not run: see `native_outcome`). Reports of
+    /// walkdown before native confirmation have none.
+    #[serde(default)]
+    pub native: String,
+    /// How the native run ended when it did not confirm the error, or why
+    /// it could not run.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub native_outcome: String,
+}
+
+impl ErrorEntry {
+    /// Whether the native run did not reproduce the error.
+    pub fn unconfirmed(&self) -> bool {
+        self.native == "unconfirmed"
+    }
+
+    /// The native check in words, for summaries (`confirmed natively`,
+    /// `unconfirmed: killed by signal 11 (SIGSEGV) natively (gcc)`).
+    pub fn native_words(&self) -> String {
+        match (self.native.as_str(), self.native_outcome.as_str()) {
+            ("", _) => "not checked natively".into(),
+            ("confirmed", _) => "confirmed natively".into(),
+            (word, "") => word.into(),
+            (word, how) => format!("{word}: {how}"),
+        }
+    }
 }
 
 /// One kept test.

@@ -337,7 +337,7 @@ pub fn run_and_print(args: &GenArgs) -> Result<(Outcome, i32)> {
     let code = match outcome.exit() {
         Exit::ProofConflict => 3,
         Exit::ErrorReached if !args.no_error_exit => 1,
-        Exit::ErrorReached | Exit::Clean => 0,
+        Exit::ErrorReached | Exit::Unconfirmed | Exit::Clean => 0,
     };
     Ok((outcome, code))
 }
@@ -413,7 +413,12 @@ fn print_summary(snap: &Snapshot, program: &Program, goals: &Goals, report: &Rep
             ),
             _ => String::new(),
         };
-        outln(format_args!("error {} at {} (test {file}{excluded})", e.kind.name(), program.describe_loc(e.loc)));
+        let native = report.errors.iter().find(|r| r.test == file).map(|r| r.native_words()).unwrap_or_default();
+        outln(format_args!(
+            "error {} at {} (test {file}; {native}{excluded})",
+            e.kind.name(),
+            program.describe_loc(e.loc)
+        ));
     }
 }
 
