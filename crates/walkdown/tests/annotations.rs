@@ -226,7 +226,7 @@ fn an_empty_premise_verifies_without_condition() {
     let text = String::from_utf8_lossy(&out.stdout).to_string();
     let status = |line: &str| {
         text.lines()
-            .find(|l| l.contains(&format!("empty_premise.c:{line}:")))
+            .find(|l| l.contains("error reach_error") && l.contains(&format!("empty_premise.c:{line}:")))
             .map(|l| l.split('\t').nth(3).unwrap_or("").to_string())
     };
     assert_eq!(status("14").as_deref(), Some("verified"), "{text}");
