@@ -14,6 +14,7 @@ use walkdown_ir::testvec::{InputValue, TestVector};
 use walkdown_ir::{CheckKind, Loc, Program};
 
 mod confirm;
+mod shed;
 pub use confirm::{ErrorCheck, NativeVerdict, RefutedTest, MAX_REFUTED_LISTED, MAX_REFUTED_PER_SITE};
 
 /// What the generated suite is for.
@@ -166,6 +167,9 @@ pub enum StopCause {
     Interrupted,
     /// Every engine ended by itself.
     EnginesDone,
+    /// The memory bound was reached with nothing left to drop (see
+    /// [`crate::memory`]).
+    MemoryBound,
 }
 
 /// A goal's verdict and, while it is open, why each engine left it so.
@@ -227,6 +231,19 @@ pub struct Snapshot {
     pub confirmed_count: usize,
     /// How many it could not run.
     pub unchecked_count: usize,
+    /// The memory bound, the peak resident memory and what was dropped.
+    pub memory: MemoryFigures,
+}
+
+/// What the memory bound did (see [`crate::memory`]).
+#[derive(Clone, Debug, Default)]
+pub struct MemoryFigures {
+    /// The bound, in bytes, if any.
+    pub bound: Option<u64>,
+    /// The highest resident memory seen, in bytes (0: not readable).
+    pub peak: u64,
+    /// What was dropped to stay under the bound, in order.
+    pub dropped: Vec<crate::memory::Dropped>,
 }
 
 impl Snapshot {
@@ -292,6 +309,7 @@ pub struct Campaign<'p> {
     inner: Mutex<Inner<'p>>,
     guidance: crate::guidance::GuidanceBoard,
     error_check: Option<Box<dyn ErrorCheck + 'p>>,
+    memory: crate::memory::MemoryWatch,
 }
 
 impl<'p> Campaign<'p> {
@@ -342,6 +360,7 @@ impl<'p> Campaign<'p> {
             }),
             guidance: Default::default(),
             error_check: None,
+            memory: Default::default(),
         })
     }
 
@@ -349,6 +368,12 @@ impl<'p> Campaign<'p> {
     /// [`ErrorCheck`]).
     pub fn with_error_check(mut self, check: Box<dyn ErrorCheck + 'p>) -> Self {
         self.error_check = Some(check);
+        self
+    }
+
+    /// Keeps the resident memory under `bound` (see [`crate::memory`]).
+    pub fn with_memory_bound(mut self, bound: crate::memory::MemoryBound) -> Self {
+        self.memory = crate::memory::MemoryWatch::new(Some(bound));
         self
     }
 
@@ -747,6 +772,11 @@ impl<'p> Campaign<'p> {
             confirmed_count: inner.confirmed_count,
             unconfirmed_count: inner.unconfirmed_count,
             unchecked_count: inner.unchecked_count,
+            memory: MemoryFigures {
+                bound: self.memory.bound().map(|b| b.bytes),
+                peak: self.memory.peak(),
+                dropped: self.memory.dropped(),
+            },
         }
     }
 

@@ -26,8 +26,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use walkdown_campaign::{
-    Campaign, CampaignSettings, KeptTest, NativeVerdict, PortfolioSettings, Property, ReplayTime, Snapshot, TestSink,
-    Verdict,
+    Campaign, CampaignSettings, KeptTest, MemoryBound, NativeVerdict, PortfolioSettings, Property, ReplayTime,
+    Snapshot, TestSink, Verdict,
 };
 use walkdown_cegar::CegarEngine;
 use walkdown_formats::envtest::{EnvTest, ENV_TESTS_DIR};
@@ -252,6 +252,15 @@ fn campaign(
     Ok((snap, report, failures))
 }
 
+/// Hands memory glibc's allocator holds free back to the system, so what
+/// the memory bound drops shows in the resident size.
+fn trim() {
+    // SAFETY: malloc_trim only walks the allocator's own free lists.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 /// Says once what the native check left open: error tests through
 /// functions without a model that were not kept, errors the native run
 /// does not reproduce (they do not count for the exit code), errors it
@@ -304,6 +313,10 @@ fn open_campaign<'p>(
     let campaign =
         if plan.options.max_steps.is_none() { campaign.with_replay_time(ReplayTime::default()) } else { campaign };
     let campaign = campaign.with_fast_forward(!plan.options.no_fast_forward);
+    let campaign = match plan.options.max_memory_mb.or_else(crate::plan::default_max_memory_mb) {
+        Some(mb) => campaign.with_memory_bound(MemoryBound { bytes: mb.saturating_mul(1 << 20), trim: Some(trim) }),
+        None => campaign,
+    };
     // Error tests run natively before they are kept (see `crosscheck`).
     // Not in unit mode: the unit program built natively has no lazy
     // slots' calls (its tests run natively as unit_tests.c, which `check`

@@ -103,6 +103,10 @@ pub struct Report {
     /// Error tests that could not be run natively.
     #[serde(default)]
     pub errors_unchecked_natively: usize,
+    /// The memory bound (`--max-memory`), the peak resident memory, and
+    /// what was dropped to stay under the bound.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<MemoryEntry>,
     /// The first refuted tests.
     #[serde(default)]
     pub refuted_tests: Vec<RefutedEntry>,
@@ -305,6 +309,28 @@ pub struct GoalEntry {
     /// The first test that covers it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub test: Option<String>,
+}
+
+/// What the memory bound did.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct MemoryEntry {
+    /// The bound, in MB (none: no bound).
+    pub bound_mb: Option<f64>,
+    /// The highest resident memory seen, in MB (0: not readable).
+    pub peak_mb: f64,
+    /// What was dropped, in order.
+    pub dropped: Vec<DroppedEntry>,
+}
+
+/// One thing the memory bound dropped.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct DroppedEntry {
+    /// Seconds since the start.
+    pub at_s: f64,
+    /// Resident memory then, in MB.
+    pub resident_mb: f64,
+    /// What (`caches: ...`, `engine cegar stopped, its state dropped`).
+    pub what: String,
 }
 
 /// One error reached.

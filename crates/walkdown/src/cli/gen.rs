@@ -89,6 +89,9 @@ pub struct GenArgs {
     /// left of it).
     #[arg(long)]
     max_steps: Option<u64>,
+    /// Resident memory to stay under, in MB (default: half the machine's memory, from /proc/meminfo). Near it the campaign drops caches, then whole engines, the least useful first, and at last stops with a finished report; report.json records the peak and what was dropped.
+    #[arg(long)]
+    max_memory: Option<u64>,
     /// Replay every loop iteration by iteration: no fast-forwarding of
     /// deterministic loops in the interpreter (for checking).
     #[arg(long)]
@@ -211,6 +214,7 @@ impl GenArgs {
             quick_query_ms: self.quick_query_ms,
             max_call_depth: self.max_call_depth,
             max_steps: self.max_steps,
+            max_memory_mb: self.max_memory,
             no_fast_forward: self.no_fast_forward,
             unwind: self.unwind,
             max_unwind: self.max_unwind,
