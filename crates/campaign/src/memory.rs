@@ -134,6 +134,13 @@ impl MemoryWatch {
         (resident, step)
     }
 
+    /// Reads the resident size for the peak only.
+    pub(crate) fn sample(&self) {
+        if let Some(resident) = resident_bytes() {
+            self.peak.fetch_max(resident, Ordering::Relaxed);
+        }
+    }
+
     /// Asks engines to shed.
     pub(crate) fn ask_shed(&self) {
         self.shed_epoch.fetch_add(1, Ordering::AcqRel);

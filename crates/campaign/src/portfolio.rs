@@ -380,6 +380,7 @@ pub fn run_portfolio(
     let query_work_limit =
         scheduler.shared.then(|| crate::work::solver_limit(crate::work::of_duration(settings.shared_query_limit)));
     let names: Vec<&'static str> = engines.iter().map(|e| e.name()).collect();
+    campaign.sample_memory();
     let finished = Mutex::new(0usize);
     let all_done = Condvar::new();
     std::thread::scope(|scope| {
@@ -434,6 +435,7 @@ pub fn run_portfolio(
             }
         }
         drop(done);
+        campaign.sample_memory();
         campaign.finish();
         handles
             .into_iter()

@@ -74,6 +74,12 @@ impl Campaign<'_> {
         engines.iter().rev().copied().min_by_key(|n| use_of(n))
     }
 
+    /// Reads the resident memory for the peak only (at the start and end of
+    /// a portfolio, which may be too short for a look).
+    pub fn sample_memory(&self) {
+        self.memory.sample()
+    }
+
     /// Whether the memory bound stopped `engine`.
     pub fn engine_dropped(&self, engine: &str) -> bool {
         self.memory.engine_stopped(engine)
