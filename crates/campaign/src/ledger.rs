@@ -15,7 +15,7 @@ use walkdown_ir::{CheckKind, Loc, Program};
 
 mod confirm;
 mod shed;
-pub use confirm::{ErrorCheck, NativeVerdict, RefutedTest, MAX_REFUTED_LISTED, MAX_REFUTED_PER_SITE};
+pub use confirm::{ErrorCheck, NativeVerdict, RefutedTest, MAX_REFUTED_LISTED, MAX_REFUTED_PER_SITE, NOT_IN_THIS_MODE};
 
 /// What the generated suite is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -576,7 +576,7 @@ impl<'p> Campaign<'p> {
         // A confirmed test replaces an unconfirmed one at its error site.
         let upgrade = seen.filter(|&i| {
             let old = inner.errors[i].1;
-            native == Some(NativeVerdict::Confirmed) && !inner.error_checks.get(&old).map_or(true, |v| v.counts())
+            native == Some(NativeVerdict::Confirmed) && !inner.error_checks.get(&old).is_none_or(|v| v.counts())
         });
         if new_goals.is_empty() && !new_error && upgrade.is_none() {
             return None;

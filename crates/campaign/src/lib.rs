@@ -27,7 +27,7 @@ pub use guidance::{Guidance, Monitor, MonitorPosition, MonitorState, MONITOR_TOP
 pub use ledger::{
     Campaign, CampaignSettings, EngineFigures, ErrorCheck, ErrorFound, GoalClosure, GoalState, KeptTest, MemoryFigures,
     NativeVerdict, Property, RefutedTest, ReplayTime, Snapshot, StopCause, Submission, TestSink, MAX_REFUTED_LISTED,
-    MAX_REFUTED_PER_SITE,
+    MAX_REFUTED_PER_SITE, NOT_IN_THIS_MODE,
 };
 pub use memory::{Dropped, MemoryBound};
 pub use portfolio::{budget_ended, run_portfolio, Engine, EngineCtx, EngineEnd, EngineError, PortfolioSettings};

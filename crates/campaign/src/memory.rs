@@ -163,7 +163,7 @@ impl MemoryWatch {
     }
 
     pub(crate) fn engine_stopped(&self, name: &str) -> bool {
-        self.bound.is_some() && self.steps.lock().unwrap_or_else(|e| e.into_inner()).stopped.iter().any(|n| *n == name)
+        self.bound.is_some() && self.steps.lock().unwrap_or_else(|e| e.into_inner()).stopped.contains(&name)
     }
 
     pub(crate) fn stopped_engines(&self) -> Vec<&'static str> {

@@ -341,6 +341,17 @@ fn engines(o: &Options) -> Result<Vec<EngineKind>, PlanError> {
     Ok(engines)
 }
 
+/// The share of the machine's memory `gen` stays under by default.
+pub const DEFAULT_MEMORY_SHARE: f64 = 0.5;
+
+/// `--max-memory`'s default, in MB: [`DEFAULT_MEMORY_SHARE`] of the
+/// machine's memory (`MemTotal` of `/proc/meminfo`); none where that
+/// cannot be read.
+pub fn default_max_memory_mb() -> Option<u64> {
+    let total = walkdown_campaign::memory::machine_bytes()?;
+    Some(((total as f64 * DEFAULT_MEMORY_SHARE) / (1 << 20) as f64) as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -419,15 +430,4 @@ mod tests {
         let plan = Plan::new(Options { annotations: vec![AnnotationSource::Source], ..defaults() }, None).unwrap();
         assert_eq!(plan.annotations, Some((vec![AnnotationSource::Source], Config::MayMust)));
     }
-}
-
-/// The share of the machine's memory `gen` stays under by default.
-pub const DEFAULT_MEMORY_SHARE: f64 = 0.5;
-
-/// `--max-memory`'s default, in MB: [`DEFAULT_MEMORY_SHARE`] of the
-/// machine's memory (`MemTotal` of `/proc/meminfo`); none where that
-/// cannot be read.
-pub fn default_max_memory_mb() -> Option<u64> {
-    let total = walkdown_campaign::memory::machine_bytes()?;
-    Some(((total as f64 * DEFAULT_MEMORY_SHARE) / (1 << 20) as f64) as u64)
 }

@@ -63,9 +63,13 @@ impl NativeVerdict {
     }
 }
 
+/// Why an error is unchecked when the campaign has no [`ErrorCheck`] (unit
+/// mode, embedders).
+pub const NOT_IN_THIS_MODE: &str = "not run natively in this mode";
+
 /// The verdict of an error test when the campaign has no [`ErrorCheck`].
 pub(crate) fn no_check() -> NativeVerdict {
-    NativeVerdict::Unchecked("not run natively in this mode".into())
+    NativeVerdict::Unchecked(NOT_IN_THIS_MODE.into())
 }
 
 /// Runs an error test natively (see the module doc).
@@ -121,7 +125,7 @@ impl Campaign<'_> {
             let inner = self.lock();
             let site_settled = inner.errors_seen.get(&(kind, loc)).is_some_and(|&i| {
                 let test = inner.errors[i].1;
-                inner.error_checks.get(&test).map_or(true, NativeVerdict::counts)
+                inner.error_checks.get(&test).is_none_or(NativeVerdict::counts)
             });
             let new_goal = replay
                 .covered
