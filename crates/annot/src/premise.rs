@@ -1,7 +1,9 @@
 //! Premises: Boolean formulas over assumption ids, as written in
 //! `__VERIFIER_assert_verified(cond, "premise")` (`a`, `a && b`, `a || !b`,
 //! parentheses, `true`, `false`), and their meaning as a set of assumption
-//! states.
+//! states. An empty premise (`""`, or only spaces) is `true`: it is the
+//! natural way to write "verified without assumptions", and a premise
+//! lists what the verification assumed, which is then nothing.
 
 use crate::AssumptionId;
 use std::fmt;
@@ -40,9 +42,12 @@ impl fmt::Display for PremiseError {
 
 impl Premise {
     /// Parses `text`, naming each identifier through `id` (which interns
-    /// assumption names).
+    /// assumption names). No tokens at all is `true` (no assumption).
     pub fn parse(text: &str, id: &mut dyn FnMut(&str) -> AssumptionId) -> Result<Premise, PremiseError> {
         let tokens = tokenize(text).map_err(|message| PremiseError { text: text.into(), message })?;
+        if tokens.is_empty() {
+            return Ok(Premise::True);
+        }
         let mut p = Parser { tokens, pos: 0, id };
         let e = p.or().map_err(|message| PremiseError { text: text.into(), message })?;
         if p.pos != p.tokens.len() {
@@ -236,5 +241,48 @@ impl Parser<'_> {
             Some(t) => Err(format!("unexpected {t:?}")),
             None => Err("unexpected end".into()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Premise, PremiseError> {
+        let mut names: Vec<String> = Vec::new();
+        Premise::parse(text, &mut |n| {
+            let i = names.iter().position(|m| m == n).unwrap_or_else(|| {
+                names.push(n.into());
+                names.len() - 1
+            });
+            AssumptionId(i as u32)
+        })
+    }
+
+    #[test]
+    fn an_empty_premise_and_true_mean_no_assumption() {
+        assert_eq!(parse(""), Ok(Premise::True));
+        assert_eq!(parse("  \t"), Ok(Premise::True));
+        assert_eq!(parse("true"), Ok(Premise::True));
+        assert_eq!(parse("(true)"), Ok(Premise::True));
+        assert!(parse("").unwrap().holds(0));
+    }
+
+    #[test]
+    fn formulas_parse_with_and_binding_tighter_than_or() {
+        let p = parse("a || !b && c").unwrap();
+        let (a, b, c) = (1u32, 2u32, 4u32);
+        assert!(p.holds(a));
+        assert!(p.holds(c));
+        assert!(!p.holds(b | c));
+        assert!(!p.holds(0));
+    }
+
+    #[test]
+    fn bad_premises_are_errors_that_say_why() {
+        assert_eq!(parse("a &&").unwrap_err().message, "unexpected end");
+        assert_eq!(parse("(a").unwrap_err().message, "missing ')'");
+        assert_eq!(parse("a & b").unwrap_err().message, "'&' at 2: write '&&'");
+        assert!(parse("a b").unwrap_err().message.starts_with("unexpected"));
     }
 }

@@ -4,7 +4,7 @@
 
 use crate::timeline::{Timeline, TimelinePoint};
 use crate::verdict::{BoundedProof, Claim, OpenReason, Proof, ProofConflict, Verdict};
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -13,6 +13,10 @@ use walkdown_ir::entity::EntityRef;
 use walkdown_ir::goals::{GoalId, GoalKind, Goals};
 use walkdown_ir::testvec::{InputValue, TestVector};
 use walkdown_ir::{CheckKind, Loc, Program};
+
+mod confirm;
+mod shed;
+pub use confirm::{ErrorCheck, NativeVerdict, RefutedTest, MAX_REFUTED_LISTED, MAX_REFUTED_PER_SITE, NOT_IN_THIS_MODE};
 
 /// What the generated suite is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -114,51 +118,6 @@ pub struct ErrorFound {
     pub goal: Option<GoalId>,
 }
 
-/// What a native run of an error test says (see [`ErrorCheck`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum NativeVerdict {
-    /// The native run ends in the same error.
-    Confirmed,
-    /// It does not, or could not be made; how it ended, in words.
-    Refuted(String),
-}
-
-/// Checks natively an error test whose replay called external functions
-/// walkdown has no model for: in walkdown's runs their calls take the next
-/// input value, natively they run the C library, so the claimed error may
-/// not happen. A test the check refutes is not kept.
-pub trait ErrorCheck: Send + Sync {
-    /// Runs `vector` natively; `error` is what the interpreter's replay
-    /// reached.
-    fn check(&self, vector: &TestVector, error: &ErrorFound) -> NativeVerdict;
-}
-
-/// An error test the native check refuted (not in the suite).
-#[derive(Clone, Debug)]
-pub struct RefutedTest {
-    /// Its input values.
-    pub vector: TestVector,
-    /// The error the interpreter's replay reached.
-    pub error: ErrorFound,
-    /// How the native run ended instead.
-    pub native: String,
-    /// The unmodelled functions the replay called.
-    pub unmodelled: Vec<String>,
-    /// The engine that submitted it.
-    pub engine: &'static str,
-    /// Seconds since the start.
-    pub at: f64,
-}
-
-/// Refuted tests listed in the snapshot (more are only counted).
-pub const MAX_REFUTED_LISTED: usize = 50;
-
-/// Native checks refuted at one error site after which further tests
-/// reaching it (through unmodelled functions) are refused without a run:
-/// a search that keeps finding the site through a call whose value it
-/// chooses would otherwise spend its budget on native runs.
-pub const MAX_REFUTED_PER_SITE: usize = 64;
-
 /// Receives kept tests the moment they are kept, so an interrupted run
 /// loses nothing.
 pub trait TestSink: Send {
@@ -209,6 +168,9 @@ pub enum StopCause {
     Interrupted,
     /// Every engine ended by itself.
     EnginesDone,
+    /// The memory bound was reached with nothing left to drop (see
+    /// [`crate::memory`]).
+    MemoryBound,
 }
 
 /// A goal's verdict and, while it is open, why each engine left it so.
@@ -245,6 +207,9 @@ pub struct Snapshot {
     pub tests: Vec<KeptTest>,
     /// Distinct errors reached, with their tests.
     pub errors: Vec<(ErrorFound, usize)>,
+    /// The native check of each error's test, by test index (see
+    /// [`NativeVerdict`]).
+    pub error_checks: std::collections::BTreeMap<usize, NativeVerdict>,
     /// Proofs that tests contradicted.
     pub conflicts: Vec<ProofConflict>,
     /// Per engine.
@@ -256,19 +221,49 @@ pub struct Snapshot {
     /// External functions without body or model that replays called, in
     /// the order first seen.
     pub unmodelled: Vec<String>,
-    /// Error tests the native check refuted (the first
-    /// [`MAX_REFUTED_LISTED`]).
+    /// Error tests through unmodelled functions the native check refuted
+    /// (not kept; the first [`MAX_REFUTED_LISTED`]).
     pub refuted: Vec<RefutedTest>,
-    /// How many the native check refuted in all.
+    /// How many error tests through unmodelled functions the native check
+    /// refuted (not kept), in all.
     pub refuted_count: usize,
+    /// How many other error tests it did not confirm (kept when their
+    /// error is new, marked unconfirmed).
+    pub unconfirmed_count: usize,
     /// How many it confirmed.
     pub confirmed_count: usize,
+    /// How many it could not run.
+    pub unchecked_count: usize,
+    /// The memory bound, the peak resident memory and what was dropped.
+    pub memory: MemoryFigures,
+}
+
+/// What the memory bound did (see [`crate::memory`]).
+#[derive(Clone, Debug, Default)]
+pub struct MemoryFigures {
+    /// The bound, in bytes, if any.
+    pub bound: Option<u64>,
+    /// The highest resident memory seen, in bytes (0: not readable).
+    pub peak: u64,
+    /// What was dropped to stay under the bound, in order.
+    pub dropped: Vec<crate::memory::Dropped>,
 }
 
 impl Snapshot {
     /// Goals with this verdict word (`covered`, `unreachable`, ...).
     pub fn count(&self, word: &str) -> usize {
         self.goals.iter().filter(|g| g.verdict.word() == word).count()
+    }
+
+    /// The native check of error test `test`.
+    pub fn native(&self, test: usize) -> NativeVerdict {
+        self.error_checks.get(&test).cloned().unwrap_or_else(confirm::no_check)
+    }
+
+    /// The errors whose native check does not refute them (confirmed, or
+    /// where no native run could say).
+    pub fn counted_errors(&self) -> impl Iterator<Item = &(ErrorFound, usize)> {
+        self.errors.iter().filter(|(_, t)| self.native(*t).counts())
     }
 }
 
@@ -279,7 +274,10 @@ struct Inner<'p> {
     closed: usize,
     tests: Vec<KeptTest>,
     errors: Vec<(ErrorFound, usize)>,
-    errors_seen: HashSet<(CheckKind, Loc)>,
+    /// Each error site's place in `errors`.
+    errors_seen: HashMap<(CheckKind, Loc), usize>,
+    /// The native verdict of each error test, by test index.
+    error_checks: BTreeMap<usize, NativeVerdict>,
     conflicts: Vec<ProofConflict>,
     engines: Vec<EngineFigures>,
     sink: Box<dyn TestSink + 'p>,
@@ -289,10 +287,12 @@ struct Inner<'p> {
     refuted: Vec<RefutedTest>,
     refuted_count: usize,
     confirmed_count: usize,
+    unconfirmed_count: usize,
+    unchecked_count: usize,
     /// Vectors already checked natively, with the verdict.
-    checked: std::collections::HashMap<Vec<u64>, bool>,
+    checked: HashMap<Vec<u64>, NativeVerdict>,
     /// Refutations per error site.
-    refuted_at: std::collections::HashMap<(CheckKind, Loc), usize>,
+    refuted_at: HashMap<(CheckKind, Loc), usize>,
 }
 
 /// The state every engine of one run shares. `Sync`: engines on several
@@ -314,6 +314,7 @@ pub struct Campaign<'p> {
     inner: Mutex<Inner<'p>>,
     guidance: crate::guidance::GuidanceBoard,
     error_check: Option<Box<dyn ErrorCheck + 'p>>,
+    memory: crate::memory::MemoryWatch,
 }
 
 impl<'p> Campaign<'p> {
@@ -347,7 +348,8 @@ impl<'p> Campaign<'p> {
                 closed: 0,
                 tests: Vec::new(),
                 errors: Vec::new(),
-                errors_seen: HashSet::new(),
+                errors_seen: HashMap::new(),
+                error_checks: BTreeMap::new(),
                 conflicts: Vec::new(),
                 engines: Vec::new(),
                 sink,
@@ -357,18 +359,27 @@ impl<'p> Campaign<'p> {
                 refuted: Vec::new(),
                 refuted_count: 0,
                 confirmed_count: 0,
-                checked: std::collections::HashMap::new(),
-                refuted_at: std::collections::HashMap::new(),
+                unconfirmed_count: 0,
+                unchecked_count: 0,
+                checked: HashMap::new(),
+                refuted_at: HashMap::new(),
             }),
             guidance: Default::default(),
             error_check: None,
+            memory: Default::default(),
         })
     }
 
-    /// Checks error tests that called unmodelled functions natively before
-    /// keeping them (see [`ErrorCheck`]).
+    /// Checks error tests natively before keeping them (see
+    /// [`ErrorCheck`]).
     pub fn with_error_check(mut self, check: Box<dyn ErrorCheck + 'p>) -> Self {
         self.error_check = Some(check);
+        self
+    }
+
+    /// Keeps the resident memory under `bound` (see [`crate::memory`]).
+    pub fn with_memory_bound(mut self, bound: crate::memory::MemoryBound) -> Self {
+        self.memory = crate::memory::MemoryWatch::new(Some(bound));
         self
     }
 
@@ -523,7 +534,8 @@ impl<'p> Campaign<'p> {
     }
 
     /// Replays `vector` in the interpreter and keeps it as a test when it
-    /// covers a new goal or reaches a new error.
+    /// covers a new goal or reaches a new error (see [`confirm`] for the
+    /// native check of its error).
     pub fn submit(&self, engine: &'static str, vector: &TestVector) -> Submission {
         let replay = self.replay(vector);
         if !replay.unknown_externals.is_empty() {
@@ -533,87 +545,27 @@ impl<'p> Campaign<'p> {
                     inner.unmodelled.push(name.clone());
                 }
             }
-            drop(inner);
-            if !self.error_confirmed(engine, vector, &replay) {
-                return Submission { replay, kept: None };
-            }
         }
-        let kept = self.record(engine, vector, &replay);
+        let native = self.confirm(engine, vector, &replay);
+        // Through a function without a model, the inputs mean something
+        // else natively: only a confirmed error is worth a test.
+        if !replay.unknown_externals.is_empty() && native.as_ref().is_some_and(|v| *v != NativeVerdict::Confirmed) {
+            return Submission { replay, kept: None };
+        }
+        let kept = self.record(engine, vector, &replay, native);
         Submission { replay, kept }
     }
 
-    /// Whether `replay`, which called unmodelled functions, may be kept:
-    /// yes unless it ends in an error the ledger would keep it for and the
-    /// native check refutes that error. The native run happens outside the
-    /// lock.
-    fn error_confirmed(&self, engine: &'static str, vector: &TestVector, replay: &RunResult) -> bool {
-        let Some(check) = &self.error_check else { return true };
-        let Outcome::Error { kind, loc, goal, .. } = replay.outcome else { return true };
-        let error = ErrorFound { kind, loc, goal };
-        let key: Vec<u64> = replay.inputs.iter().map(|i| i.bits).chain([replay.inputs.len() as u64]).collect();
-        {
-            let inner = self.lock();
-            let new_goal =
-                replay.covered.iter().any(|g| !matches!(inner.goals[g.index()].verdict, Verdict::Covered { .. }));
-            if !new_goal && inner.errors_seen.contains(&(kind, loc)) {
-                // Not kept anyway.
-                return true;
-            }
-            if let Some(&ok) = inner.checked.get(&key) {
-                return ok;
-            }
-            if inner.refuted_at.get(&(kind, loc)).is_some_and(|&n| n >= MAX_REFUTED_PER_SITE) {
-                return false;
-            }
-        }
-        // The file the test would be: the values the replay consumed.
-        let dm = self.program.data_model;
-        let consumed = if replay.inputs_exhausted {
-            vector.clone()
-        } else {
-            TestVector {
-                values: replay.inputs.iter().map(|i| InputValue::from_bits(i.ty, i.signed, i.bits, dm)).collect(),
-            }
-        };
-        let verdict = check.check(&consumed, &error);
-        let mut inner = self.lock();
-        let ok = verdict == NativeVerdict::Confirmed;
-        if inner.checked.insert(key, ok).is_some() {
-            // Another engine checked the same vector meanwhile.
-            return ok;
-        }
-        if let (false, Some(g)) = (ok, goal) {
-            let why = format!(
-                "a test reaching it calls {} (no model) and does not reach it natively",
-                replay.unknown_externals.join(", ")
-            );
-            drop(inner);
-            self.note_open("native check", g, OpenReason::Unsupported(why));
-            inner = self.lock();
-        }
-        match verdict {
-            NativeVerdict::Confirmed => inner.confirmed_count += 1,
-            NativeVerdict::Refuted(native) => {
-                inner.refuted_count += 1;
-                *inner.refuted_at.entry((kind, loc)).or_insert(0) += 1;
-                if inner.refuted.len() < MAX_REFUTED_LISTED {
-                    let at = self.start.elapsed().as_secs_f64();
-                    inner.refuted.push(RefutedTest {
-                        vector: consumed,
-                        error,
-                        native,
-                        unmodelled: replay.unknown_externals.clone(),
-                        engine,
-                        at,
-                    });
-                }
-            }
-        }
-        ok
-    }
-
     /// The ledger's half of [`Self::submit`], for a replay already made.
-    fn record(&self, engine: &'static str, vector: &TestVector, replay: &RunResult) -> Option<usize> {
+    /// `native` is the native check of its error (none: not checked, the
+    /// error site is settled).
+    fn record(
+        &self,
+        engine: &'static str,
+        vector: &TestVector,
+        replay: &RunResult,
+        native: Option<NativeVerdict>,
+    ) -> Option<usize> {
         let error = match replay.outcome {
             Outcome::Error { kind, loc, goal, .. } => Some(ErrorFound { kind, loc, goal }),
             _ => None,
@@ -625,14 +577,27 @@ impl<'p> Campaign<'p> {
             .copied()
             .filter(|g| !matches!(inner.goals[g.index()].verdict, Verdict::Covered { .. }))
             .collect();
-        let new_error = error.is_some_and(|e| !inner.errors_seen.contains(&(e.kind, e.loc)));
-        if new_goals.is_empty() && !new_error {
+        let seen = error.and_then(|e| inner.errors_seen.get(&(e.kind, e.loc)).copied());
+        let new_error = error.is_some() && seen.is_none();
+        // A confirmed test replaces an unconfirmed one at its error site.
+        let upgrade = seen.filter(|&i| {
+            let old = inner.errors[i].1;
+            native == Some(NativeVerdict::Confirmed) && !inner.error_checks.get(&old).is_none_or(|v| v.counts())
+        });
+        if new_goals.is_empty() && !new_error && upgrade.is_none() {
             return None;
         }
         let index = inner.tests.len();
+        let native = native.unwrap_or_else(confirm::no_check);
+        let stops = (new_error || upgrade.is_some()) && native.counts();
         if let (Some(e), true) = (error, new_error) {
-            inner.errors_seen.insert((e.kind, e.loc));
+            let at = inner.errors.len();
+            inner.errors_seen.insert((e.kind, e.loc), at);
             inner.errors.push((e, index));
+            inner.error_checks.insert(index, native);
+        } else if let Some(i) = upgrade {
+            inner.errors[i].1 = index;
+            inner.error_checks.insert(index, native);
         }
         for g in &new_goals {
             let state = &mut inner.goals[g.index()];
@@ -678,7 +643,8 @@ impl<'p> Campaign<'p> {
         let all_closed = self.targets_closed(&inner);
         drop(inner);
         self.epoch.fetch_add(1, Ordering::AcqRel);
-        if self.settings.property == Property::CoverError && error.is_some_and(|e| e.kind == CheckKind::ReachError) {
+        let reach_error = error.is_some_and(|e| e.kind == CheckKind::ReachError);
+        if self.settings.property == Property::CoverError && reach_error && stops {
             self.request_stop(StopCause::ErrorReached);
         } else if all_closed {
             self.request_stop(StopCause::AllClosed);
@@ -806,6 +772,7 @@ impl<'p> Campaign<'p> {
             timeline: inner.timeline.points().to_vec(),
             tests: inner.tests.clone(),
             errors: inner.errors.clone(),
+            error_checks: inner.error_checks.clone(),
             conflicts: inner.conflicts.clone(),
             engines: inner.engines.clone(),
             stop: inner.stop,
@@ -814,6 +781,13 @@ impl<'p> Campaign<'p> {
             refuted: inner.refuted.clone(),
             refuted_count: inner.refuted_count,
             confirmed_count: inner.confirmed_count,
+            unconfirmed_count: inner.unconfirmed_count,
+            unchecked_count: inner.unchecked_count,
+            memory: MemoryFigures {
+                bound: self.memory.bound().map(|b| b.bytes),
+                peak: self.memory.peak(),
+                dropped: self.memory.dropped(),
+            },
         }
     }
 

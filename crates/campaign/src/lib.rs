@@ -18,6 +18,7 @@
 
 mod guidance;
 mod ledger;
+pub mod memory;
 pub mod portfolio;
 mod timeline;
 mod verdict;
@@ -25,9 +26,11 @@ pub mod work;
 
 pub use guidance::{Guidance, Monitor, MonitorPosition, MonitorState, MONITOR_TOP, NO_WAY};
 pub use ledger::{
-    Campaign, CampaignSettings, EngineFigures, ErrorCheck, ErrorFound, GoalClosure, GoalState, KeptTest, NativeVerdict,
-    Property, RefutedTest, ReplayTime, Snapshot, StopCause, Submission, TestSink, MAX_REFUTED_LISTED,
+    Campaign, CampaignSettings, EngineFigures, ErrorCheck, ErrorFound, GoalClosure, GoalState, KeptTest, MemoryFigures,
+    NativeVerdict, Property, RefutedTest, ReplayTime, Snapshot, StopCause, Submission, TestSink, MAX_REFUTED_LISTED,
+    MAX_REFUTED_PER_SITE, NOT_IN_THIS_MODE,
 };
+pub use memory::{Dropped, MemoryBound};
 pub use portfolio::{budget_ended, run_portfolio, Engine, EngineCtx, EngineEnd, EngineError, PortfolioSettings};
 pub use timeline::{TimelinePoint, VerdictCounts};
 pub use verdict::{BoundedProof, Claim, OpenReason, Proof, ProofConflict, Verdict};

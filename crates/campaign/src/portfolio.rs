@@ -59,6 +59,10 @@ impl EngineEnd {
 #[error("{0}")]
 pub struct EngineError(pub String);
 
+/// How often the portfolio looks at the campaign's memory (see
+/// [`crate::memory`]).
+const MEMORY_EVERY: Duration = Duration::from_millis(250);
+
 /// Settings of [`run_portfolio`], with their defaults.
 #[derive(Clone, Debug)]
 pub struct PortfolioSettings {
@@ -136,17 +140,18 @@ impl Scheduler {
         self.turns.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Blocks until engine `i` holds a worker or the campaign stops.
-    fn wait_turn(&self, i: usize, campaign: &Campaign<'_>) {
+    /// Blocks until engine `i` (called `name`) holds a worker or the
+    /// campaign stops (or drops the engine).
+    fn wait_turn(&self, i: usize, name: &str, campaign: &Campaign<'_>) {
         let mut t = self.lock();
-        while !t.running[i] && !campaign.stopped() {
+        while !t.running[i] && !campaign.stopped() && !campaign.engine_dropped(name) {
             t = self.changed.wait_timeout(t, Duration::from_millis(50)).unwrap_or_else(|e| e.into_inner()).0;
         }
     }
 
     /// Accounts engine `i`'s slice; hands its worker on when another
     /// engine is further behind its share.
-    fn checkpoint(&self, i: usize, campaign: &Campaign<'_>) {
+    fn checkpoint(&self, i: usize, name: &str, campaign: &Campaign<'_>) {
         if !self.shared {
             return;
         }
@@ -164,7 +169,7 @@ impl Scheduler {
                 t.start_turn(j, now);
                 self.changed.notify_all();
                 drop(t);
-                self.wait_turn(i, campaign);
+                self.wait_turn(i, name, campaign);
             }
         }
     }
@@ -183,6 +188,13 @@ impl Scheduler {
             t.start_turn(j, now);
         }
         self.changed.notify_all();
+    }
+
+    /// Of `names` (every engine's, in order), those of the engines that
+    /// have not ended.
+    fn running_names(&self, names: &[&'static str]) -> Vec<&'static str> {
+        let t = self.lock();
+        names.iter().zip(&t.done).filter(|(_, &done)| !done).map(|(n, _)| *n).collect()
     }
 
     fn charge(&self, i: usize, ticks: u64) {
@@ -208,6 +220,8 @@ pub struct EngineCtx<'c, 'p> {
     name: &'static str,
     query_limit: Option<Duration>,
     query_work_limit: Option<u32>,
+    /// The campaign's shed epoch this engine last shed at.
+    shed_seen: std::sync::atomic::AtomicU64,
 }
 
 impl<'c, 'p> EngineCtx<'c, 'p> {
@@ -220,16 +234,31 @@ impl<'c, 'p> EngineCtx<'c, 'p> {
     /// `false` when the engine must stop; may block while another engine
     /// uses the shared worker.
     pub fn checkpoint(&self) -> bool {
-        if self.campaign.stopped() {
+        if self.stopped() {
             return false;
         }
-        self.scheduler.checkpoint(self.index, self.campaign);
-        !self.campaign.stopped()
+        self.scheduler.checkpoint(self.index, self.name, self.campaign);
+        !self.stopped()
     }
 
-    /// Whether the engine must stop (never blocks).
+    /// Whether the engine must stop (never blocks): the campaign stops, or
+    /// the memory bound dropped this engine.
     pub fn stopped(&self) -> bool {
-        self.campaign.stopped()
+        self.campaign.stopped() || self.campaign.engine_dropped(self.name)
+    }
+
+    /// Whether the engine should drop what state it can do without now (the
+    /// memory bound is near, see [`crate::memory`]): `true` once each time
+    /// the campaign asks. Say what was dropped with [`Self::note_dropped`].
+    pub fn shed(&self) -> bool {
+        use std::sync::atomic::Ordering;
+        let epoch = self.campaign.shed_epoch();
+        self.shed_seen.swap(epoch, Ordering::AcqRel) != epoch
+    }
+
+    /// Records what the engine dropped for the memory bound.
+    pub fn note_dropped(&self, what: &str) {
+        self.campaign.note_dropped(self.name, what)
     }
 
     /// When the budget ends.
@@ -350,6 +379,8 @@ pub fn run_portfolio(
     let query_limit = scheduler.shared.then_some(settings.shared_query_limit * 10);
     let query_work_limit =
         scheduler.shared.then(|| crate::work::solver_limit(crate::work::of_duration(settings.shared_query_limit)));
+    let names: Vec<&'static str> = engines.iter().map(|e| e.name()).collect();
+    campaign.sample_memory();
     let finished = Mutex::new(0usize);
     let all_done = Condvar::new();
     std::thread::scope(|scope| {
@@ -363,8 +394,9 @@ pub fn run_portfolio(
                 let name = engine.name();
                 campaign.set_status(name, "waiting", Duration::ZERO);
                 scope.spawn(move || {
-                    scheduler.wait_turn(index, campaign);
-                    let ctx = EngineCtx { campaign, scheduler, index, name, query_limit, query_work_limit };
+                    scheduler.wait_turn(index, name, campaign);
+                    let shed_seen = std::sync::atomic::AtomicU64::new(campaign.shed_epoch());
+                    let ctx = EngineCtx { campaign, scheduler, index, name, query_limit, query_work_limit, shed_seen };
                     campaign.set_status(name, "running", scheduler.used(index));
                     let end = if campaign.stopped() {
                         Ok(EngineEnd::new("not started: the campaign stopped first"))
@@ -373,6 +405,7 @@ pub fn run_portfolio(
                     };
                     scheduler.finish(index);
                     let status = match &end {
+                        Ok(_) if campaign.engine_dropped(name) => "stopped: memory bound (its state dropped)".into(),
                         Ok(e) => e.reason.clone(),
                         Err(e) => format!("failed: {e}"),
                     };
@@ -386,10 +419,14 @@ pub fn run_portfolio(
         let mut last = Instant::now();
         let mut done = finished.lock().unwrap_or_else(|e| e.into_inner());
         while *done < n {
-            let wait = settings.progress_every.saturating_sub(last.elapsed()).max(Duration::from_millis(10));
+            let wait =
+                settings.progress_every.saturating_sub(last.elapsed()).clamp(Duration::from_millis(10), MEMORY_EVERY);
             done = all_done.wait_timeout(done, wait).unwrap_or_else(|e| e.into_inner()).0;
             // The budget ends even when every engine is inside a long step.
             campaign.stopped();
+            drop(done);
+            campaign.watch_memory(&scheduler.running_names(&names));
+            done = finished.lock().unwrap_or_else(|e| e.into_inner());
             if last.elapsed() >= settings.progress_every {
                 drop(done);
                 observe(campaign);
@@ -398,6 +435,7 @@ pub fn run_portfolio(
             }
         }
         drop(done);
+        campaign.sample_memory();
         campaign.finish();
         handles
             .into_iter()

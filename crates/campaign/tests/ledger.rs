@@ -249,3 +249,100 @@ fn a_panicking_engine_fails_alone() {
     assert_eq!(c.snapshot().tests.len(), 1);
     assert_eq!(c.stop_cause(), Some(StopCause::EnginesDone));
 }
+
+/// `if (x > 10) reach_error();` with a second branch after it, so a later
+/// test reaching the error can cover a new goal: `if (x > 20)`.
+const ERROR_PROGRAM: &str = r#"datamodel LP64
+file "e.c"
+
+declare @reach_error()
+
+define @main() -> i32 !1:0 {
+b0:
+  v0 = nondet i32 !2:1
+  v1 = cmp sgt i32 v0, i32 20 !3:1
+  br v1, b1, b2 !3:1
+b1:
+  br v1, b2, b2 !4:1
+b2:
+  v2 = cmp sgt i32 v0, i32 10 !5:1
+  br v2, b3, b4 !5:1
+b3:
+  call void @reach_error() !6:1
+  ret i32 1 !6:1
+b4:
+  ret i32 0 !7:1
+}
+"#;
+
+/// A native check that refutes the error for the values in `refuted`
+/// (one counter of runs).
+struct FakeNative {
+    refuted: Vec<i128>,
+    runs: Arc<Mutex<usize>>,
+}
+
+impl walkdown_campaign::ErrorCheck for FakeNative {
+    fn check(&self, vector: &TestVector, _: &walkdown_campaign::ErrorFound) -> walkdown_campaign::NativeVerdict {
+        *self.runs.lock().unwrap() += 1;
+        match vector.values.first() {
+            Some(InputValue::Int(x)) if self.refuted.contains(x) => {
+                walkdown_campaign::NativeVerdict::Refuted("exit 0 natively".into())
+            }
+            _ => walkdown_campaign::NativeVerdict::Confirmed,
+        }
+    }
+}
+
+/// An error the native run does not reproduce is kept, marked
+/// unconfirmed with the native outcome, and does not stop a
+/// `coverage-error` campaign; the first later test that confirms it takes
+/// its place and stops it; tests of a settled error site are not run
+/// natively again.
+#[test]
+fn unconfirmed_errors_are_kept_marked_and_replaced_by_confirmed_ones() {
+    let p = walkdown_ir_reader::parse_and_verify(ERROR_PROGRAM).expect("the test program parses");
+    let goals = Goals::compute(&p);
+    let stop = AtomicBool::new(false);
+    let settings = CampaignSettings { property: walkdown_campaign::Property::CoverError, ..Default::default() };
+    let runs = Arc::new(Mutex::new(0));
+    let check = FakeNative { refuted: vec![11, 12], runs: runs.clone() };
+    let c = Campaign::new(&p, &goals, settings, Box::new(Collect::default()), &stop)
+        .unwrap()
+        .with_error_check(Box::new(check));
+    assert_eq!(c.submit("e", &vector(0)).kept, Some(0), "no error: not run natively");
+    assert_eq!(*runs.lock().unwrap(), 0);
+    assert_eq!(c.submit("e", &vector(11)).kept, Some(1));
+    let snap = c.snapshot();
+    assert_eq!(snap.errors.len(), 1);
+    assert_eq!(snap.native(1), walkdown_campaign::NativeVerdict::Refuted("exit 0 natively".into()));
+    assert_eq!(snap.counted_errors().count(), 0);
+    assert!(!c.stopped(), "an unconfirmed error does not stop coverage-error");
+    assert_eq!(c.submit("e", &vector(12)).kept, None, "refuted again, nothing new");
+    assert_eq!(c.submit("e", &vector(21)).kept, Some(2), "confirmed: replaces the unconfirmed test");
+    let snap = c.snapshot();
+    assert_eq!(snap.errors.len(), 1, "one error per site");
+    assert_eq!(snap.errors[0].1, 2);
+    assert_eq!(snap.native(2), walkdown_campaign::NativeVerdict::Confirmed);
+    assert_eq!((snap.confirmed_count, snap.unconfirmed_count), (1, 2));
+    assert_eq!(c.stop_cause(), Some(StopCause::ErrorReached));
+    let before = *runs.lock().unwrap();
+    c.submit("e", &vector(30));
+    assert_eq!(*runs.lock().unwrap(), before, "a confirmed site is not run natively again");
+}
+
+/// Without a native check (unit mode, embedders) errors are unchecked and
+/// count: the campaign stops at the first `reach_error` as it always did.
+#[test]
+fn without_a_native_check_errors_are_unchecked_and_count() {
+    let p = walkdown_ir_reader::parse_and_verify(ERROR_PROGRAM).expect("the test program parses");
+    let goals = Goals::compute(&p);
+    let stop = AtomicBool::new(false);
+    let settings = CampaignSettings { property: walkdown_campaign::Property::CoverError, ..Default::default() };
+    let c = Campaign::new(&p, &goals, settings, Box::new(Collect::default()), &stop).unwrap();
+    assert_eq!(c.submit("e", &vector(11)).kept, Some(0));
+    let snap = c.snapshot();
+    assert_eq!(snap.native(0).word(), "unchecked");
+    assert_eq!(snap.counted_errors().count(), 1);
+    assert_eq!(c.stop_cause(), Some(StopCause::ErrorReached));
+}

@@ -417,6 +417,9 @@ impl walkdown_campaign::Engine for ConcolicEngine {
             float_inputs: Default::default(),
             float_constants: crate::floatmut::program_constants(program),
             guidance_version: 0,
+            waiting_cap: settings.max_waiting,
+            sheds: 0,
+            retrace_below: 0,
         };
         let reason = e.run(&mut tracer);
         e.finish_stats();
@@ -504,6 +507,14 @@ struct Search<'a, 's, 'k, 'p> {
     float_constants: Vec<f64>,
     /// The version of the campaign's guidance the tracer steps along.
     guidance_version: u64,
+    /// Candidates aiming at no open goal kept waiting at most:
+    /// `max_waiting`, lowered when the memory bound asks to shed.
+    waiting_cap: usize,
+    /// Times the memory bound asked to shed.
+    sheds: u32,
+    /// Tests of the campaign below this index are traced again even when
+    /// this engine found them (after a restart, see [`Search::restart`]).
+    retrace_below: usize,
 }
 
 /// Generates tests for `program` with the concolic engine alone, until the
@@ -561,6 +572,52 @@ pub fn generate(
 }
 
 impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
+    /// Drops what the memory bound can have (see
+    /// `walkdown_campaign::memory`). The first time: the solvers' caches
+    /// and the record of vectors tried (a vector may then be tried twice),
+    /// and the cap on waiting candidates that aim at no open goal is
+    /// halved, so the queue stops growing; the candidates waiting stay
+    /// (each may be the way to a goal). Every later time, a [restart]
+    /// (Self::restart).
+    fn shed(&mut self, tracer: &mut Tracer<'a>) {
+        self.sheds += 1;
+        if self.sheds > 1 {
+            return self.restart(tracer);
+        }
+        let cached = self.solver.shed() + self.fp_solver.shed();
+        let tried = std::mem::take(&mut self.tried).len();
+        self.waiting_cap = (self.searcher.capped_len() / 2).min(self.waiting_cap);
+        self.ctx.note_dropped(&format!(
+            "{cached} cached solver answers and models, {tried} tried vectors; at most {} waiting candidates aiming at no open goal from now on",
+            self.waiting_cap
+        ));
+    }
+
+    /// Starts the search over from the campaign's tests: the expression
+    /// pool (which only grows), every waiting candidate and the solvers'
+    /// caches go; the kept tests are traced again, so their alternatives
+    /// become candidates anew (without the generational bounds they had:
+    /// some paths may be tried twice).
+    fn restart(&mut self, tracer: &mut Tracer<'a>) {
+        let expressions = self.pool.len();
+        let candidates = self.searcher.len();
+        let cached = self.solver.shed() + self.fp_solver.shed();
+        tracer.forget_pool();
+        self.pool = ExprPool::new();
+        self.searcher = crate::schedule::compose(&ScheduleSettings {
+            search: self.settings.search.clone(),
+            max_tryfirst: self.settings.max_tryfirst,
+            monitor_order: self.settings.monitor_order,
+        });
+        self.tried.clear();
+        self.logged.clear();
+        self.retrace_below = self.ctx.campaign().test_count();
+        self.adopted = 0;
+        self.ctx.note_dropped(&format!(
+            "restarted from the campaign's tests: {expressions} expressions, {candidates} waiting candidates, {cached} cached solver answers and models"
+        ));
+    }
+
     fn run(&mut self, tracer: &mut Tracer<'a>) -> StopReason {
         let first = TestVector::default();
         self.execute(tracer, first, 0);
@@ -575,6 +632,9 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
             }
             if self.settings.max_executions.is_some_and(|m| self.stats.executions >= m) {
                 return StopReason::ExecutionLimit;
+            }
+            if self.ctx.shed() {
+                self.shed(tracer);
             }
             self.refresh_closures();
             let guidance = self.ctx.campaign().guidance();
@@ -636,7 +696,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
         for (index, vector, engine) in self.ctx.campaign().tests_since(self.adopted) {
             self.adopted = index + 1;
             self.learn(&vector);
-            if engine != "concolic" {
+            if engine != "concolic" || index < self.retrace_below {
                 let deadline = self.ctx.deadline();
                 let t = Instant::now();
                 let trace = tracer.run(&mut self.pool, &vector.values, &self.settings.trace, deadline);
@@ -1011,7 +1071,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
                         continue;
                     }
                 }
-                if !aims_at_open_goal && self.searcher.capped_len() >= self.settings.max_waiting {
+                if !aims_at_open_goal && self.searcher.capped_len() >= self.waiting_cap {
                     self.stats.dropped += 1;
                     continue;
                 }

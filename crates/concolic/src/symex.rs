@@ -396,7 +396,14 @@ impl<'p> Tracer<'p> {
         self.trip_symbols[index]
     }
 
-    /// Runs `inputs` and returns the trace.
+    /// Forgets the symbols made in the pool traces used so far: the next
+    /// trace may use a fresh pool (the engine's restart under a memory
+    /// bound).
+    pub fn forget_pool(&mut self) {
+        self.symbols.clear();
+        self.trip_symbols.clear();
+    }
+
     /// Runs `inputs` and returns the trace; a run still going at `deadline`
     /// ends as [`TraceEnd::Limit`].
     pub fn run(

@@ -1,14 +1,14 @@
-//! `gen`'s native check of error tests whose replay called external
-//! functions walkdown has no model for. In walkdown's runs such a call
-//! returns the next input value; natively it runs the C library, which
-//! reads no input value, so later inputs shift and the claimed error may
-//! never happen. Before such a test is kept, it runs natively (gcc, the
-//! harness, as `walkdown replay` runs it): a `reach_error` or failed
-//! assertion must happen natively too; any other error (out of bounds,
-//! overflow, division by zero, ...) must stop a build with AddressSanitizer
-//! and UndefinedBehaviorSanitizer. Each build is made once, when first
-//! needed; a program that does not build natively (a `.wir` file, a call of
-//! a function no library defines) has its unconfirmed error tests refused.
+//! `gen`'s native check of error tests (the policy is the campaign's, see
+//! `walkdown_campaign::NativeVerdict`): before a test is kept for an
+//! error, it runs natively (gcc, the harness, as `walkdown replay` runs
+//! it). A `reach_error` or failed assertion must happen natively too; any
+//! other error (out of bounds, overflow, division by zero, ...) must stop
+//! a build with AddressSanitizer and UndefinedBehaviorSanitizer. Each
+//! build is made once, when first needed, and kept for the run: the cost
+//! is one or two gcc builds a program and one native run an error test.
+//! Without gcc, or for a program that does not build natively (a `.wir`
+//! file, a call of a function no library defines), errors are unchecked,
+//! with the reason.
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -16,7 +16,7 @@ use walkdown_campaign::{ErrorCheck, ErrorFound, NativeVerdict};
 use walkdown_ir::testvec::TestVector;
 use walkdown_ir::units::Unit;
 use walkdown_ir::{CheckKind, DataModel};
-use walkdown_native::{BuildSettings, NativeBuild, NativeOutcome, RunLimits};
+use walkdown_native::{BuildSettings, NativeBuild, NativeError, NativeOutcome, RunLimits};
 
 /// The longest one native check may take.
 const MAX_RUN: Duration = Duration::from_secs(2);
@@ -65,16 +65,20 @@ impl ErrorCheck for NativeCheck {
         let build = guard.get_or_insert_with(|| {
             let settings =
                 BuildSettings { sanitize, environment: self.environment.clone(), ..BuildSettings::default() };
-            NativeBuild::compile_units(&self.units, self.data_model, &settings).map_err(|e| {
-                let text = e.to_string();
-                text.lines().take(3).collect::<Vec<_>>().join(" / ")
+            NativeBuild::compile_units(&self.units, self.data_model, &settings).map_err(|e| match e {
+                NativeError::ToolNotRun { tool, source } if source.kind() == std::io::ErrorKind::NotFound => {
+                    format!("{} is not installed", tool.display())
+                }
+                e => {
+                    let text = e.to_string();
+                    let text = text.lines().take(3).collect::<Vec<_>>().join(" / ");
+                    format!("the program does not build natively ({text})")
+                }
             })
         });
         let build = match build {
             Ok(b) => b,
-            Err(e) => {
-                return NativeVerdict::Refuted(format!("not confirmed: the program does not build natively ({e})"))
-            }
+            Err(e) => return NativeVerdict::Unchecked(e.clone()),
         };
         let timeout = self.deadline.saturating_duration_since(Instant::now()).clamp(MIN_RUN, MAX_RUN);
         let limits = RunLimits {
@@ -86,7 +90,7 @@ impl ErrorCheck for NativeCheck {
         };
         let run = match build.run(vector, &limits) {
             Ok(r) => r,
-            Err(e) => return NativeVerdict::Refuted(format!("not confirmed: the native run failed ({e})")),
+            Err(e) => return NativeVerdict::Unchecked(format!("the native run failed ({e})")),
         };
         let confirmed = match error.kind {
             CheckKind::ReachError => run.outcome == NativeOutcome::ReachError,

@@ -41,7 +41,7 @@ impl fmt::Display for Notice {
             Notice::Info(line) | Notice::Note(line) | Notice::Warning(line) => f.write_str(line),
             Notice::Unmodelled(name) => write!(
                 f,
-                "walkdown: warning: external function `{name}` has neither a body nor a model: in walkdown's runs an integer it returns is an input value and a call that returns a pointer stops the run; error tests through it are run natively before they are kept"
+                "walkdown: warning: external function `{name}` has neither a body nor a model: in walkdown's runs an integer it returns is an input value and a call that returns a pointer stops the run; error tests through it are kept only when the native run confirms them"
             ),
         }
     }
@@ -71,8 +71,12 @@ pub enum Exit {
     /// A test covers a goal an engine proved unreachable: a bug in
     /// walkdown (exit code 3).
     ProofConflict,
-    /// A test reaches an error (exit code 1 unless told otherwise).
+    /// A test reaches an error the native run confirms, or one no native
+    /// run could check (exit code 1 unless told otherwise).
     ErrorReached,
+    /// Tests reach errors, but the native runs of all of them end
+    /// otherwise (exit code 0, with a warning).
+    Unconfirmed,
     /// Neither.
     Clean,
 }
@@ -103,8 +107,10 @@ impl Outcome {
     pub fn exit(&self) -> Exit {
         if !self.snapshot.conflicts.is_empty() {
             Exit::ProofConflict
-        } else if !self.snapshot.errors.is_empty() {
+        } else if self.snapshot.counted_errors().next().is_some() {
             Exit::ErrorReached
+        } else if !self.snapshot.errors.is_empty() {
+            Exit::Unconfirmed
         } else {
             Exit::Clean
         }

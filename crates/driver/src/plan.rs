@@ -81,6 +81,8 @@ pub struct Options {
     pub max_call_depth: u32,
     /// `--max-steps`.
     pub max_steps: Option<u64>,
+    /// `--max-memory`, in MB (none: [`default_max_memory_mb`]).
+    pub max_memory_mb: Option<u64>,
     /// `--no-fast-forward`.
     pub no_fast_forward: bool,
     /// `--unwind`.
@@ -140,6 +142,7 @@ impl Options {
             quick_query_ms: 500,
             max_call_depth: walkdown_interp::ExecLimits::default().max_call_depth,
             max_steps: None,
+            max_memory_mb: None,
             no_fast_forward: false,
             unwind: None,
             max_unwind: 1024,
@@ -177,6 +180,9 @@ pub enum PlanError {
     /// `--jobs 0`.
     #[error("--jobs must be at least 1")]
     Jobs,
+    /// `--max-memory 0`.
+    #[error("--max-memory must be at least 1 (MB)")]
+    MaxMemory,
     /// An empty `--engines`.
     #[error("--engines needs at least one engine (concolic, bmc, cegar)")]
     NoEngine,
@@ -305,6 +311,9 @@ fn check_numbers(o: &Options) -> Result<(), PlanError> {
     if o.max_call_depth == 0 {
         return Err(PlanError::CallDepth);
     }
+    if o.max_memory_mb == Some(0) {
+        return Err(PlanError::MaxMemory);
+    }
     if o.jobs == Some(0) {
         return Err(PlanError::Jobs);
     }
@@ -330,6 +339,17 @@ fn engines(o: &Options) -> Result<Vec<EngineKind>, PlanError> {
         return Err(PlanError::Shares { engines: engines.len() });
     }
     Ok(engines)
+}
+
+/// The share of the machine's memory `gen` stays under by default.
+pub const DEFAULT_MEMORY_SHARE: f64 = 0.5;
+
+/// `--max-memory`'s default, in MB: [`DEFAULT_MEMORY_SHARE`] of the
+/// machine's memory (`MemTotal` of `/proc/meminfo`); none where that
+/// cannot be read.
+pub fn default_max_memory_mb() -> Option<u64> {
+    let total = walkdown_campaign::memory::machine_bytes()?;
+    Some(((total as f64 * DEFAULT_MEMORY_SHARE) / (1 << 20) as f64) as u64)
 }
 
 #[cfg(test)]

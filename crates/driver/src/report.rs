@@ -54,6 +54,7 @@ pub fn stop_words(cause: Option<StopCause>) -> &'static str {
         Some(StopCause::ErrorReached) => "error reached",
         Some(StopCause::Interrupted) => "interrupted",
         Some(StopCause::EnginesDone) => "every engine finished",
+        Some(StopCause::MemoryBound) => "memory bound",
     }
 }
 
@@ -134,10 +135,15 @@ pub fn make_report(header: &Report, program: &Program, goals: &Goals, snap: &Sna
         errors: snap
             .errors
             .iter()
-            .map(|(e, t)| ErrorEntry {
-                kind: e.kind.name().into(),
-                location: program.describe_loc(e.loc),
-                test: test_file_name(*t),
+            .map(|(e, t)| {
+                let native = snap.native(*t);
+                ErrorEntry {
+                    kind: e.kind.name().into(),
+                    location: program.describe_loc(e.loc),
+                    test: test_file_name(*t),
+                    native: native.word().into(),
+                    native_outcome: native.detail().into(),
+                }
             })
             .collect(),
         tests: snap
@@ -186,6 +192,9 @@ pub fn make_report(header: &Report, program: &Program, goals: &Goals, snap: &Sna
         unmodelled_functions: snap.unmodelled.clone(),
         errors_confirmed_natively: snap.confirmed_count,
         errors_refuted_natively: snap.refuted_count,
+        errors_unconfirmed_natively: snap.unconfirmed_count,
+        errors_unchecked_natively: snap.unchecked_count,
+        memory: Some(memory_entry(&snap.memory)),
         refuted_tests: snap
             .refuted
             .iter()
@@ -200,6 +209,24 @@ pub fn make_report(header: &Report, program: &Program, goals: &Goals, snap: &Sna
             .collect(),
         timeline: timeline(&snap.timeline, program.environment.is_some()),
         ..header.clone()
+    }
+}
+
+/// The memory bound's figures, in MB.
+fn memory_entry(m: &walkdown_campaign::MemoryFigures) -> walkdown_formats::report::MemoryEntry {
+    let mb = |b: u64| b as f64 / (1 << 20) as f64;
+    walkdown_formats::report::MemoryEntry {
+        bound_mb: m.bound.map(mb),
+        peak_mb: mb(m.peak),
+        dropped: m
+            .dropped
+            .iter()
+            .map(|d| walkdown_formats::report::DroppedEntry {
+                at_s: d.at,
+                resident_mb: mb(d.resident),
+                what: d.what.clone(),
+            })
+            .collect(),
     }
 }
 

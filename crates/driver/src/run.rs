@@ -3,8 +3,8 @@
 //! 1. **Load**: in unit mode the harness program is made first; the
 //!    program is lowered and its goals numbered.
 //! 2. **Campaign**: the goal table and the test ledger (whose sink writes
-//!    each kept test at once), with the native check of error tests
-//!    through unmodelled functions ([`crate::crosscheck`]). Nothing in OUT
+//!    each kept test at once), with the native check of every error test
+//!    ([`crate::crosscheck`]). Nothing in OUT
 //!    is touched before this succeeds; then OUT is locked and cleared of
 //!    the previous run's files ([`crate::outdir`]).
 //! 3. **Static pass** ([`crate::static_pass`]): the abstract
@@ -26,7 +26,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use walkdown_campaign::{
-    Campaign, CampaignSettings, KeptTest, PortfolioSettings, Property, ReplayTime, Snapshot, TestSink, Verdict,
+    Campaign, CampaignSettings, KeptTest, MemoryBound, NativeVerdict, PortfolioSettings, Property, ReplayTime,
+    Snapshot, TestSink, Verdict, NOT_IN_THIS_MODE,
 };
 use walkdown_cegar::CegarEngine;
 use walkdown_formats::envtest::{EnvTest, ENV_TESTS_DIR};
@@ -223,12 +224,7 @@ fn campaign(
     };
     let snap = campaign.snapshot();
     watch.unmodelled(&snap, handler);
-    if snap.refuted_count > 0 {
-        handler.notice(Notice::Warning(format!(
-            "walkdown: warning: {} error tests not kept: their runs called functions without a model and the native run did not reach the error (listed in report.json, refuted_tests)",
-            snap.refuted_count
-        )));
-    }
+    native_warnings(&snap, handler);
     let status = if interrupt.load(Ordering::Relaxed) { "interrupted" } else { "finished" };
     let mut report = make_report(&header, &l.program, &l.goals, &snap, status);
     if snap.conflicts.is_empty() {
@@ -254,6 +250,43 @@ fn campaign(
         plan.engines.iter().zip(&ends).filter_map(|(e, end)| end.as_ref().err().map(|error| (*e, error.to_string())));
     let failures = failures.collect();
     Ok((snap, report, failures))
+}
+
+/// Hands memory glibc's allocator holds free back to the system, so what
+/// the memory bound drops shows in the resident size.
+fn trim() {
+    // SAFETY: malloc_trim only walks the allocator's own free lists.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+/// Says once what the native check left open: error tests through
+/// functions without a model that were not kept, errors the native run
+/// does not reproduce (they do not count for the exit code), errors it
+/// could not check (and why).
+fn native_warnings(snap: &Snapshot, handler: &mut dyn Handler) {
+    let mut warn = |w: String| handler.notice(Notice::Warning(format!("walkdown: warning: {w}")));
+    if snap.refuted_count > 0 {
+        warn(format!(
+            "{} error tests not kept: their runs called functions without a model and the native run did not reach the error (listed in report.json, refuted_tests)",
+            snap.refuted_count
+        ));
+    }
+    let natives: Vec<_> = snap.errors.iter().map(|(_, t)| snap.native(*t)).collect();
+    let unconfirmed = natives.iter().filter(|v| matches!(v, NativeVerdict::Refuted(_))).count();
+    if unconfirmed > 0 {
+        warn(format!(
+            "{unconfirmed} of {} errors are unconfirmed: the interpreter reaches them but the native run of their tests does not (native outcomes in report.json); they do not count for the exit code",
+            natives.len()
+        ));
+    }
+    // Unit mode says nothing: `check` confirms its errors.
+    let unchecked = |v: &&NativeVerdict| matches!(v, NativeVerdict::Unchecked(why) if why != NOT_IN_THIS_MODE);
+    if let Some(NativeVerdict::Unchecked(why)) = natives.iter().find(unchecked) {
+        let n = natives.iter().filter(unchecked).count();
+        warn(format!("{n} errors not checked natively: {why}"));
+    }
 }
 
 /// The campaign on the loaded program. The campaign prepares the
@@ -282,10 +315,14 @@ fn open_campaign<'p>(
     let campaign =
         if plan.options.max_steps.is_none() { campaign.with_replay_time(ReplayTime::default()) } else { campaign };
     let campaign = campaign.with_fast_forward(!plan.options.no_fast_forward);
-    // Error tests through functions without a model run natively before
-    // they are kept (see `crosscheck`). Not in unit mode: the unit program
-    // built natively has no lazy slots' calls (its tests run natively as
-    // unit_tests.c, which `check` compiles and runs).
+    let campaign = match plan.options.max_memory_mb.or_else(crate::plan::default_max_memory_mb) {
+        Some(mb) => campaign.with_memory_bound(MemoryBound { bytes: mb.saturating_mul(1 << 20), trim: Some(trim) }),
+        None => campaign,
+    };
+    // Error tests run natively before they are kept (see `crosscheck`).
+    // Not in unit mode: the unit program built natively has no lazy
+    // slots' calls (its tests run natively as unit_tests.c, which `check`
+    // compiles and runs).
     if l.unit.is_some() {
         return Ok(campaign);
     }

@@ -310,17 +310,18 @@ pub fn render_html(input: &HtmlInput<'_>) -> String {
         out.push_str("<p id=\"errors\">No test reaches an error.</p>");
     } else {
         out.push_str(
-            "<table id=\"errors\" class=\"t\"><tr><th>error</th><th>where</th><th>test</th><th>reproduce</th></tr>",
+            "<table id=\"errors\" class=\"t\"><tr><th>error</th><th>where</th><th>test</th><th>native run</th><th>reproduce</th></tr>",
         );
         for e in &r.errors {
             let place = place(&e.location, input.sources);
             let reproduce = input.tests.get(&e.test).map_or(String::new(), |t| t.reproduce.clone());
             let _ = write!(
                 out,
-                "<tr class=\"err\"><td>{}</td><td>{place}</td><td><a href=\"#{}\">{}</a></td><td><code>{}</code></td></tr>",
+                "<tr class=\"err\"><td>{}</td><td>{place}</td><td><a href=\"#{}\">{}</a></td><td>{}</td><td><code>{}</code></td></tr>",
                 esc(&e.kind),
                 anchor("t-", &e.test),
                 esc(&e.test),
+                esc(&e.native_words()),
                 esc(&reproduce)
             );
         }
@@ -513,6 +514,8 @@ mod tests {
                 kind: "reach_error".into(),
                 location: "dir/p.c:3:1".into(),
                 test: "test-00000.xml".into(),
+                native: "unconfirmed".into(),
+                native_outcome: "killed by signal 11 (SIGSEGV) natively (gcc)".into(),
             }],
             elapsed_s: 2.0,
             ..Default::default()
@@ -541,6 +544,7 @@ mod tests {
         // The goal on line 9 is past the end of the text: the lines run on.
         assert!(page.contains("<tr id=\"L9\" class=\"i\">"));
         assert!(page.contains("<svg id=\"plot\""));
+        assert!(page.contains("<td>unconfirmed: killed by signal 11 (SIGSEGV) natively (gcc)</td>"));
         assert!(!page.contains("http://") && !page.contains("https://"), "no network");
     }
 

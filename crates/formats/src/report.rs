@@ -90,13 +90,23 @@ pub struct Report {
     /// (their calls took input values; natively they run the C library).
     #[serde(default)]
     pub unmodelled_functions: Vec<String>,
-    /// Error tests through unmodelled functions that the native check
-    /// confirmed (kept).
+    /// Error tests the native check confirmed.
     #[serde(default)]
     pub errors_confirmed_natively: usize,
-    /// Error tests the native check refuted (not kept), in all.
+    /// Error tests through unmodelled functions the native check refuted
+    /// (not kept), in all.
     #[serde(default)]
     pub errors_refuted_natively: usize,
+    /// Other error tests whose native run did not reproduce their error.
+    #[serde(default)]
+    pub errors_unconfirmed_natively: usize,
+    /// Error tests that could not be run natively.
+    #[serde(default)]
+    pub errors_unchecked_natively: usize,
+    /// The memory bound (`--max-memory`), the peak resident memory, and
+    /// what was dropped to stay under the bound.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<MemoryEntry>,
     /// The first refuted tests.
     #[serde(default)]
     pub refuted_tests: Vec<RefutedEntry>,
@@ -322,6 +332,28 @@ pub struct GoalEntry {
     pub test: Option<String>,
 }
 
+/// What the memory bound did.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct MemoryEntry {
+    /// The bound, in MB (none: no bound).
+    pub bound_mb: Option<f64>,
+    /// The highest resident memory seen, in MB (0: not readable).
+    pub peak_mb: f64,
+    /// What was dropped, in order.
+    pub dropped: Vec<DroppedEntry>,
+}
+
+/// One thing the memory bound dropped.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct DroppedEntry {
+    /// Seconds since the start.
+    pub at_s: f64,
+    /// Resident memory then, in MB.
+    pub resident_mb: f64,
+    /// What (`caches: ...`, `engine cegar stopped, its state dropped`).
+    pub what: String,
+}
+
 /// One error reached.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct ErrorEntry {
@@ -331,6 +363,34 @@ pub struct ErrorEntry {
     pub location: String,
     /// The test that reaches it.
     pub test: String,
+    /// What the test's native run says: `confirmed` (it ends in the same
+    /// error), `unconfirmed` (it ends otherwise: see `native_outcome`) or
+    /// `unchecked` (it could not run: see `native_outcome`). Reports of
+    /// walkdown before native confirmation have none.
+    #[serde(default)]
+    pub native: String,
+    /// How the native run ended when it did not confirm the error, or why
+    /// it could not run.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub native_outcome: String,
+}
+
+impl ErrorEntry {
+    /// Whether the native run did not reproduce the error.
+    pub fn unconfirmed(&self) -> bool {
+        self.native == "unconfirmed"
+    }
+
+    /// The native check in words, for summaries (`confirmed natively`,
+    /// `unconfirmed: killed by signal 11 (SIGSEGV) natively (gcc)`).
+    pub fn native_words(&self) -> String {
+        match (self.native.as_str(), self.native_outcome.as_str()) {
+            ("", _) => "not checked natively".into(),
+            ("confirmed", _) => "confirmed natively".into(),
+            (word, "") => word.into(),
+            (word, how) => format!("{word}: {how}"),
+        }
+    }
 }
 
 /// One kept test.

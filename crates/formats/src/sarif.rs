@@ -115,12 +115,26 @@ pub fn errors_sarif(report: &Report, suite: &Path, reproduce: &dyn Fn(&Path) -> 
         }
         let command = reproduce(&test_path);
         properties.insert("reproduce".to_string(), serde_json::Value::String(command.clone()));
-        let message = format!("{} at {} (test {}; reproduce with: {command})", e.kind, e.location, e.test);
+        if !e.native.is_empty() {
+            properties.insert("native".to_string(), serde_json::Value::String(e.native.clone()));
+        }
+        if !e.native_outcome.is_empty() {
+            properties.insert("nativeOutcome".to_string(), serde_json::Value::String(e.native_outcome.clone()));
+        }
+        let message =
+            format!("{} at {} (test {}; {}; reproduce with: {command})", e.kind, e.location, e.test, e.native_words());
+        // An error the native run does not reproduce is a warning: the
+        // interpreter and the machine disagree, which may be walkdown's
+        // modelling rather than the program.
+        let level = match e.unconfirmed() {
+            true => serde_sarif::sarif::ResultLevel::Warning,
+            false => serde_sarif::sarif::ResultLevel::Error,
+        };
         results.push(
             SarifResult::builder()
                 .rule_id(e.kind.clone())
                 .rule_index(rule_index as i64)
-                .level(serde_sarif::sarif::ResultLevel::Error)
+                .level(level)
                 .message(text(message))
                 .locations(vec![location])
                 .properties(PropertyBag::builder().additional_properties(properties).build())
@@ -252,5 +266,36 @@ mod tests {
         assert_eq!(levels, ["error", "note", "warning"]);
         assert_eq!(log["runs"][0]["tool"]["driver"]["rules"][0]["id"], "div_by_zero");
         assert_eq!(log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"], 3);
+    }
+
+    #[test]
+    fn unconfirmed_errors_are_warnings_with_their_native_outcome() {
+        let entry = |line: u32, native: &str, outcome: &str| crate::report::ErrorEntry {
+            kind: "reach_error".into(),
+            location: format!("f.c:{line}:3"),
+            test: format!("test-0000{line}.xml"),
+            native: native.into(),
+            native_outcome: outcome.into(),
+        };
+        let report = Report {
+            producer: "walkdown 0.1.0".into(),
+            errors: vec![
+                entry(1, "confirmed", ""),
+                entry(2, "unconfirmed", "killed by signal 11 (SIGSEGV) natively (gcc)"),
+                entry(3, "unchecked", "gcc is not installed"),
+            ],
+            ..Default::default()
+        };
+        let none = Path::new("/nonexistent");
+        let log =
+            serde_json::to_value(errors_sarif(&report, none, &|p| format!("walkdown run {}", p.display()))).unwrap();
+        let results = log["runs"][0]["results"].as_array().unwrap();
+        let levels: Vec<&str> = results.iter().map(|r| r["level"].as_str().unwrap()).collect();
+        assert_eq!(levels, ["error", "warning", "error"]);
+        assert_eq!(results[1]["properties"]["native"], "unconfirmed");
+        assert_eq!(results[1]["properties"]["nativeOutcome"], "killed by signal 11 (SIGSEGV) natively (gcc)");
+        let message = results[1]["message"]["text"].as_str().unwrap();
+        assert!(message.contains("unconfirmed: killed by signal 11"), "{message}");
+        assert!(results[0]["message"]["text"].as_str().unwrap().contains("confirmed natively"));
     }
 }

@@ -3,9 +3,13 @@
 //! Like KLEE's, pointers are plain integers, so `ptrtoint`/`inttoptr` and
 //! pointers stored in memory need no special handling. Every object (global,
 //! function, stack slot, heap block) gets a base address from a bump
-//! allocator that starts at [`FIRST_ADDRESS`] and leaves a guard gap of at
+//! allocator that starts at [`first_address`] and leaves a guard gap of at
 //! least [`GUARD`] bytes after each object; bases are aligned to at least
-//! 16 bytes. Addresses are never reused, so a stale pointer still finds the
+//! 16 bytes. The start is shaped like a native process of the data model:
+//! under LP64 above 4 GiB, where an x86-64 position-independent
+//! executable's data and glibc's heap lie, so a pointer cut to 32 bits
+//! (through an `unsigned int`) and widened again points at no object and
+//! faults, as natively; under ILP32 low, so every address fits in 32 bits. Addresses are never reused, so a stale pointer still finds the
 //! object it pointed to and the fault is classified as a use after free.
 //!
 //! Objects are kept in a vector sorted by base (allocation is monotonic);
@@ -35,8 +39,20 @@ use walkdown_ir::{CheckKind, DataModel, FuncId, GlobalId};
 
 /// Addresses below this are "null" (a fault there is a null dereference).
 pub const NULL_LIMIT: u64 = 0x1000;
-/// The base address of the first object.
-pub const FIRST_ADDRESS: u64 = 0x10000;
+/// The base address of the first object under ILP32.
+pub const FIRST_ADDRESS_ILP32: u64 = 0x10000;
+/// The base address of the first object under LP64: where the data of an
+/// x86-64 position-independent executable is mapped (glibc's heap follows
+/// it), above 4 GiB.
+pub const FIRST_ADDRESS_LP64: u64 = 0x5555_5555_0000;
+
+/// The base address of the first object under `dm` (see the module doc).
+pub fn first_address(dm: DataModel) -> u64 {
+    match dm {
+        DataModel::ILP32 => FIRST_ADDRESS_ILP32,
+        DataModel::LP64 => FIRST_ADDRESS_LP64,
+    }
+}
 /// The minimum gap between two objects.
 pub const GUARD: u64 = 16;
 /// The minimum alignment of every base address.
@@ -187,7 +203,7 @@ impl Memory {
         };
         Memory {
             objects: Vec::new(),
-            next: FIRST_ADDRESS,
+            next: first_address(dm),
             limit,
             last: 0,
             live_bytes: 0,

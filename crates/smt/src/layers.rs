@@ -95,6 +95,9 @@ pub fn slice(pool: &ExprPool, query: &Query<'_>) -> Vec<ExprId> {
 }
 
 impl<S: Solver> Solver for SlicingSolver<S> {
+    fn shed(&mut self) -> usize {
+        self.inner.shed()
+    }
     fn set_deadline(&mut self, deadline: Option<std::time::Instant>) {
         self.inner.set_deadline(deadline)
     }
@@ -170,6 +173,12 @@ impl<S: Solver> CachingSolver<S> {
 }
 
 impl<S: Solver> Solver for CachingSolver<S> {
+    fn shed(&mut self) -> usize {
+        let n = self.answers.len();
+        self.answers = FxHashMap::default();
+        self.order = VecDeque::new();
+        n + self.inner.shed()
+    }
     fn set_deadline(&mut self, deadline: Option<std::time::Instant>) {
         self.deadline = deadline;
         self.inner.set_deadline(deadline)
@@ -308,6 +317,12 @@ fn is_subset(small: &[ExprId], big: &[ExprId]) -> bool {
 }
 
 impl<S: Solver> Solver for CexCachingSolver<S> {
+    fn shed(&mut self) -> usize {
+        let n = self.models.len() + self.unsat_sets.len();
+        self.models = VecDeque::new();
+        self.unsat_sets = VecDeque::new();
+        n + self.inner.shed()
+    }
     fn set_deadline(&mut self, deadline: Option<std::time::Instant>) {
         self.inner.set_deadline(deadline)
     }

@@ -233,6 +233,13 @@ pub trait Solver {
         0
     }
 
+    /// Drops what the layer remembers only to answer faster (cached
+    /// answers and models), for a memory bound; returns how many entries
+    /// went. Layers pass it down; the default drops nothing.
+    fn shed(&mut self) -> usize {
+        0
+    }
+
     /// Whether the conjunction is satisfiable; `None` when unknown.
     fn is_sat(&mut self, pool: &ExprPool, constraints: &[ExprId]) -> Result<Option<bool>, SolverError> {
         Ok(self.check(pool, &Query::new(constraints))?.as_bool())
@@ -289,5 +296,8 @@ impl<S: Solver + ?Sized> Solver for Box<S> {
     }
     fn work(&self) -> u64 {
         (**self).work()
+    }
+    fn shed(&mut self) -> usize {
+        (**self).shed()
     }
 }

@@ -99,6 +99,10 @@ impl Solver for SolverStack {
         self.top.set_deadline(deadline)
     }
 
+    fn shed(&mut self) -> usize {
+        self.top.shed()
+    }
+
     fn work(&self) -> u64 {
         self.top.work()
     }

@@ -211,6 +211,28 @@ fn an_assert_verified_covers_only_its_own_check() {
     assert_eq!(status("23").as_deref(), Some("verified under a premise"), "{text}");
 }
 
+/// An empty premise is no assumption, like `true`: in `empty_premise.c`
+/// the check after `assert_verified(c, "")` is verified without condition
+/// (it once stopped `gen` with `premise "": unexpected end`).
+#[test]
+fn an_empty_premise_verifies_without_condition() {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/annotations/empty_premise.c");
+    let out = Command::new(env!("CARGO_BIN_EXE_walkdown"))
+        .args(["analyze", "--annotations", "source"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let status = |line: &str| {
+        text.lines()
+            .find(|l| l.contains("error reach_error") && l.contains(&format!("empty_premise.c:{line}:")))
+            .map(|l| l.split('\t').nth(3).unwrap_or("").to_string())
+    };
+    assert_eq!(status("14").as_deref(), Some("verified"), "{text}");
+    assert_eq!(status("19").as_deref(), Some("verified under a premise"), "{text}");
+}
+
 /// PV prunes at an annotated assertion where its premise holds and its
 /// condition fails; a memory access EVA verified states no condition, so
 /// runs go on through it (they once all stopped there, and the error after

@@ -25,9 +25,15 @@
 //! and stack in the interpreter, the same plus 64 MiB of address space
 //! natively. Runs stopped by the limits are compared on the outcome only.
 //!
+//! An out-of-bounds access in the interpreter that natively dies of
+//! SIGSEGV agrees (both fault there: a pointer cut to 32 bits and widened
+//! again points at no object in the interpreter, whose addresses lie above
+//! 4 GiB under LP64 as natively, and at no mapping natively).
+//!
 //! Excluded, and listed by name with the reason:
 //! - runs whose behaviour C leaves undefined: the interpreter reports an
-//!   out-of-bounds access, a use after free, a double or invalid free; or a
+//!   out-of-bounds access (which does not fault natively), a use after
+//!   free, a double or invalid free; or a
 //!   disagreeing run's interpreter result changes when fresh stack and heap
 //!   memory is filled with a pattern instead of zeros (an uninitialized
 //!   read);
@@ -46,6 +52,10 @@
 //! deterministic). Skips (and passes) when `../shared` is absent. Run with
 //! `--nocapture` to see the per-program table, the exclusions and the
 //! summary line.
+//!
+//! The project's own programs (`tests/differential/*.c`: pointers passed
+//! through `unsigned int`) run the same way under both data models without
+//! `../shared`, and there no run may be excluded.
 
 mod support;
 
@@ -218,6 +228,45 @@ fn interpreter_agrees_with_gcc() {
     assert_eq!(agreeing, compared);
 }
 
+/// The programs of `tests/differential/`, each under both data models:
+/// every run is compared (none excluded) and agrees. Under LP64 their
+/// pointers lose their upper half in an `unsigned int` and fault natively;
+/// the interpreter, whose addresses are shaped like a native process's,
+/// must fault there too rather than reach `reach_error`.
+#[test]
+fn own_programs_agree_with_gcc() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/differential");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("tests/differential")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "c"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no programs in {}", dir.display());
+    let programs: Vec<CorpusProgram> = files
+        .iter()
+        .flat_map(|path| {
+            let name = path.file_name().expect("name").to_string_lossy().into_owned();
+            [walkdown_ir::DataModel::LP64, walkdown_ir::DataModel::ILP32].map(|data_model| CorpusProgram {
+                path: path.clone(),
+                data_model,
+                name: format!("{name} {data_model}"),
+            })
+        })
+        .collect();
+    let mut faults = 0;
+    for r in support::map_corpus(&programs, check_program) {
+        assert_eq!(r.failure, None, "{}", r.name);
+        assert!(r.disagreements.is_empty(), "{}: {:?}", r.name, r.disagreements);
+        assert!(r.excluded.is_empty(), "{}: {:?}", r.name, r.excluded);
+        assert_eq!(r.agreeing, r.runs, "{}", r.name);
+        if r.data_model == "LP64" {
+            faults += r.fault_runs;
+        }
+    }
+    assert!(faults > 0, "no LP64 run faulted: the pointers kept their upper half");
+}
+
 /// The reason without its run-specific details, for the summary.
 fn reason_class(reason: &str) -> String {
     reason.split(':').next().unwrap_or(reason).to_string()
@@ -356,7 +405,10 @@ fn check_program(program: &CorpusProgram) -> ProgramReport {
         // conservation, do not expect: its lines are not compared.
         let mut skipped = runtime_lines.clone();
         if let Outcome::Error { kind, func, .. } = &result.outcome {
-            if matches!(kind, CheckKind::NullDeref | CheckKind::DivByZero | CheckKind::Overflow) {
+            let segv = native.outcome == NativeOutcome::Signal(SIGSEGV);
+            if matches!(kind, CheckKind::NullDeref | CheckKind::DivByZero | CheckKind::Overflow)
+                || (*kind == CheckKind::OutOfBounds && segv)
+            {
                 skipped.extend(function_lines(&ir, &[*func]));
                 report.fault_runs += 1;
             }
@@ -568,7 +620,12 @@ fn compare(result: &RunResult, native: &NativeRun, coverage: &GcovCoverage, skip
         Outcome::Error { loc, .. } => loc.line,
         _ => 0,
     };
+    let out_of_bounds = matches!(result.outcome, Outcome::Error { kind: CheckKind::OutOfBounds, .. });
     let expected = match expected_native(&result.outcome, error_line) {
+        // Both fault: compared as a null dereference is.
+        Err(_) if out_of_bounds && native.outcome == NativeOutcome::Signal(SIGSEGV) => {
+            Expected::Outcome(NativeOutcome::Signal(SIGSEGV))
+        }
         Ok(e) => e,
         Err(reason) => return Verdict::Excluded(reason),
     };

@@ -91,6 +91,9 @@ pub struct GenArgs {
     /// left of it).
     #[arg(long)]
     max_steps: Option<u64>,
+    /// Resident memory to stay under, in MB (default: half the machine's memory, from /proc/meminfo). Near it the campaign drops caches, then whole engines, the least useful first, and at last stops with a finished report; report.json records the peak and what was dropped.
+    #[arg(long)]
+    max_memory: Option<u64>,
     /// Replay every loop iteration by iteration: no fast-forwarding of
     /// deterministic loops in the interpreter (for checking).
     #[arg(long)]
@@ -213,6 +216,7 @@ impl GenArgs {
             quick_query_ms: self.quick_query_ms,
             max_call_depth: self.max_call_depth,
             max_steps: self.max_steps,
+            max_memory_mb: self.max_memory,
             no_fast_forward: self.no_fast_forward,
             unwind: self.unwind,
             max_unwind: self.max_unwind,
@@ -340,7 +344,7 @@ pub fn run_and_print(args: &GenArgs) -> Result<(Outcome, i32)> {
     let code = match outcome.exit() {
         Exit::ProofConflict => 3,
         Exit::ErrorReached if !args.no_error_exit => 1,
-        Exit::ErrorReached | Exit::Clean => 0,
+        Exit::ErrorReached | Exit::Unconfirmed | Exit::Clean => 0,
     };
     Ok((outcome, code))
 }
@@ -416,7 +420,12 @@ fn print_summary(snap: &Snapshot, program: &Program, goals: &Goals, report: &Rep
             ),
             _ => String::new(),
         };
-        outln(format_args!("error {} at {} (test {file}{excluded})", e.kind.name(), program.describe_loc(e.loc)));
+        let native = report.errors.iter().find(|r| r.test == file).map(|r| r.native_words()).unwrap_or_default();
+        outln(format_args!(
+            "error {} at {} (test {file}; {native}{excluded})",
+            e.kind.name(),
+            program.describe_loc(e.loc)
+        ));
     }
 }
 
