@@ -59,16 +59,6 @@ impl EnvWords {
         (!words.is_empty()).then_some(EnvWords { env, words })
     }
 
-    /// How many words there are.
-    pub fn len(&self) -> usize {
-        self.words.len()
-    }
-
-    /// Whether there are none (never, for a value [`EnvWords::of`] gave).
-    pub fn is_empty(&self) -> bool {
-        self.words.is_empty()
-    }
-
     /// `values` with one word put into an argument or into standard input.
     pub fn mutate(&self, rng: &mut Rng, values: &[InputValue]) -> Vec<InputValue> {
         let (mut inputs, rest) = self.env.decode_lenient(values);

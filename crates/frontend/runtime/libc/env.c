@@ -220,13 +220,28 @@ int __stdio_close(FILE *f)
 	return close(f->fd);
 }
 
+/* open's flags for an fopen mode: "r" reads, "w" and "a" create, "+"
+ * does both. */
+static int mode_open_flags(const char *mode)
+{
+	int flags = strchr(mode, '+') ? O_RDWR : *mode == 'r' ? O_RDONLY : O_WRONLY;
+	return *mode == 'r' ? flags : flags | O_CREAT;
+}
+
+/* A FILE's direction flags for an fopen mode. */
+static unsigned mode_file_flags(const char *mode)
+{
+	if (strchr(mode, '+')) return 0;
+	return *mode == 'r' ? F_NOWR : F_NORD;
+}
+
 FILE *fdopen(int fd, const char *mode)
 {
 	if (!descriptor(fd)) return 0;
 	FILE *f = malloc(sizeof *f + UNGET + BUFSIZ);
 	if (!f) return 0;
 	memset(f, 0, sizeof *f);
-	if (!strchr(mode, '+')) f->flags = *mode == 'r' ? F_NOWR : F_NORD;
+	f->flags = mode_file_flags(mode);
 	f->fd = fd;
 	f->buf = (unsigned char *)f + sizeof *f + UNGET;
 	f->buf_size = BUFSIZ;
@@ -241,9 +256,7 @@ FILE *fdopen(int fd, const char *mode)
 
 FILE *fopen(const char *restrict name, const char *restrict mode)
 {
-	int flags = strchr(mode, '+') ? O_RDWR : *mode == 'r' ? O_RDONLY : O_WRONLY;
-	if (*mode != 'r') flags |= O_CREAT;
-	int fd = open(name, flags);
+	int fd = open(name, mode_open_flags(mode));
 	if (fd < 0) return 0;
 	FILE *f = fdopen(fd, mode);
 	if (!f) close(fd);
@@ -285,21 +298,17 @@ FILE *volatile __stdout_used = &__stdout_FILE;
 FILE *freopen(const char *restrict name, const char *restrict mode, FILE *restrict f)
 {
 	if (!name) {
-		f->flags &= F_PERM;
-		if (!strchr(mode, '+')) f->flags |= *mode == 'r' ? F_NOWR : F_NORD;
+		f->flags = (f->flags & F_PERM) | mode_file_flags(mode);
 		return f;
 	}
-	int flags = strchr(mode, '+') ? O_RDWR : *mode == 'r' ? O_RDONLY : O_WRONLY;
-	if (*mode != 'r') flags |= O_CREAT;
-	int fd = open(name, flags);
+	int fd = open(name, mode_open_flags(mode));
 	if (fd < 0) {
 		fclose(f);
 		return 0;
 	}
 	close(f->fd);
 	f->fd = fd;
-	f->flags &= F_PERM;
-	if (!strchr(mode, '+')) f->flags |= *mode == 'r' ? F_NOWR : F_NORD;
+	f->flags = (f->flags & F_PERM) | mode_file_flags(mode);
 	f->rpos = f->rend = 0;
 	f->wpos = f->wbase = f->wend = 0;
 	return f;

@@ -95,7 +95,7 @@ pub fn gdb(executable: &Path, inputs: &EnvInputs, values: &Path, values_var: &st
 }
 
 /// `bytes` in single quotes for a POSIX shell (any byte but NUL).
-fn shell_quote(bytes: &[u8]) -> QuotedBytes {
+pub fn shell_quote(bytes: &[u8]) -> QuotedBytes {
     let mut out = vec![b'\''];
     for &b in bytes {
         if b == b'\'' {
@@ -109,7 +109,7 @@ fn shell_quote(bytes: &[u8]) -> QuotedBytes {
 }
 
 /// A shell word that may hold bytes that are not UTF-8.
-struct QuotedBytes(Vec<u8>);
+pub struct QuotedBytes(Vec<u8>);
 
 impl QuotedBytes {
     fn as_bytes_lossless(&self) -> &[u8] {

@@ -214,7 +214,7 @@ fn write_env_script(
     test: &Path,
 ) -> Result<i32> {
     let absolute = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    let quote = |w: &str| format!("'{}'", w.replace('\'', "'\\''"));
+    let quote = |w: &str| super::envreplay::shell_quote(w.as_bytes()).to_string();
     let units: Vec<String> = units
         .iter()
         .map(|u| {
