@@ -8,7 +8,9 @@
 //!    is touched before this succeeds; then OUT is locked and cleared of
 //!    the previous run's files ([`crate::outdir`]).
 //! 3. **Static pass** ([`crate::static_pass`]): the abstract
-//!    interpretation claims what it proves.
+//!    interpretation claims what it proves; then the **complete run**
+//!    ([`crate::complete_run`]): a program that reads no input and whose
+//!    one execution ends has every other goal proved unreachable.
 //! 4. **Instrument and verify** ([`annotate`]): the verification
 //!    annotations' statuses, and the instrumented program the concolic
 //!    engine traces, checked by the IR verifier.
@@ -219,6 +221,7 @@ fn campaign(
         }
     }
     let statics = StaticPass::run(plan, &campaign, &l.program, &l.goals, handler);
+    crate::complete_run::run(&campaign, plan.budget, handler);
     let (instrumented, annotations) = annotate(plan, &campaign, l, handler)?;
     let cegar_settings = crate::engines::cegar_settings(plan);
     let mut cegar = plan.has(EngineKind::Cegar).then(|| CegarEngine::new(cegar_settings.clone()));
