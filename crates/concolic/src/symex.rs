@@ -328,10 +328,11 @@ struct Run<'p, 'a> {
     /// Branch points of string functions per calling block (apart from
     /// `visits`, so a call's loop does not use up its block's own branch).
     string_visits: HashMap<(FuncId, Block), u32>,
-    /// The outcomes string functions put into the path condition: one
-    /// found again (a second walk over the same bytes) is not offered
-    /// twice.
-    string_facts: std::collections::HashSet<ExprId>,
+    /// The constraints of the path condition, as a set: a branch whose
+    /// outcome is one of them already (a second walk over the same bytes,
+    /// a loop over a string `strlen` measured) adds nothing, and its
+    /// alternative contradicts the path, so it is not offered.
+    path_facts: std::collections::HashSet<ExprId>,
     counter_sites: HashMap<(FuncId, Block), (u128, bool)>,
     covered_bits: Vec<u64>,
     dm: DataModel,
@@ -430,7 +431,7 @@ impl<'p> Tracer<'p> {
             deadline,
             visits: HashMap::new(),
             string_visits: HashMap::new(),
-            string_facts: std::collections::HashSet::new(),
+            path_facts: std::collections::HashSet::new(),
             counter_sites: HashMap::new(),
             covered_bits: vec![0; goal_words],
             dm,
@@ -570,7 +571,10 @@ impl<'p, 'a> Run<'p, 'a> {
 
     /// Records a point with `alternatives` and then adds `taken` to the path.
     fn branch_point(&mut self, site: (FuncId, Block), alternatives: Vec<Alternative>, taken: ExprId) {
-        if self.sym.is_true(taken) {
+        // Implied by the path: every alternative would be a query sure to
+        // be unsatisfiable (seen: a third of a command-line tool's queries,
+        // its loops over strings `strlen` had walked).
+        if self.sym.is_true(taken) || self.path_facts.contains(&taken) {
             return;
         }
         if !self.may_record(site) {
@@ -598,6 +602,7 @@ impl<'p, 'a> Run<'p, 'a> {
     fn push_constraint(&mut self, c: ExprId) {
         if self.trace.path.len() < self.limits.max_path {
             self.trace.path.push(c);
+            self.path_facts.insert(c);
         } else {
             self.trace.dropped_constraints += 1;
         }

@@ -21,7 +21,8 @@
 //! digits, a decimal point, an exponent, `inf`) are library code, and an
 //! operand such as `seq 1 10` or `cut -f 2` needs a whole argument that is
 //! a number. The numerals are the shapes those parsers tell apart, not
-//! values of any one program.
+//! values of any one program. A program that parses options with `getopt`
+//! gets `--` and `-`, the two operands every such parser knows.
 //!
 //! What runs once: [`EnvWords::of`] reads the constant strings that the
 //! program's own functions reference (directly, or through one table of
@@ -33,7 +34,7 @@
 
 use crate::search::Rng;
 use std::collections::BTreeSet;
-use walkdown_ir::env::Environment;
+use walkdown_ir::env::{EnvInputs, Environment};
 use walkdown_ir::testvec::InputValue;
 use walkdown_ir::{GlobalId, Operand, Program, RelocTarget};
 
@@ -56,7 +57,9 @@ impl EnvWords {
         let longest = env.args.map_or(0, |a| a.len as usize).max(env.stdin.unwrap_or(0) as usize);
         let mut words = BTreeSet::new();
         let numerals = if parses_numbers(program) { NUMERALS } else { &[] };
-        for s in own_strings(program).into_iter().chain(numerals.iter().map(|n| n.as_bytes().to_vec())) {
+        let conventions = if parses_options(program) { OPTION_CONVENTIONS } else { &[] };
+        let given = numerals.iter().chain(conventions).map(|n| n.as_bytes().to_vec());
+        for s in own_strings(program).into_iter().chain(given) {
             for w in words_of(&s) {
                 if !w.is_empty() && w.len() <= longest {
                     words.insert(w);
@@ -67,9 +70,22 @@ impl EnvWords {
         (!words.is_empty()).then_some(EnvWords { env, words })
     }
 
-    /// `values` with one word put into an argument or into standard input.
+    /// `values` with one to three words put into its arguments or its
+    /// standard input. Several at once because one behaviour often needs
+    /// a combination: an option and its argument (`-f` `%g`), an option
+    /// and an input line that exercises it (`-ba` and a line to number).
     pub fn mutate(&self, rng: &mut Rng, values: &[InputValue]) -> Vec<InputValue> {
         let (mut inputs, rest) = self.env.decode_lenient(values);
+        for _ in 0..=rng.below(3) {
+            self.place(rng, &mut inputs);
+        }
+        let mut out = self.env.encode(&inputs).unwrap_or_else(|_| values.to_vec());
+        out.extend_from_slice(&rest);
+        out
+    }
+
+    /// Puts one word into an argument or into standard input.
+    fn place(&self, rng: &mut Rng, inputs: &mut EnvInputs) {
         let word = &self.words[rng.below(self.words.len() as u64) as usize];
         let use_stdin = match (self.env.args, self.env.stdin) {
             (Some(_), Some(_)) => rng.below(2) == 0,
@@ -78,12 +94,7 @@ impl EnvWords {
         };
         if use_stdin {
             let most = self.env.stdin.unwrap_or(0) as usize;
-            let at = rng.below(inputs.stdin.len() as u64 + 1) as usize;
-            let end = (at + word.len()).min(most);
-            if inputs.stdin.len() < end {
-                inputs.stdin.resize(end, 0);
-            }
-            inputs.stdin[at..end].copy_from_slice(&word[..end - at]);
+            put_in_stdin(&mut inputs.stdin, word, most, rng);
         } else if let Some(a) = self.env.args {
             let arg: Vec<u8> = word.iter().copied().take(a.len as usize).take_while(|&b| b != 0).collect();
             // Replace an argument given, or add one after the last.
@@ -94,10 +105,36 @@ impl EnvWords {
                 inputs.args.push(arg);
             }
         }
-        let mut out = self.env.encode(&inputs).unwrap_or_else(|_| values.to_vec());
-        out.extend_from_slice(&rest);
-        out
     }
+}
+
+/// Writes `word` into standard input of at most `most` bytes: half the
+/// time over the bytes at a random place, half the time as a whole line
+/// (at the start of a line, a newline after it), because line-oriented
+/// filters compare whole lines with their keywords (`nl`'s section
+/// delimiters, a `uniq` of equal lines).
+fn put_in_stdin(stdin: &mut Vec<u8>, word: &[u8], most: usize, rng: &mut Rng) {
+    let as_line = rng.below(2) == 0;
+    let at = if as_line {
+        let starts: Vec<usize> = std::iter::once(0)
+            .chain(stdin.iter().enumerate().filter(|(_, &b)| b == b'\n').map(|(i, _)| i + 1))
+            .collect();
+        starts[rng.below(starts.len() as u64) as usize]
+    } else {
+        rng.below(stdin.len() as u64 + 1) as usize
+    };
+    let mut bytes = word.to_vec();
+    if as_line {
+        bytes.push(b'\n');
+    }
+    let end = (at + bytes.len()).min(most);
+    if at >= end {
+        return;
+    }
+    if stdin.len() < end {
+        stdin.resize(end, 0);
+    }
+    stdin[at..end].copy_from_slice(&bytes[..end - at]);
 }
 
 /// The C library's number parsers: a program that has one of them reads
@@ -130,6 +167,17 @@ const NUMERALS: &[&str] = &[
     "0", "1", "2", "3", "9", "10", "-1", "+1", "-0", "0.5", "1.5", ".5", "1.", "-2.5", "1e2", "1e-2", "0x1f", "010",
     "inf", "-inf", "nan",
 ];
+
+/// The operands every `getopt` parser gives a meaning: `--` ends the
+/// options (what follows is an operand even if it starts with `-`), `-`
+/// names standard input or output.
+const OPTION_CONVENTIONS: &[&str] = &["--", "-"];
+
+/// Whether the program parses options with `getopt` or one of its
+/// variants (gnulib renames them `rpl_getopt_long` and so on).
+fn parses_options(program: &Program) -> bool {
+    program.funcs.iter().any(|(_, f)| f.name.contains("getopt"))
+}
 
 /// Whether the program calls one of the C library's number parsers.
 fn parses_numbers(program: &Program) -> bool {
@@ -278,7 +326,44 @@ mod tests {
             let out = w.mutate(&mut rng, &base);
             let (inputs, rest) = env.decode(&out).expect("the mutant stays within the bounds");
             assert!(rest.is_empty());
-            assert_eq!(inputs.args, vec![b"--mu".to_vec()], "a word is cut to the argument's length");
+            assert!(!inputs.args.is_empty() && inputs.args.len() <= 2, "{:?}", inputs.args);
+            assert!(inputs.args.iter().all(|a| a == b"--mu"), "a word is cut to the argument's length");
         }
+    }
+
+    #[test]
+    fn a_word_in_standard_input_is_sometimes_a_whole_line() {
+        let mut rng = Rng::new(3);
+        let (mut lines, mut inside) = (0, 0);
+        for _ in 0..200 {
+            let mut stdin = b"ab\ncd\n".to_vec();
+            put_in_stdin(&mut stdin, b"\\:", 16, &mut rng);
+            assert!(stdin.len() <= 16);
+            let text = String::from_utf8_lossy(&stdin).to_string();
+            assert!(text.contains("\\:"), "{text:?}");
+            if text.split('\n').any(|l| l == "\\:") {
+                lines += 1;
+            } else {
+                inside += 1;
+            }
+        }
+        assert!(lines > 50 && inside > 20, "both placements: {lines} lines, {inside} inside");
+        // A full input keeps its bound; a word at its end is cut.
+        let mut full = vec![b'x'; 4];
+        for _ in 0..20 {
+            put_in_stdin(&mut full, b"word", 4, &mut rng);
+            assert_eq!(full.len(), 4);
+        }
+    }
+
+    #[test]
+    fn an_option_parser_gets_the_end_of_options_marker() {
+        let getopt = program_words(
+            "getopt",
+            "extern int getopt(int, char *const *, const char *); return getopt(argc, argv, \"ab\") == 'a';",
+        );
+        assert!(getopt.contains(&"--".to_string()) && getopt.contains(&"-a".to_string()), "{getopt:?}");
+        let plain = program_words("nogetopt", "return argc > 1 && strcmp(argv[1], \"go\") == 0;");
+        assert!(!plain.contains(&"--".to_string()), "{plain:?}");
     }
 }

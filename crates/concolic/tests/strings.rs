@@ -101,3 +101,30 @@ fn long_strings_are_capped() {
     assert!(t.dropped_constraints >= 10 * 100 - u64::from(limits.max_string_points_per_site));
     assert!(path_holds(&pool, &t));
 }
+
+#[test]
+fn a_branch_the_path_already_decides_offers_nothing() {
+    let program = compile("implied.c");
+    let goals = Goals::compute(&program);
+    let interp = Interpreter::new(&program, &goals).expect("prepares");
+    let mut tracer = Tracer::new(&program, &goals, interp.prepared());
+    let mut pool = ExprPool::new();
+    let main = program.funcs.iter().find(|(_, f)| f.name == "main").map(|(id, _)| id).expect("main");
+    // "ab" and two terminators: strlen decides s[0], s[1] and s[2].
+    let values: Vec<InputValue> = [0x61, 0x62, 0, 0].into_iter().map(InputValue::Int).collect();
+    let t = trace(&mut tracer, &mut pool, &values);
+    assert!(path_holds(&pool, &t));
+    // The first loop's condition is on a counter, the second's on bytes
+    // strlen walked: of main's points with a goal (strlen's have none),
+    // none may be the byte loop's.
+    let byte_points: Vec<_> = t
+        .points
+        .iter()
+        .filter(|p| p.site.0 == main)
+        .filter(|p| p.alternatives.iter().any(|a| a.goal.is_some() && !pool.symbols_of(a.cond).is_empty()))
+        .collect();
+    assert!(byte_points.is_empty(), "{} points of the byte loop", byte_points.len());
+    // strlen's own decisions are still offered, so the search can change
+    // the length.
+    assert!(t.points.iter().any(|p| p.alternatives.iter().all(|a| a.goal.is_none())));
+}

@@ -179,7 +179,7 @@ impl Run<'_, '_> {
         // (`strlen(s)` before `strchr(s, c)`: `s[i] != 0` again) adds
         // nothing, and its alternative contradicts the path: asking for it
         // would be a query sure to be unsatisfiable.
-        if self.sym.is_true(taken) || self.string_facts.contains(&taken) {
+        if self.sym.is_true(taken) || self.path_facts.contains(&taken) {
             return;
         }
         if d.left == 0
@@ -202,7 +202,6 @@ impl Run<'_, '_> {
         let prefix = self.trace.path.len();
         self.trace.points.push(BranchPoint { prefix, alternatives: vec![alt], site: d.site });
         self.push_constraint(taken);
-        self.string_facts.insert(taken);
     }
 
     /// The byte at `addr` and its shadow.
