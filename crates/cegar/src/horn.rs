@@ -205,8 +205,15 @@ fn solve(
                 }
                 HornAnswer::Unknown(why) => {
                     progress.unknown += 1;
-                    progress.last_unknown = why;
+                    progress.last_unknown = format!("no answer within {ms} ms (Z3: {why})");
                     deferred.push(group);
+                    // An answer at once to a query given seconds means Z3
+                    // will not work at all (its context is cancelled): stop
+                    // rather than ask again and again.
+                    if ms >= 1_000 && start.elapsed() < std::time::Duration::from_millis(20) {
+                        progress.last_unknown = "Z3 answers unknown at once".into();
+                        break 'rounds;
+                    }
                 }
             }
         }
@@ -276,6 +283,10 @@ struct CtxHooks<'a, 'k, 'p> {
     ctx: &'a EngineCtx<'k, 'p>,
     closures: (u64, Vec<walkdown_campaign::GoalClosure>),
     method: String,
+    /// Ask about goals other engines proved too: a proof without
+    /// invariants (bounded unwinding, induction) gives no witness, and
+    /// Spacer's solution does.
+    reprove: bool,
 }
 
 impl Hooks for CtxHooks<'_, '_, '_> {
@@ -287,7 +298,12 @@ impl Hooks for CtxHooks<'_, '_, '_> {
         if self.closures.0 != epoch {
             self.closures = (epoch, self.ctx.closures());
         }
-        self.closures.1.get(goal.index()).is_some_and(|g| *g == walkdown_campaign::GoalClosure::Open)
+        let wanted = |g: &walkdown_campaign::GoalClosure| match g {
+            walkdown_campaign::GoalClosure::Open => true,
+            walkdown_campaign::GoalClosure::Proved => self.reprove,
+            walkdown_campaign::GoalClosure::Covered => false,
+        };
+        self.closures.1.get(goal.index()).is_some_and(wanted)
     }
     fn limit(&mut self, round_ms: u32) -> Option<u32> {
         // Spacer is one query: on a shared worker it holds the worker for
@@ -340,13 +356,15 @@ impl Engine for HornEngine {
         let mut targets: Vec<GoalId> = goals.goals.iter().filter(|(_, g)| aimed(&g.kind)).map(|(id, _)| id).collect();
         targets.sort_by_key(|&g| (rank(&goals.goals[g].kind), g.index()));
         let method = format!("Horn clauses over {} blocks solved by Spacer", cl.relation.len());
-        let mut hooks = CtxHooks { ctx, closures: (u64::MAX, Vec::new()), method };
+        let mut hooks = CtxHooks { ctx, closures: (u64::MAX, Vec::new()), method, reprove: true };
         // The reach_error checks alone first: their proof is the witness.
         let split = targets.iter().position(|&g| rank(&goals.goals[g].kind) > 0).unwrap_or(targets.len());
         let mut proved = Vec::new();
         let mut solution: Option<Vec<ExprId>> = None;
         let (mut queries, mut unknown, mut last_unknown, mut reachable) = (0, 0, String::new(), 0);
-        for part in [&targets[..split], &targets[split..]] {
+        for (k, part) in [&targets[..split], &targets[split..]].into_iter().enumerate() {
+            // Only the reach_error checks are asked again once proved.
+            hooks.reprove = k == 0;
             if part.is_empty() {
                 continue;
             }
@@ -366,10 +384,11 @@ impl Engine for HornEngine {
             });
             proved.extend(p.proved);
         }
+        hooks.reprove = false;
         for &g in &targets {
             if hooks.is_open(g) && !proved.contains(&g) {
                 let why = if unknown > 0 {
-                    format!("Spacer gave up or ran out of time: {last_unknown}")
+                    format!("Spacer: {last_unknown}")
                 } else {
                     "a derivation of the Horn clauses reaches it, or the budget ended".into()
                 };

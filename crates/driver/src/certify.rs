@@ -69,9 +69,9 @@ impl Certify<'_, '_> {
                 .flatten()
         };
         let mut horn_run = |targets: &[GoalId]| {
-            // Spacer alone, in a third of the witness's time left (the
-            // rest checks what it finds, or goes to the model checker).
-            let left = (deadline.saturating_duration_since(Instant::now()) / 3).min(Duration::from_secs(30));
+            // Spacer alone, in half of the witness's time left (the rest
+            // checks what it finds, or goes to the model checker).
+            let left = (deadline.saturating_duration_since(Instant::now()) / 2).min(Duration::from_secs(30));
             if left < Duration::from_millis(500) || self.interrupt.load(Ordering::Relaxed) {
                 return None;
             }

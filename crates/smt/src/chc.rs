@@ -34,7 +34,7 @@ use z3_sys::{Z3_ast, Z3_context};
 use crate::expr::{ExprId, ExprPool, Leaf, Sort as PSort};
 use crate::fold::{BvBinOp, BvUnOp, CmpOp};
 use crate::solver::SolverError;
-use crate::z3backend::{Term, Watchdog, Z3Settings, Z3Solver};
+use crate::z3backend::{Term, Z3Settings, Z3Solver};
 
 /// A relation of a [`HornSystem`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -177,9 +177,15 @@ impl HornSystem {
         if std::env::var_os("WALKDOWN_HORN_DEBUG").is_some() {
             eprintln!("horn: clauses:\n{fp}");
         }
-        let watchdog = Watchdog::arm(std::time::Duration::from_millis(u64::from(settings.timeout_ms)));
+        // Spacer honours its `timeout` (a timer that cancels the query and
+        // then undoes the cancel). No watchdog interrupts the context as
+        // for the SMT backend: an interrupt that lands between two queries
+        // would cancel every later query on this thread.
+        let start = std::time::Instant::now();
         let result = fp.query_relations(&[&goal]);
-        drop(watchdog);
+        if std::env::var_os("WALKDOWN_HORN_DEBUG").is_some() {
+            eprintln!("horn: {result:?} after {:?} ({})", start.elapsed(), fp.get_reason_unknown());
+        }
         Ok(match result {
             SatResult::Sat => HornAnswer::Reachable,
             SatResult::Unknown => HornAnswer::Unknown(fp.get_reason_unknown()),

@@ -704,13 +704,13 @@ fn resource_count(solver: &z3::Solver) -> u64 {
 /// Interrupts this thread's Z3 context when a query outlives its limit.
 /// Disarmed (and joined) on drop; the flag is read and the interrupt sent
 /// under one lock, so a finished query is never interrupted afterwards.
-pub(crate) struct Watchdog {
+struct Watchdog {
     done: std::sync::Arc<(std::sync::Mutex<bool>, std::sync::Condvar)>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Watchdog {
-    pub(crate) fn arm(limit: std::time::Duration) -> Watchdog {
+    fn arm(limit: std::time::Duration) -> Watchdog {
         // A grace period lets Z3's own timeout answer first where it works.
         let limit = limit + limit / 10 + std::time::Duration::from_millis(50);
         let ctx = z3::Context::thread_local().get_z3_context().as_ptr() as usize;

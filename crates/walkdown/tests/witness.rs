@@ -212,6 +212,28 @@ fn a_program_without_reach_error_has_no_witness_entry() {
     assert!(r.witness.is_none(), "{:?}", r.witness);
 }
 
+/// The Horn-clause engine alone proves `count.c` and states Spacer's
+/// invariant at the loop; it holds natively.
+#[test]
+fn horn_invariants_make_a_witness() {
+    let tmp = tempfile::tempdir().unwrap();
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/witness/count.c");
+    let out = tmp.path().join("horn");
+    let status = Command::new(env!("CARGO_BIN_EXE_walkdown"))
+        .args(["gen", "--quiet", "--engines", "concolic,horn", "--jobs", "1", "--time", "20", "--out"])
+        .arg(&out)
+        .arg(&f)
+        .status()
+        .expect("walkdown runs");
+    assert!(matches!(status.code(), Some(0 | 1)), "{status}");
+    let r = read_report(&out.join("report.json")).expect("report");
+    let w = r.witness.expect("a witness entry");
+    assert_eq!(w.status, "written", "{w:?}");
+    assert!(w.reason.contains("Horn clauses"), "{w:?}");
+    assert!(w.loop_invariants > 0, "{w:?}");
+    check_natively(&f, &out, DataModel::LP64);
+}
+
 /// Public tasks (unreach-call true) whose witnesses walkdown writes: each
 /// must be written again, and hold natively.
 #[test]
