@@ -5,7 +5,8 @@
 //! `loop_invariant`s over the C variables in scope there (`witness.yml`,
 //! YAML witness format 2.0). A program without loops gets a witness with
 //! an empty invariant set, once a certificate of its proof passes the same
-//! check (a validator then has nothing to take on trust).
+//! check, or when the bounded engine's unwinding covered every execution
+//! (a validator then has nothing to take on trust).
 //!
 //! A witness is written only after two checks of our own: every kept test,
 //! replayed on the program with each invariant checked at its loop head,
@@ -48,6 +49,14 @@ pub struct Provers<'a> {
 const PREDICATES: &str = "predicate abstraction";
 const HORN: &str = "Horn clauses solved by Spacer";
 const ANALYSIS: &str = "abstract interpretation (intervals, equalities)";
+const UNWINDING: &str = "the bounded engine's complete unwinding";
+
+/// Whether `verdict` is the bounded engine's proof that no execution
+/// reaches the goal and none is longer than the unwinding (exact on a
+/// program without loops).
+fn complete_unwinding(verdict: &Verdict) -> bool {
+    matches!(verdict, Verdict::Unreachable(p) if p.engine == "bmc" && p.method.ends_with("(no cut point reachable)"))
+}
 
 /// Invariants that passed the inductiveness check, with how they were
 /// found and checked.
@@ -141,6 +150,12 @@ pub fn write_witness(
             None => failures.push(format!("{PREDICATES}: no complete proof in the time left")),
         }
     }
+    if checked.is_none() && heads.is_empty() && reach.iter().all(|g| complete_unwinding(&snap.goals[g.index()].verdict))
+    {
+        // No loop and a proof that unwound every execution: nothing to
+        // state and nothing to take on trust.
+        checked = Some(Checked { entries: Vec::new(), checks: Vec::new(), queries: 0, method: UNWINDING });
+    }
     let Some(checked) = checked else {
         return not_written(failures.join("; "));
     };
@@ -182,9 +197,13 @@ pub fn write_witness(
         status: "written".into(),
         reason: if heads.is_empty() {
             format!(
-                "every reach_error goal ({}) is proved unreachable; the program has no loops, so the invariant set is empty (the proof was checked with invariants from {})",
+                "every reach_error goal ({}) is proved unreachable; the program has no loops, so the invariant set is empty ({})",
                 reach.len(),
-                checked.method
+                if checked.method == UNWINDING {
+                    format!("proved by {UNWINDING}")
+                } else {
+                    format!("the proof was checked with invariants from {}", checked.method)
+                }
             )
         } else {
             format!(

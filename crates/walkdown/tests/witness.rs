@@ -261,6 +261,26 @@ fn public_tasks_with_witnesses() {
     }
 }
 
+/// A public task without loops whose proof is the bounded engine's
+/// complete unwinding gets a witness with an empty invariant set.
+#[test]
+fn a_loop_free_public_task_gets_an_empty_witness() {
+    let Some(shared) = walkdown_testsupport::shared_dir() else {
+        eprintln!("a_loop_free_public_task_gets_an_empty_witness: skipped: ../shared is not present");
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let task = shared.join("bench/sv/ntdrivers-simplified/kbfiltr_simpl1.cil");
+    let out = tmp.path().join("kbfiltr");
+    let r = gen(&task.with_extension("cil.yml"), &out, 20);
+    let w = r.witness.expect("a witness entry");
+    assert_eq!(w.status, "written", "{w:?}");
+    assert_eq!(w.loop_invariants, 0, "{w:?}");
+    assert!(w.reason.contains("no loops"), "{w:?}");
+    let invariants = read_witness(&out.join("witness.yml"), &task.with_extension("cil.c").display().to_string());
+    assert!(invariants.is_empty(), "{invariants:?}");
+}
+
 /// The native check catches a false invariant, in each kind of loop.
 #[test]
 fn the_native_check_catches_a_false_invariant() {
