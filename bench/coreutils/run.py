@@ -4,7 +4,9 @@ source package `coreutils`), its small tools built three ways, AFL++ on
 them, and native line and branch coverage of each tool's main unit.
 
 Steps (each a subcommand; `all` runs fetch, build, afl, walkdown and
-measure, and prints the two tools' coverage side by side):
+measure, and prints the two tools' coverage side by side; it runs AFL++
+and walkdown on a tool at the same time, one core each, so that both see
+the same machine):
 
   fetch    apt-get source --download-only coreutils=VERSION into
            WORK/download, unpacked with dpkg-source -x (Debian's patches
@@ -354,6 +356,12 @@ def build_variant(a, variant, tools):
     return info
 
 
+def built(a, variant, tools):
+    """Whether the build of `variant` has every one of `tools`."""
+    f = a.work / f"build-{variant}" / "tools.json"
+    return f.exists() and all(t in json.loads(f.read_text()) for t in tools)
+
+
 def cmd_build(a):
     cmd_fetch(a)
     for v in a.variants:
@@ -608,7 +616,9 @@ def fuzz_one(a, tool, info, out_root):
     return rec
 
 
-def cmd_afl(a):
+def afl_root(a):
+    """The AFL++ builds of the chosen tools (built when missing) and the
+    output directory."""
     need("afl-fuzz", "afl-clang-fast", "objcopy", "nm", package_hint="afl++")
     info_file = a.work / "build-afl" / "tools.json"
     info = json.loads(info_file.read_text()) if info_file.exists() else {}
@@ -618,13 +628,20 @@ def cmd_afl(a):
         info = build_variant(a, "afl", missing)
     out_root = a.out or a.work / "afl" / f"{a.budget}s"
     out_root.mkdir(parents=True, exist_ok=True)
-    recs = []
-    for t in a.tools:
-        recs.append(fuzz_one(a, t, info, out_root))
+    return info, out_root
+
+
+def write_afl_json(a, out_root, recs):
     (out_root / "afl.json").write_text(json.dumps(
         {"args": list(a.args), "stdin": a.stdin, "budget_s": a.budget, "cmplog": a.cmplog,
          "dict": a.dict, "tools": recs}, indent=2) + "\n")
     log(f"afl: tests in {out_root}/TOOL/tests ({out_root / 'afl.json'})")
+
+
+def cmd_afl(a):
+    info, out_root = afl_root(a)
+    recs = [fuzz_one(a, t, info, out_root) for t in a.tools]
+    write_afl_json(a, out_root, recs)
     return out_root
 
 
@@ -817,7 +834,32 @@ def walkdown_binary(a):
     return b
 
 
-def cmd_walkdown(a):
+def walkdown_one(a, binary, tool, out_root):
+    n, l_ = a.args
+    d = out_root / tool
+    shutil.rmtree(d, ignore_errors=True)
+    cmd = [str(binary), "gen", "--compile-commands", str(a.work / "units" / tool / "compile_commands.json"),
+           "--target", rec_main_unit(a, tool), "--time", str(a.budget), "--jobs", "1",
+           "--args", f"{n}:{l_}", "--stdin", str(a.stdin), "--no-error-exit", "--out", str(d)]
+    log(f"walkdown: {tool}: {a.budget}s")
+    t0 = time.time()
+    logf = out_root / f"{tool}.log"
+    with open(logf, "wb") as f:
+        r = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT)
+    if r.returncode != 0:
+        tail = logf.read_text(errors="replace")[-2000:]
+        raise Failure(f"walkdown on {tool} failed (exit {r.returncode}); {logf}:\n{tail}")
+    report = json.loads((d / "report.json").read_text())
+    rec = {"tool": tool, "budget_s": a.budget, "wall_s": round(time.time() - t0, 1),
+           "tests": len(list((d / "env-tests").glob("*.json"))),
+           "goals": report.get("goals_total"), "covered": report.get("goals_covered"),
+           "command": shlex.join(cmd)}
+    log(f"walkdown: {tool}: done in {rec['wall_s']}s: {rec['tests']} tests, "
+        f"{rec['covered']}/{rec['goals']} goals covered")
+    return rec
+
+
+def walkdown_root(a):
     binary = walkdown_binary(a)
     missing = [t for t in a.tools if not (a.work / "units" / t / "compile_commands.json").exists()]
     if missing:
@@ -825,33 +867,19 @@ def cmd_walkdown(a):
         build_variant(a, "units", missing)
     out_root = a.out or a.work / "walkdown" / f"{a.budget}s"
     out_root.mkdir(parents=True, exist_ok=True)
-    n, l_ = a.args
-    recs = []
-    for t in a.tools:
-        d = out_root / t
-        shutil.rmtree(d, ignore_errors=True)
-        cmd = [str(binary), "gen", "--compile-commands", str(a.work / "units" / t / "compile_commands.json"),
-               "--target", rec_main_unit(a, t), "--time", str(a.budget), "--jobs", "1",
-               "--args", f"{n}:{l_}", "--stdin", str(a.stdin), "--no-error-exit", "--out", str(d)]
-        log(f"walkdown: {t}: {a.budget}s")
-        t0 = time.time()
-        logf = out_root / f"{t}.log"
-        with open(logf, "wb") as f:
-            r = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT)
-        if r.returncode != 0:
-            tail = logf.read_text(errors="replace")[-2000:]
-            raise Failure(f"walkdown on {t} failed (exit {r.returncode}); {logf}:\n{tail}")
-        report = json.loads((d / "report.json").read_text())
-        rec = {"tool": t, "budget_s": a.budget, "wall_s": round(time.time() - t0, 1),
-               "tests": len(list((d / "env-tests").glob("*.json"))),
-               "goals": report.get("goals_total"), "covered": report.get("goals_covered"),
-               "command": shlex.join(cmd)}
-        log(f"walkdown: {t}: done in {rec['wall_s']}s: {rec['tests']} tests, "
-            f"{rec['covered']}/{rec['goals']} goals covered")
-        recs.append(rec)
+    return binary, out_root
+
+
+def write_walkdown_json(a, out_root, recs):
     (out_root / "walkdown.json").write_text(json.dumps(
         {"args": list(a.args), "stdin": a.stdin, "budget_s": a.budget, "tools": recs}, indent=2) + "\n")
     log(f"walkdown: tests in {out_root}/TOOL/env-tests")
+
+
+def cmd_walkdown(a):
+    binary, out_root = walkdown_root(a)
+    recs = [walkdown_one(a, binary, t, out_root) for t in a.tools]
+    write_walkdown_json(a, out_root, recs)
     return out_root
 
 
@@ -866,13 +894,29 @@ def print_comparison(afl, wd, budget):
 
 
 def cmd_all(a):
+    """Both tools on each tool at the same time, one core each: on a shared
+    machine whose load changes from minute to minute, the two runs of a
+    pair see the same load, and their ratio is what the table compares."""
     walkdown_binary(a)  # before an hour of fuzzing, not after
-    cmd_build(a)
+    # A variant built before is kept: a second make changes nothing and
+    # bear would record no compilation.
+    a.variants = [v for v in a.variants if not built(a, v, a.tools)]
+    if a.variants:
+        cmd_build(a)
     a.out = None
-    afl_root = cmd_afl(a)
-    wd_root = cmd_walkdown(a)
+    info, afl_root_dir = afl_root(a)
+    binary, wd_root = walkdown_root(a)
+    afl_recs, wd_recs = [], []
+    for t in a.tools:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            fa = pool.submit(fuzz_one, a, t, info, afl_root_dir)
+            fw = pool.submit(walkdown_one, a, binary, t, wd_root)
+            afl_recs.append(fa.result())
+            wd_recs.append(fw.result())
+    write_afl_json(a, afl_root_dir, afl_recs)
+    write_walkdown_json(a, wd_root, wd_recs)
     a.tools = list(a.tools)
-    a.tests, a.out = str(afl_root), a.work / "measure" / f"afl-{a.budget}s"
+    a.tests, a.out = str(afl_root_dir), a.work / "measure" / f"afl-{a.budget}s"
     afl = cmd_measure(a)
     a.tests, a.out = str(wd_root), a.work / "measure" / f"walkdown-{a.budget}s"
     wd = cmd_measure(a)

@@ -197,6 +197,7 @@ fn build_target(musl: &Path, glue: &Path, out: &Path, target: &Target) {
     sources.extend(FILES.iter().map(|f| musl.join("src").join(f)));
     sources.push(glue.join("glue.c"));
     sources.push(glue.join("env.c"));
+    sources.push(glue.join("gnuregex.c"));
     let flags = clang_flags(musl, glue, &work, target);
     let compiled = compile_all(&sources, &flags, &work.join("ll"));
     let mut kept = Vec::new();

@@ -16,6 +16,13 @@
 //! only when the mutant covers something new, so a useless word costs a
 //! replay.
 //!
+//! A program that parses numbers with the C library (`strtol`, `strtold`,
+//! `atoi`, `sscanf`, ...) also gets numerals: the parsers' branches (sign,
+//! digits, a decimal point, an exponent, `inf`) are library code, and an
+//! operand such as `seq 1 10` or `cut -f 2` needs a whole argument that is
+//! a number. The numerals are the shapes those parsers tell apart, not
+//! values of any one program.
+//!
 //! What runs once: [`EnvWords::of`] reads the constant strings that the
 //! program's own functions reference (directly, or through one table of
 //! addresses such as `struct option longopts[]`) and derives the words.
@@ -48,7 +55,8 @@ impl EnvWords {
         let env = program.environment.clone()?;
         let longest = env.args.map_or(0, |a| a.len as usize).max(env.stdin.unwrap_or(0) as usize);
         let mut words = BTreeSet::new();
-        for s in own_strings(program) {
+        let numerals = if parses_numbers(program) { NUMERALS } else { &[] };
+        for s in own_strings(program).into_iter().chain(numerals.iter().map(|n| n.as_bytes().to_vec())) {
             for w in words_of(&s) {
                 if !w.is_empty() && w.len() <= longest {
                     words.insert(w);
@@ -90,6 +98,42 @@ impl EnvWords {
         out.extend_from_slice(&rest);
         out
     }
+}
+
+/// The C library's number parsers: a program that has one of them reads
+/// numbers from text.
+const NUMBER_PARSERS: &[&str] = &[
+    "strtol",
+    "strtoul",
+    "strtoll",
+    "strtoull",
+    "strtoimax",
+    "strtoumax",
+    "strtof",
+    "strtod",
+    "strtold",
+    "atoi",
+    "atol",
+    "atoll",
+    "atof",
+    "sscanf",
+    "scanf",
+    "fscanf",
+    "vsscanf",
+    "vfscanf",
+];
+
+/// The numerals such a program gets as words: each shape the parsers tell
+/// apart (zero, one digit, several, a sign, a fraction, an exponent, hex,
+/// infinity and NaN), with small values, as an operand or a count has them.
+const NUMERALS: &[&str] = &[
+    "0", "1", "2", "3", "9", "10", "-1", "+1", "-0", "0.5", "1.5", ".5", "1.", "-2.5", "1e2", "1e-2", "0x1f", "010",
+    "inf", "-inf", "nan",
+];
+
+/// Whether the program calls one of the C library's number parsers.
+fn parses_numbers(program: &Program) -> bool {
+    program.funcs.iter().any(|(_, f)| NUMBER_PARSERS.contains(&f.name.as_str()))
 }
 
 /// The constant strings the program's own functions reference, directly
@@ -194,6 +238,34 @@ mod tests {
         assert_eq!(words("n::"), ["n::", "-n"]);
         assert_eq!(words("missing operand"), ["missing operand"]);
         assert_eq!(words("%s: %s"), ["%s: %s"]);
+    }
+
+    /// The words of a filter whose body is `body`, compiled by the frontend.
+    fn program_words(name: &str, body: &str) -> Vec<String> {
+        let dir = std::env::temp_dir().join(format!("walkdown-words-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(format!("{name}.c"));
+        let src = format!("#include <stdlib.h>\n#include <string.h>\nint main(int argc, char **argv) {{ {body} }}\n");
+        std::fs::write(&path, src).unwrap();
+        let settings = walkdown_frontend::FrontendSettings::default();
+        let program = walkdown_frontend::compile_c(&path, &settings).expect("the filter lowers");
+        std::fs::remove_dir_all(&dir).ok();
+        let words = EnvWords::of(&program).map_or(Vec::new(), |w| w.words);
+        words.into_iter().map(|w| String::from_utf8(w).unwrap()).collect()
+    }
+
+    #[test]
+    fn a_program_that_parses_numbers_gets_numerals() {
+        let parses =
+            program_words("parses", "return argc > 1 && strtol(argv[1], 0, 10) == 7 ? 1 : strcmp(argv[0], \"go\");");
+        for n in ["1", "-1", "1.5", "1e2", "inf"] {
+            assert!(parses.contains(&n.to_string()), "{n} in {parses:?}");
+        }
+        assert!(parses.contains(&"go".to_string()), "its own words stay: {parses:?}");
+        // Without a parser a numeral is one more useless replay.
+        let plain = program_words("plain", "return argc > 1 && strcmp(argv[1], \"go\") == 0;");
+        assert!(plain.contains(&"go".to_string()), "{plain:?}");
+        assert!(!plain.iter().any(|w| NUMERALS.contains(&w.as_str())), "no numeral: {plain:?}");
     }
 
     #[test]

@@ -25,6 +25,7 @@
 pub mod annotations;
 pub mod certify;
 pub mod check;
+pub mod complete_run;
 pub mod crosscheck;
 pub mod engines;
 pub mod error;

@@ -8,7 +8,9 @@
 //!    is touched before this succeeds; then OUT is locked and cleared of
 //!    the previous run's files ([`crate::outdir`]).
 //! 3. **Static pass** ([`crate::static_pass`]): the abstract
-//!    interpretation claims what it proves.
+//!    interpretation claims what it proves; then the **complete run**
+//!    ([`crate::complete_run`]): a program that reads no input and whose
+//!    one execution ends has every other goal proved unreachable.
 //! 4. **Instrument and verify** ([`annotate`]): the verification
 //!    annotations' statuses, and the instrumented program the concolic
 //!    engine traces, checked by the IR verifier.
@@ -23,7 +25,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use walkdown_campaign::{
     Campaign, CampaignSettings, KeptTest, MemoryBound, NativeVerdict, PortfolioSettings, Property, ReplayTime,
@@ -85,9 +87,11 @@ struct Loaded {
 /// Runs `plan`; `interrupt` (set by Ctrl-C) stops it at the engines' next
 /// checkpoints with every file whole.
 pub fn run(plan: &Plan, handler: &mut dyn Handler, interrupt: &AtomicBool) -> Result<Outcome, DriverError> {
+    let started = Instant::now();
     let loaded = load(plan)?;
     let suite_dir = plan.out.join(SUITE_DIR);
-    let (snapshot, report, engine_failures) = campaign(plan, &loaded, handler, interrupt)?;
+    let budget = campaign_budget(plan.budget, started.elapsed());
+    let (snapshot, report, engine_failures) = campaign(plan, budget, &loaded, handler, interrupt)?;
     Ok(Outcome {
         program: loaded.program,
         goals: loaded.goals,
@@ -98,6 +102,16 @@ pub fn run(plan: &Plan, handler: &mut dyn Handler, interrupt: &AtomicBool) -> Re
         out: plan.out.clone(),
         units: loaded.units,
     })
+}
+
+/// What the campaign gets of `--time` after loading took `loading`: the
+/// rest, so that a run takes the time asked for whatever the size of the
+/// program (compiling a project's units and the C library's takes seconds),
+/// but at least half of it: where loading takes most of a small budget
+/// (a busy machine, a short `--time`), a run that overshoots but tests is
+/// worth more than one that keeps to the second and writes an empty suite.
+fn campaign_budget(budget: Duration, loading: Duration) -> Duration {
+    budget.saturating_sub(loading).max(budget / 2)
 }
 
 /// Step 1: the unit (in unit mode) and the program with its goals.
@@ -186,13 +200,14 @@ type Finished = (Snapshot, Report, Vec<(EngineKind, String)>);
 /// Steps 2 to 6 on the loaded program.
 fn campaign(
     plan: &Plan,
+    budget: Duration,
     l: &Loaded,
     handler: &mut dyn Handler,
     interrupt: &AtomicBool,
 ) -> Result<Finished, DriverError> {
     let metadata = metadata(plan, l).map_err(|e| DriverError::step(Step::Load, e))?;
     let manifest = Arc::new(Manifest::new(&plan.out));
-    let campaign = open_campaign(plan, l, &manifest, interrupt)?;
+    let campaign = open_campaign(plan, budget, l, &manifest, interrupt)?;
     if interrupt.load(Ordering::Relaxed) {
         return Err(DriverError::Interrupted { out: plan.out.clone() });
     }
@@ -206,6 +221,7 @@ fn campaign(
         }
     }
     let statics = StaticPass::run(plan, &campaign, &l.program, &l.goals, handler);
+    crate::complete_run::run(&campaign, plan.budget, handler);
     let (instrumented, annotations) = annotate(plan, &campaign, l, handler)?;
     let cegar_settings = crate::engines::cegar_settings(plan);
     let mut cegar = plan.has(EngineKind::Cegar).then(|| CegarEngine::new(cegar_settings.clone()));
@@ -296,11 +312,12 @@ fn native_warnings(snap: &Snapshot, handler: &mut dyn Handler) {
 /// directory is touched only after this.
 fn open_campaign<'p>(
     plan: &Plan,
+    budget: Duration,
     l: &'p Loaded,
     manifest: &Arc<Manifest>,
     interrupt: &'p AtomicBool,
 ) -> Result<Campaign<'p>, DriverError> {
-    let mut settings = CampaignSettings { time: plan.budget, property: plan.property, ..CampaignSettings::default() };
+    let mut settings = CampaignSettings { time: budget, property: plan.property, ..CampaignSettings::default() };
     settings.replay.max_call_depth = plan.options.max_call_depth;
     if let Some(n) = plan.options.max_steps {
         settings.replay.max_steps = n;
@@ -327,7 +344,7 @@ fn open_campaign<'p>(
     if l.unit.is_some() {
         return Ok(campaign);
     }
-    let deadline = Instant::now() + plan.budget;
+    let deadline = Instant::now() + budget;
     Ok(campaign.with_error_check(Box::new(crate::crosscheck::NativeCheck::new(
         l.units.clone(),
         l.program.data_model,

@@ -41,6 +41,7 @@ pub fn arity(b: Builtin) -> Option<usize> {
         Builtin::Fmod | Builtin::Copysign => 2,
         Builtin::Strcat | Builtin::Strrchr | Builtin::Strstr | Builtin::Strnlen => 2,
         Builtin::Strncat | Builtin::Memchr => 3,
+        Builtin::Fwrite => 3,
         _ => return None,
     })
 }
@@ -65,6 +66,10 @@ pub fn call(
             LibcEffect::value(sign_extend(a0, bits).wrapping_abs() as u64)
         }
         Builtin::Floor => LibcEffect::value(float1(fty, a0, f64::floor, f32::floor)),
+        // Output: a write that succeeds, whatever it writes: `fwrite(p,
+        // size, n, f)` returns n, and 0 for items of size 0 (glibc and
+        // musl alike).
+        Builtin::Fwrite => LibcEffect::value(if a1 == 0 { 0 } else { a2 }),
         Builtin::Ceil => LibcEffect::value(float1(fty, a0, f64::ceil, f32::ceil)),
         Builtin::Trunc => LibcEffect::value(float1(fty, a0, f64::trunc, f32::trunc)),
         // C's round: halfway cases away from zero, as Rust's.

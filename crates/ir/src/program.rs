@@ -281,6 +281,7 @@ builtins! {
     Strchr = ["strchr"]: "`strchr`.",
     Print = ["printf", "fprintf", "puts", "putchar", "fputs", "fputc", "putc", "vprintf", "vfprintf", "fflush", "perror", "putchar_unlocked", "fputs_unlocked", "fputc_unlocked", "putc_unlocked"]:
         "Output functions: no effect in the model, return 0.",
+    Fwrite = ["fwrite", "fwrite_unlocked"]: "`fwrite`: no effect in the model (output), returns its count of items (0 for items of size 0), as a write that succeeds.",
     Exit = ["exit", "_exit", "_Exit"]: "`exit(code)`: the run ends with `code`.",
     Abort = ["abort"]: "`abort()`: the run ends abnormally (a path cut in Test-Comp tasks).",
     NoOp = ["__VERIFIER_atomic_begin", "__VERIFIER_atomic_end", "srand"]: "Functions without effect.",

@@ -280,6 +280,17 @@ impl Enc<'_> {
             }
             Builtin::Free | Builtin::NoOp | Builtin::Annotation | Builtin::Prune | Builtin::TryFirst => ret0(self),
             Builtin::Print => ret0(self),
+            // `fwrite` writes nothing the model keeps and returns its count
+            // (0 for items of size 0).
+            Builtin::Fwrite => match (ret_w, arg(1), arg(2)) {
+                (Some(w), Some(size), Some(n)) if self.pool.width(n) == Some(w) && self.pool.width(size) == Some(w) => {
+                    let zero = self.bv(0, w);
+                    let empty = self.x(|p| p.eq(size, zero));
+                    Some(self.x(|p| p.ite(empty, zero, n)))
+                }
+                (Some(w), _, _) => Some(self.havoc("library result", w, loc)),
+                (None, _, _) => None,
+            },
             Builtin::Memset => {
                 match konst(self, arg(2)) {
                     Some(nb) if nb <= self.settings.max_bulk_bytes => {

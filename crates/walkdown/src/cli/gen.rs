@@ -27,7 +27,7 @@ pub struct GenArgs {
     program: ProgramArgs,
     #[command(flatten)]
     sandbox: super::SandboxArgs,
-    /// Wall-clock budget in seconds.
+    /// Wall-clock budget in seconds, from the start: loading the program comes out of it (the engines get at least half)
     #[arg(long, default_value_t = 60.0)]
     time: f64,
     /// Output directory: the suite goes to OUT/test-suite, the report to OUT/report.json.
