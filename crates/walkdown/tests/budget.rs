@@ -135,23 +135,10 @@ fn loading_counts_against_the_budget() {
     )
     .expect("write");
     let budget = 8.0;
-    let run = |out: &str| gen(&src, &tmp.path().join(out), &["--time", "8", "--no-error-exit"]);
-    let (mut r, mut wall) = run("out");
-    if wall >= budget + 3.0 || r.elapsed_s >= budget - 0.2 {
-        eprintln!(
-            "{wall:.2}s ({:.2}s campaign) for a {budget}s budget; once more in case the machine was busy",
-            r.elapsed_s
-        );
-        (r, wall) = run("again");
-    }
+    let (r, wall) = gen_within(&src, &tmp.path().join("out"), &["--time", "8", "--no-error-exit"], budget - 0.2);
     // One goal stays open, so the campaign runs to its budget: what loading
     // left of the 8 s.
     assert!(r.goals_open > 0, "the campaign ran to its budget");
-    eprintln!(
-        "wall {wall:.2}s, campaign {:.2}s, engines {:?}",
-        r.elapsed_s,
-        r.engines.iter().map(|e| (&e.name, &e.status, e.time_s)).collect::<Vec<_>>()
-    );
     assert!(r.elapsed_s < budget - 0.2, "the campaign took {:.2}s: loading came out of the budget", r.elapsed_s);
     assert!(r.elapsed_s >= budget / 2.0 - 0.1, "the campaign got at least half: {:.2}s", r.elapsed_s);
     assert!(wall < budget + 3.0, "gen took {wall:.2}s for --time {budget}");
