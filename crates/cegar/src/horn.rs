@@ -329,66 +329,27 @@ impl Engine for HornEngine {
 
     fn run(&mut self, ctx: &EngineCtx<'_, '_>) -> Result<EngineEnd, EngineError> {
         let campaign = ctx.campaign();
-        let (program, goals, interp) = (campaign.program(), campaign.goals(), campaign.interpreter());
+        let goals = campaign.goals();
         for (id, g) in goals.goals.iter() {
             if !aimed(&g.kind) {
                 ctx.note_open(id, OpenReason::NotAttempted("horn does not encode memory and free errors".into()));
             }
         }
         ctx.publish("running: building the clauses", Vec::new());
-        let gaddr = |g| interp.global_address(g).unwrap_or(0);
-        let faddr = |f| interp.func_address(f).unwrap_or(0);
-        let built = Model::build(program, goals, &gaddr, &faddr, &self.settings.model)
-            .and_then(|mut m| clauses(&mut m).map(|c| (m, c)));
-        let (mut model, cl) = match built {
-            Ok(x) => x,
-            Err(e) => {
-                for (id, g) in goals.goals.iter() {
-                    if aimed(&g.kind) {
-                        ctx.note_open(id, OpenReason::Unsupported(e.to_string()));
-                    }
-                }
-                self.end = format!("cannot encode the program: {e}");
-                return Ok(EngineEnd::new(self.end.clone()));
-            }
+        let Some((mut model, cl)) = self.encode(ctx) else {
+            return Ok(EngineEnd::new(self.end.clone()));
         };
         ctx.charge(work::formula(model.pool.len() as u64));
         let mut targets: Vec<GoalId> = goals.goals.iter().filter(|(_, g)| aimed(&g.kind)).map(|(id, _)| id).collect();
         targets.sort_by_key(|&g| (rank(&goals.goals[g].kind), g.index()));
         let method = format!("Horn clauses over {} blocks solved by Spacer", cl.relation.len());
         let mut hooks = CtxHooks { ctx, closures: (u64::MAX, Vec::new()), method, reprove: true };
-        // The reach_error checks alone first: their proof is the witness.
-        let split = targets.iter().position(|&g| rank(&goals.goals[g].kind) > 0).unwrap_or(targets.len());
-        let mut proved = Vec::new();
-        let mut solution: Option<Vec<ExprId>> = None;
-        let (mut queries, mut unknown, mut last_unknown, mut reachable) = (0, 0, String::new(), 0);
-        for (k, part) in [&targets[..split], &targets[split..]].into_iter().enumerate() {
-            // Only the reach_error checks are asked again once proved.
-            hooks.reprove = k == 0;
-            if part.is_empty() {
-                continue;
-            }
-            let p = solve(&mut model, &cl, part, self.settings.first_timeout_ms, &mut hooks)
-                .map_err(|e| EngineError(e.to_string()))?;
-            queries += p.queries;
-            unknown += p.unknown;
-            reachable += p.reachable.len();
-            if !p.last_unknown.is_empty() {
-                last_unknown = p.last_unknown;
-            }
-            solution = Some(match solution {
-                None => p.solution,
-                Some(s) => {
-                    s.iter().zip(&p.solution).map(|(&a, &b)| model.pool.and(&[a, b]).expect("Boolean")).collect()
-                }
-            });
-            proved.extend(p.proved);
-        }
+        let p = self.solve_in_parts(&mut model, &cl, &targets, &mut hooks)?;
         hooks.reprove = false;
         for &g in &targets {
-            if hooks.is_open(g) && !proved.contains(&g) {
-                let why = if unknown > 0 {
-                    format!("Spacer: {last_unknown}")
+            if hooks.is_open(g) && !p.proved.contains(&g) {
+                let why = if p.unknown > 0 {
+                    format!("Spacer: {}", p.last_unknown)
                 } else {
                     "a derivation of the Horn clauses reaches it, or the budget ended".into()
                 };
@@ -397,17 +358,80 @@ impl Engine for HornEngine {
         }
         let figures = vec![
             ("blocks", cl.relation.len() as f64),
-            ("queries", queries as f64),
-            ("unknown", unknown as f64),
-            ("proved", proved.len() as f64),
-            ("reachable", reachable as f64),
+            ("queries", p.queries as f64),
+            ("unknown", p.unknown as f64),
+            ("proved", p.proved.len() as f64),
+            ("reachable", p.reachable.len() as f64),
         ];
-        self.end = format!("{} goals proved unreachable in {queries} queries", proved.len());
-        if let (false, Some(s)) = (proved.is_empty(), solution) {
-            self.certificate = Some(certificate(model, &cl, &s, proved));
+        self.end = format!("{} goals proved unreachable in {} queries", p.proved.len(), p.queries);
+        if !p.proved.is_empty() {
+            self.certificate = Some(certificate(model, &cl, &p.solution, p.proved));
         }
         ctx.publish(&self.end.clone(), figures);
         Ok(EngineEnd::new(self.end.clone()))
+    }
+}
+
+impl HornEngine {
+    /// The campaign's program as a model and its clauses; `None` (every
+    /// aimed goal noted open, the end set) when it cannot be encoded.
+    fn encode(&mut self, ctx: &EngineCtx<'_, '_>) -> Option<(Model, Clauses)> {
+        let campaign = ctx.campaign();
+        let (program, goals, interp) = (campaign.program(), campaign.goals(), campaign.interpreter());
+        let gaddr = |g| interp.global_address(g).unwrap_or(0);
+        let faddr = |f| interp.func_address(f).unwrap_or(0);
+        let built = Model::build(program, goals, &gaddr, &faddr, &self.settings.model)
+            .and_then(|mut m| clauses(&mut m).map(|c| (m, c)));
+        match built {
+            Ok(x) => Some(x),
+            Err(e) => {
+                for (id, g) in goals.goals.iter() {
+                    if aimed(&g.kind) {
+                        ctx.note_open(id, OpenReason::Unsupported(e.to_string()));
+                    }
+                }
+                self.end = format!("cannot encode the program: {e}");
+                None
+            }
+        }
+    }
+
+    /// Solves for the `reach_error` checks alone first (their proof is the
+    /// witness), then for the other targets, and conjoins the solutions.
+    fn solve_in_parts(
+        &self,
+        model: &mut Model,
+        cl: &Clauses,
+        targets: &[GoalId],
+        hooks: &mut CtxHooks<'_, '_, '_>,
+    ) -> Result<Progress, EngineError> {
+        let ctx = hooks.ctx;
+        let campaign = ctx.campaign();
+        let goals = campaign.goals();
+        let split = targets.iter().position(|&g| rank(&goals.goals[g].kind) > 0).unwrap_or(targets.len());
+        let mut all = Progress::default();
+        for (k, part) in [&targets[..split], &targets[split..]].into_iter().enumerate() {
+            // Only the reach_error checks are asked again once proved.
+            hooks.reprove = k == 0;
+            if part.is_empty() {
+                continue;
+            }
+            let p = solve(model, cl, part, self.settings.first_timeout_ms, hooks)
+                .map_err(|e| EngineError(e.to_string()))?;
+            all.queries += p.queries;
+            all.unknown += p.unknown;
+            all.reachable.extend(p.reachable);
+            if !p.last_unknown.is_empty() {
+                all.last_unknown = p.last_unknown;
+            }
+            all.solution = if all.solution.is_empty() {
+                p.solution
+            } else {
+                all.solution.iter().zip(&p.solution).map(|(&a, &b)| model.pool.and(&[a, b]).expect("Boolean")).collect()
+            };
+            all.proved.extend(p.proved);
+        }
+        Ok(all)
     }
 }
 

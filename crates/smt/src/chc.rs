@@ -132,37 +132,9 @@ impl HornSystem {
         settings: &HornSettings,
     ) -> Result<HornAnswer, SolverError> {
         let mut tr = Z3Solver::new(Z3Settings::default());
-        let sorts: Vec<Vec<Sort>> = self
-            .relations
-            .iter()
-            .map(|r| r.params.iter().map(|&p| sort_of(pool, p)).collect::<Result<Vec<_>, _>>())
-            .collect::<Result<_, _>>()?;
-        // Names are made unique per system: Z3 identifies declarations by
-        // name and signature, and the context is shared by the thread.
-        let decls: Vec<FuncDecl> = self
-            .relations
-            .iter()
-            .zip(&sorts)
-            .enumerate()
-            .map(|(i, (r, s))| {
-                let refs: Vec<&Sort> = s.iter().collect();
-                FuncDecl::new(format!("{}!r{i}", r.name), &refs, &Sort::bool())
-            })
-            .collect();
+        let decls = self.declarations(pool)?;
         let goal = FuncDecl::new("query!goal", &[], &Sort::bool());
-        let fp = z3::Fixedpoint::new();
-        let mut params = Params::new();
-        params.set_symbol("engine", "spacer");
-        params.set_u32("timeout", settings.timeout_ms);
-        if settings.keep_relations {
-            // Without these rewrites every relation stays in Spacer's own
-            // problem, so its answer states a solution for each.
-            for p in ["xform.inline_eager", "xform.inline_linear", "xform.slice", "xform.coi", "xform.compress_unbound"]
-            {
-                params.set_bool(p, false);
-            }
-        }
-        fp.set_params(&params);
+        let fp = spacer(settings);
         for d in &decls {
             fp.register_relation(d);
         }
@@ -200,6 +172,19 @@ impl HornSystem {
                 HornAnswer::Safe(solution)
             }
         })
+    }
+
+    /// One Z3 relation per relation of the system, over its parameters'
+    /// sorts. Names are made unique per system: Z3 identifies declarations
+    /// by name and signature, and the context is shared by the thread.
+    fn declarations(&self, pool: &ExprPool) -> Result<Vec<FuncDecl>, SolverError> {
+        let mut decls = Vec::with_capacity(self.relations.len());
+        for (i, r) in self.relations.iter().enumerate() {
+            let sorts = r.params.iter().map(|&p| sort_of(pool, p)).collect::<Result<Vec<_>, _>>()?;
+            let refs: Vec<&Sort> = sorts.iter().collect();
+            decls.push(FuncDecl::new(format!("{}!r{i}", r.name), &refs, &Sort::bool()));
+        }
+        Ok(decls)
     }
 
     /// Clause `c` as a closed Z3 formula.
@@ -264,6 +249,24 @@ impl HornSystem {
             .as_bool()
             .ok_or_else(|| SolverError::Backend("a relation is not Boolean".into()))
     }
+}
+
+/// A fixedpoint context that solves with Spacer within the settings'
+/// time limit.
+fn spacer(settings: &HornSettings) -> z3::Fixedpoint {
+    let fp = z3::Fixedpoint::new();
+    let mut params = Params::new();
+    params.set_symbol("engine", "spacer");
+    params.set_u32("timeout", settings.timeout_ms);
+    if settings.keep_relations {
+        // Without these rewrites every relation stays in Spacer's own
+        // problem, so its answer states a solution for each.
+        for p in ["xform.inline_eager", "xform.inline_linear", "xform.slice", "xform.coi", "xform.compress_unbound"] {
+            params.set_bool(p, false);
+        }
+    }
+    fp.set_params(&params);
+    fp
 }
 
 fn sort_of(pool: &ExprPool, e: ExprId) -> Result<Sort, SolverError> {
