@@ -577,9 +577,44 @@ impl Translate<'_> {
             };
             return Some(Formula::Bool(holds));
         }
+        if let Some(f) = self.compare_low_bits(pred, a, b) {
+            return Some(f);
+        }
         // C has no 1-bit integers to compare.
         let ty = Type::int(w).filter(|t| *t != Type::I1)?;
         Some(Formula::Cmp { pred, ty, lhs: self.term(a)?, rhs: self.term(b)? })
+    }
+
+    /// A comparison of the low bits of wider values (`(_ extract 0 0) x`,
+    /// as in parity invariants), stated on the values masked: `(x & 1) ==
+    /// 1`. Unsigned comparisons and equality only: masking keeps their
+    /// meaning, not a signed reading's.
+    fn compare_low_bits(&self, pred: CmpPred, a: ExprId, b: ExprId) -> Option<Formula> {
+        if !matches!(pred, CmpPred::Eq | CmpPred::Ult | CmpPred::Ule) {
+            return None;
+        }
+        let pool = &self.c.model.pool;
+        let low = |e: ExprId| match pool.get(e) {
+            Node::Extract { arg, hi, lo: 0 } => Some((*arg, *hi)),
+            _ => None,
+        };
+        let (wide, hi) = low(a).or_else(|| low(b))?;
+        let width = pool.width(wide)?;
+        let ty = Type::int(width).filter(|t| *t != Type::I1)?;
+        let mask = (1u64 << (hi + 1)) - 1;
+        let side = |e: ExprId| -> Option<Term> {
+            match (pool.get(e), low(e)) {
+                (Node::Bv { value, .. }, _) => Some(Term::Operand(Operand::Const(Const { ty, bits: *value as u64 }))),
+                (_, Some((arg, h))) if h == hi && pool.width(arg) == Some(width) => Some(Term::Bin {
+                    op: BinOp::And,
+                    ty,
+                    lhs: Box::new(self.term(arg)?),
+                    rhs: Box::new(Term::Operand(Operand::Const(Const { ty, bits: mask }))),
+                }),
+                _ => None,
+            }
+        };
+        Some(Formula::Cmp { pred, ty, lhs: side(a)?, rhs: side(b)? })
     }
 
     fn term(&self, e: ExprId) -> Option<Term> {

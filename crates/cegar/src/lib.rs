@@ -5,17 +5,21 @@
 //! feasible abstract paths and refinement from infeasible ones without
 //! interpolation ([`checker`]), and the campaign engine that submits the
 //! tests and claims what a complete graph never reaches ([`engine`]).
+//! The same model as constrained Horn clauses, solved by Z3's Spacer, is a
+//! second engine ([`horn`]).
 
 #![deny(missing_docs)]
 
 pub mod certificate;
 pub mod checker;
 pub mod engine;
+pub mod horn;
 pub mod model;
 
 pub use certificate::{Certificate, CheckReport, HeadInvariant};
 pub use checker::{Checker, CheckerFigures, CheckerSettings, Driver, Outcome, Refinement};
 pub use engine::{aimed, certificate_from_formulas, certify, run_cegar, CegarEngine, CegarSettings};
+pub use horn::{certify_horn, run_horn, HornEngine, HornEngineSettings};
 pub use model::{Model, ModelSettings};
 
 /// Why the model checker cannot handle a program.
@@ -38,4 +42,7 @@ pub enum CegarError {
     /// Building an expression failed (a bug).
     #[error("expression: {0}")]
     Expr(#[from] walkdown_smt::ExprError),
+    /// Z3 refused the Horn clauses (a bug in their translation).
+    #[error("horn clauses: {0}")]
+    Horn(String),
 }

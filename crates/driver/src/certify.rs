@@ -1,15 +1,16 @@
 //! Certification after the portfolio: when no test contradicts a proof,
 //! the correctness witness (`witness.yml`, see [`crate::witness`]) from
 //! the first prover that gives a certificate: the campaign's model
-//! checker's complete graph, the abstract interpretation's states, or a
-//! model-checking run of its own in what is left of the budget.
+//! checker's complete graph, the Horn engine's solution, the abstract
+//! interpretation's states, or a Horn-clause or model-checking run of its
+//! own in what is left of the budget.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use walkdown_absint::RelAnalysis;
 use walkdown_campaign::{Campaign, Snapshot};
-use walkdown_cegar::{CegarEngine, CegarSettings, Certificate};
+use walkdown_cegar::{CegarEngine, CegarSettings, Certificate, HornEngine, HornEngineSettings};
 use walkdown_formats::report::WitnessEntry;
 use walkdown_ir::goals::{GoalId, Goals};
 use walkdown_ir::source::SourceInfo;
@@ -45,7 +46,12 @@ pub struct Certify<'a, 'p> {
 impl Certify<'_, '_> {
     /// Writes the witness of `snap` if it can be made and checked; what
     /// happened, for the report (`None`: nothing to witness).
-    pub fn witness(&self, snap: &Snapshot, cegar: Option<&mut CegarEngine>) -> Option<WitnessEntry> {
+    pub fn witness(
+        &self,
+        snap: &Snapshot,
+        cegar: Option<&mut CegarEngine>,
+        horn: Option<&mut HornEngine>,
+    ) -> Option<WitnessEntry> {
         let interp = self.campaign.interpreter();
         let gaddr = |g| interp.global_address(g).unwrap_or(0);
         let faddr = |f| interp.func_address(f).unwrap_or(0);
@@ -62,9 +68,23 @@ impl Certify<'_, '_> {
                 .ok()
                 .flatten()
         };
+        let mut horn_run = |targets: &[GoalId]| {
+            // Spacer alone, in half of the witness's time left (the rest
+            // checks what it finds, or goes to the model checker).
+            let left = (deadline.saturating_duration_since(Instant::now()) / 2).min(Duration::from_secs(30));
+            if left < Duration::from_millis(500) || self.interrupt.load(Ordering::Relaxed) {
+                return None;
+            }
+            let settings = HornEngineSettings::default();
+            walkdown_cegar::certify_horn(self.program, self.goals, &gaddr, &faddr, targets, &settings, left)
+                .ok()
+                .flatten()
+        };
         let provers = crate::witness::Provers {
             campaign_graph: cegar.and_then(|e| e.certificate.as_mut()),
+            campaign_horn: horn.and_then(|e| e.certificate.as_mut()),
             from_analysis: &mut from_analysis,
+            horn_run: &mut horn_run,
             model_check: &mut model_check,
         };
         let (out, version) = (&self.plan.out, env!("CARGO_PKG_VERSION"));

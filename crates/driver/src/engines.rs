@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use walkdown_bmc::{BmcEngine, BmcSettings, DeepeningSettings};
 use walkdown_campaign::Engine;
-use walkdown_cegar::{CegarEngine, CegarSettings};
+use walkdown_cegar::{CegarEngine, CegarSettings, HornEngine};
 use walkdown_concolic::{ConcolicEngine, GenSettings};
 use walkdown_ir::Program;
 
@@ -29,16 +29,18 @@ pub fn cegar_settings(plan: &Plan) -> CegarSettings {
     settings
 }
 
-/// Builds the plan's engines. The model checker is `cegar`, made by the
-/// caller, who keeps it: a complete graph's invariants make the
-/// correctness witness after the run. `instrumented` is the annotation
-/// pass's program, for the concolic engine.
+/// Builds the plan's engines. The model checker is `cegar` and the Horn
+/// engine `horn`, made by the caller, who keeps them: a complete graph's
+/// invariants, or Spacer's, make the correctness witness after the run.
+/// `instrumented` is the annotation pass's program, for the concolic
+/// engine.
 pub fn build<'e>(
     plan: &Plan,
     program: &Program,
     statics: &StaticPass<'_>,
     instrumented: Option<Arc<Program>>,
     mut cegar: Option<&'e mut CegarEngine>,
+    mut horn: Option<&'e mut HornEngine>,
 ) -> Members<'e> {
     let mut members = Members { engines: Vec::new(), described: Vec::new() };
     for e in &plan.engines {
@@ -57,6 +59,12 @@ pub fn build<'e>(
                     members
                         .described
                         .push(format!("cegar (recursion inlined {} deep)", engine.settings.model.recursion_bound));
+                    members.engines.push(Box::new(engine));
+                }
+            }
+            EngineKind::Horn => {
+                if let Some(engine) = horn.take() {
+                    members.described.push("horn (Spacer)".to_string());
                     members.engines.push(Box::new(engine));
                 }
             }

@@ -1,7 +1,12 @@
 //! The correctness witness of a `gen` run: when every `reach_error` goal
-//! ended unreachable and the model checker's graph was complete, its
-//! invariants at the source loops' heads become `loop_invariant`s over the
-//! C variables in scope there (`witness.yml`, YAML witness format 2.0).
+//! ended unreachable, the invariants of a certificate (the model checker's
+//! complete graph, Spacer's solution of the Horn clauses, the abstract
+//! interpretation's states) at the source loops' heads become
+//! `loop_invariant`s over the C variables in scope there (`witness.yml`,
+//! YAML witness format 2.0). A program without loops gets a witness with
+//! an empty invariant set, once a certificate of its proof passes the same
+//! check, or when the bounded engine's unwinding covered every execution
+//! (a validator then has nothing to take on trust).
 //!
 //! A witness is written only after two checks of our own: every kept test,
 //! replayed on the program with each invariant checked at its loop head,
@@ -30,10 +35,27 @@ pub const WITNESS_FILE: &str = "witness.yml";
 pub struct Provers<'a> {
     /// The campaign's model checker's complete graph, if it has one.
     pub campaign_graph: Option<&'a mut Certificate>,
+    /// The campaign's Horn engine's solution, if it proved something.
+    pub campaign_horn: Option<&'a mut Certificate>,
     /// The abstract interpretation's states over the model.
     pub from_analysis: &'a mut dyn FnMut(&[GoalId]) -> Option<Certificate>,
+    /// A Horn-clause run of its own, with these goals as queries.
+    pub horn_run: &'a mut dyn FnMut(&[GoalId]) -> Option<Certificate>,
     /// A model-checking run of its own, with these goals as targets.
     pub model_check: &'a mut dyn FnMut(&[GoalId]) -> Option<Certificate>,
+}
+
+/// The provers, as the witness's reason names them.
+const PREDICATES: &str = "predicate abstraction";
+const HORN: &str = "Horn clauses solved by Spacer";
+const ANALYSIS: &str = "abstract interpretation (intervals, equalities)";
+const UNWINDING: &str = "the bounded engine's complete unwinding";
+
+/// Whether `verdict` is the bounded engine's proof that no execution
+/// reaches the goal and none is longer than the unwinding (exact on a
+/// program without loops).
+fn complete_unwinding(verdict: &Verdict) -> bool {
+    matches!(verdict, Verdict::Unreachable(p) if p.engine == "bmc" && p.method.ends_with("(no cut point reachable)"))
 }
 
 /// Invariants that passed the inductiveness check, with how they were
@@ -82,35 +104,57 @@ pub fn write_witness(
             snap.goals[g.index()].verdict.word()
         ));
     }
+    // A program without loops has no invariant to state: its witness is
+    // the empty set, written once a certificate passes the check below.
     let heads: Vec<_> = sources.all_loops().map(|(f, l)| (f, l.head)).collect();
-    if heads.is_empty() {
-        return not_written("the program has no loops: there is no loop invariant to state".into());
-    }
     let mut failures = Vec::new();
     let mut checked = None;
-    if let Some(c) = provers.campaign_graph.filter(|c| reach.iter().all(|g| c.proved().contains(g))) {
-        match state_invariants(c, program, sources, &heads, &reach, deadline) {
-            Ok(k) => checked = Some(k),
-            Err(why) => failures.push(format!("the model checker's graph: {why}")),
+    let attempt = |c: &mut Certificate, method: &'static str, failures: &mut Vec<String>| match state_invariants(
+        c, method, program, sources, &heads, &reach, deadline,
+    ) {
+        Ok(k) => Some(k),
+        Err(why) => {
+            if std::env::var_os("WALKDOWN_WITNESS_DEBUG").is_some() {
+                eprintln!("witness: {method}: {why}");
+            }
+            failures.push(format!("{method}: {why}"));
+            None
+        }
+    };
+    let covers = |c: &&mut Certificate| reach.iter().all(|g| c.proved().contains(g));
+    if let Some(c) = provers.campaign_graph.filter(covers) {
+        checked = attempt(c, PREDICATES, &mut failures);
+    }
+    if checked.is_none() {
+        if let Some(c) = provers.campaign_horn.filter(covers) {
+            checked = attempt(c, HORN, &mut failures);
         }
     }
     if checked.is_none() {
         match (provers.from_analysis)(&reach) {
-            Some(mut c) => match state_invariants(&mut c, program, sources, &heads, &reach, deadline) {
-                Ok(k) => checked = Some(k),
-                Err(why) => failures.push(format!("the abstract interpretation: {why}")),
-            },
-            None => failures.push("the abstract interpretation: no states over the model (recursion deeper than the inlining bound, or no model)".into()),
+            Some(mut c) => checked = attempt(&mut c, ANALYSIS, &mut failures),
+            None => failures.push(format!(
+                "{ANALYSIS}: no states over the model (recursion deeper than the inlining bound, or no model)"
+            )),
+        }
+    }
+    if checked.is_none() {
+        match (provers.horn_run)(&reach) {
+            Some(mut c) => checked = attempt(&mut c, HORN, &mut failures),
+            None => failures.push(format!("{HORN}: no solution in the time left")),
         }
     }
     if checked.is_none() {
         match (provers.model_check)(&reach) {
-            Some(mut c) => match state_invariants(&mut c, program, sources, &heads, &reach, deadline) {
-                Ok(k) => checked = Some(k),
-                Err(why) => failures.push(format!("a model-checking run: {why}")),
-            },
-            None => failures.push("a model-checking run: no complete proof in the time left".into()),
+            Some(mut c) => checked = attempt(&mut c, PREDICATES, &mut failures),
+            None => failures.push(format!("{PREDICATES}: no complete proof in the time left")),
         }
+    }
+    if checked.is_none() && heads.is_empty() && reach.iter().all(|g| complete_unwinding(&snap.goals[g.index()].verdict))
+    {
+        // No loop and a proof that unwound every execution: nothing to
+        // state and nothing to take on trust.
+        checked = Some(Checked { entries: Vec::new(), checks: Vec::new(), queries: 0, method: UNWINDING });
     }
     let Some(checked) = checked else {
         return not_written(failures.join("; "));
@@ -151,11 +195,23 @@ pub fn write_witness(
     Some(WitnessEntry {
         file: WITNESS_FILE.into(),
         status: "written".into(),
-        reason: format!(
-            "every reach_error goal ({}) is proved unreachable; the invariants are from {}",
-            reach.len(),
-            checked.method
-        ),
+        reason: if heads.is_empty() {
+            format!(
+                "every reach_error goal ({}) is proved unreachable; the program has no loops, so the invariant set is empty ({})",
+                reach.len(),
+                if checked.method == UNWINDING {
+                    format!("proved by {UNWINDING}")
+                } else {
+                    format!("the proof was checked with invariants from {}", checked.method)
+                }
+            )
+        } else {
+            format!(
+                "every reach_error goal ({}) is proved unreachable; the invariants are from {}",
+                reach.len(),
+                checked.method
+            )
+        },
         loop_invariants: checked.entries.len(),
         tests_checked,
         inductiveness_queries: checked.queries,
@@ -167,6 +223,7 @@ pub fn write_witness(
 /// without the values it tracked, then with them).
 fn state_invariants(
     certificate: &mut Certificate,
+    method: &'static str,
     program: &Program,
     sources: &SourceInfo,
     heads: &[(walkdown_ir::FuncId, walkdown_ir::Block)],
@@ -186,7 +243,8 @@ fn state_invariants(
     };
     let mut last_failure = String::new();
     let mut queries = 0;
-    let variants: &[bool] = if certificate.from_graph() { &[false, true] } else { &[false] };
+    // Only a graph tracks values apart from its predicates.
+    let variants: &[bool] = if method == PREDICATES { &[false, true] } else { &[false] };
     for &with_values in variants {
         let invariants = certificate.head_invariants(heads, &keep, with_values);
         let report = certificate.check(&invariants, reach, deadline.saturating_duration_since(Instant::now()));
@@ -220,11 +278,6 @@ fn state_invariants(
                 loc: l.keyword,
             });
         }
-        let method = if certificate.from_graph() {
-            "predicate abstraction"
-        } else {
-            "abstract interpretation (intervals, equalities)"
-        };
         return Ok(Checked { entries, checks, queries, method });
     }
     Err(last_failure)

@@ -23,6 +23,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod chc;
 mod display;
 mod eval;
 mod expr;
@@ -35,6 +36,7 @@ mod stack;
 mod subst;
 mod z3backend;
 
+pub use chc::{Clause, HornAnswer, HornSettings, HornSystem, RelId};
 pub use display::ExprDisplay;
 pub use eval::{ArrayValue, Assignment, Value};
 pub use expr::{ArrayId, Children, ExprError, ExprId, ExprPool, Leaf, Node, Sort, SymId, MAX_WIDTH};

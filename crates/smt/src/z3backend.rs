@@ -53,7 +53,7 @@ impl Default for Z3Settings {
 }
 
 #[derive(Clone)]
-enum Term {
+pub(crate) enum Term {
     Bool(Bool),
     Bv(BV),
     Array(Array),
@@ -163,7 +163,7 @@ impl Z3Solver {
         self.incremental = if on { Some(z3::Solver::new()) } else { None };
     }
 
-    fn term(&mut self, pool: &ExprPool, root: ExprId) -> Result<Term, SolverError> {
+    pub(crate) fn term(&mut self, pool: &ExprPool, root: ExprId) -> Result<Term, SolverError> {
         if let Some(t) = self.terms.get(&root) {
             return Ok(t.clone());
         }

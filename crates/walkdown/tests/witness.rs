@@ -4,8 +4,9 @@
 //! gcc compiles it.
 //!
 //! Each fixture in `tests/witness/` says on its first line what `gen` must
-//! do: `// witness: written`, or `// witness: not written: WORDS` (words of
-//! the reason). A written witness is then checked independently of walkdown's
+//! do: `// witness: written`, `// witness: written, empty` (a program
+//! without loops: an empty invariant set), or `// witness: not written:
+//! WORDS` (words of the reason). A written witness is then checked independently of walkdown's
 //! interpreter: each invariant is inserted into a copy of the C program as
 //! a check at its loop statement (in the condition of a `while`/`for`, at
 //! the start of a `do` body, so it runs every time the loop head is
@@ -71,7 +72,6 @@ fn read_witness(path: &Path, program_file: &str) -> Vec<Invariant> {
     let spec = e["metadata"]["task"]["specification"].as_str().expect("specification");
     assert!(spec == "G ! call(reach_error())" || spec == "G ! call(__VERIFIER_error())", "{spec}");
     let content = e["content"].as_sequence().expect("content");
-    assert!(!content.is_empty());
     content
         .iter()
         .map(|c| {
@@ -186,6 +186,13 @@ fn fixtures_get_the_witness_they_expect_and_its_invariants_hold_natively() {
             assert!(w.loop_invariants > 0 && w.tests_checked > 0, "{}: {w:?}", f.display());
             check_natively(&f, &out, DataModel::LP64);
             written += 1;
+        } else if expect == "written, empty" {
+            assert_eq!(w.status, "written", "{}: {w:?}", f.display());
+            assert_eq!(w.loop_invariants, 0, "{}: {w:?}", f.display());
+            assert!(w.inductiveness_queries > 0, "{}: the proof was not checked: {w:?}", f.display());
+            let invariants = read_witness(&out.join("witness.yml"), &f.display().to_string());
+            assert!(invariants.is_empty(), "{}: {invariants:?}", f.display());
+            written += 1;
         } else {
             let words = expect.trim_start_matches("not written: ");
             assert_eq!(w.status, "not written", "{}: {w:?}", f.display());
@@ -193,7 +200,7 @@ fn fixtures_get_the_witness_they_expect_and_its_invariants_hold_natively() {
             assert!(!out.join("witness.yml").exists(), "{}: a witness file was left", f.display());
         }
     }
-    assert!(written >= 2, "{written} fixtures with witnesses");
+    assert!(written >= 4, "{written} fixtures with witnesses");
 }
 
 #[test]
@@ -203,6 +210,28 @@ fn a_program_without_reach_error_has_no_witness_entry() {
     std::fs::write(&program, "int main() { int s = 0; for (int i = 0; i < 3; i++) s += i; return s; }\n").unwrap();
     let r = gen(&program, &tmp.path().join("out"), 5);
     assert!(r.witness.is_none(), "{:?}", r.witness);
+}
+
+/// The Horn-clause engine alone proves `count.c` and states Spacer's
+/// invariant at the loop; it holds natively.
+#[test]
+fn horn_invariants_make_a_witness() {
+    let tmp = tempfile::tempdir().unwrap();
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/witness/count.c");
+    let out = tmp.path().join("horn");
+    let status = Command::new(env!("CARGO_BIN_EXE_walkdown"))
+        .args(["gen", "--quiet", "--engines", "concolic,horn", "--jobs", "1", "--time", "20", "--out"])
+        .arg(&out)
+        .arg(&f)
+        .status()
+        .expect("walkdown runs");
+    assert!(matches!(status.code(), Some(0 | 1)), "{status}");
+    let r = read_report(&out.join("report.json")).expect("report");
+    let w = r.witness.expect("a witness entry");
+    assert_eq!(w.status, "written", "{w:?}");
+    assert!(w.reason.contains("Horn clauses"), "{w:?}");
+    assert!(w.loop_invariants > 0, "{w:?}");
+    check_natively(&f, &out, DataModel::LP64);
 }
 
 /// Public tasks (unreach-call true) whose witnesses walkdown writes: each
@@ -227,9 +256,29 @@ fn public_tasks_with_witnesses() {
         assert_eq!(w.status, "written", "{task}: {w:?}");
         // The witness names the program as the task file does.
         let named = read_witness(&out.join("witness.yml"), &program.display().to_string());
-        assert!(!named.is_empty());
+        assert!(!named.is_empty(), "{task}: the program has loops");
         check_natively(&program, &out, DataModel::ILP32);
     }
+}
+
+/// A public task without loops whose proof is the bounded engine's
+/// complete unwinding gets a witness with an empty invariant set.
+#[test]
+fn a_loop_free_public_task_gets_an_empty_witness() {
+    let Some(shared) = walkdown_testsupport::shared_dir() else {
+        eprintln!("a_loop_free_public_task_gets_an_empty_witness: skipped: ../shared is not present");
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let task = shared.join("bench/sv/ntdrivers-simplified/kbfiltr_simpl1.cil");
+    let out = tmp.path().join("kbfiltr");
+    let r = gen(&task.with_extension("cil.yml"), &out, 20);
+    let w = r.witness.expect("a witness entry");
+    assert_eq!(w.status, "written", "{w:?}");
+    assert_eq!(w.loop_invariants, 0, "{w:?}");
+    assert!(w.reason.contains("no loops"), "{w:?}");
+    let invariants = read_witness(&out.join("witness.yml"), &task.with_extension("cil.c").display().to_string());
+    assert!(invariants.is_empty(), "{invariants:?}");
 }
 
 /// The native check catches a false invariant, in each kind of loop.

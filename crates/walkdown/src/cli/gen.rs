@@ -33,7 +33,7 @@ pub struct GenArgs {
     /// Output directory: the suite goes to OUT/test-suite, the report to OUT/report.json.
     #[arg(long, default_value = "walkdown-out")]
     out: PathBuf,
-    /// Engines of the portfolio, comma-separated: concolic, bmc, cegar.
+    /// Engines of the portfolio, comma-separated: concolic, bmc, cegar, horn (horn runs only when named).
     #[arg(long, default_value = "concolic,bmc,cegar", value_delimiter = ',')]
     engines: Vec<EngineArg>,
     /// Run one engine alone (the same as `--engines X`).
@@ -163,6 +163,8 @@ pub enum EngineArg {
     Bmc,
     /// Predicate-abstraction model checking: abstract reachability graph, refinement from infeasible paths, tests from feasible ones, proofs when the graph is complete.
     Cegar,
+    /// Horn clauses solved by Z3's Spacer: the model checker's model as constrained Horn clauses, one query per goal; proofs come with inductive invariants.
+    Horn,
 }
 
 /// `--cover`.
@@ -245,6 +247,7 @@ impl EngineArg {
             EngineArg::Concolic => EngineKind::Concolic,
             EngineArg::Bmc => EngineKind::Bmc,
             EngineArg::Cegar => EngineKind::Cegar,
+            EngineArg::Horn => EngineKind::Horn,
         }
     }
 }
