@@ -179,9 +179,6 @@ pub struct Stats {
     /// Candidates not solved for because a model checker's graph shows
     /// their branch edge leads to no open goal (the monitor's pruning).
     pub monitor_pruned: u64,
-    /// Candidates put off because their site's queries kept being
-    /// unsatisfiable (`schedule::Deferred`).
-    pub barren: u64,
     /// Candidates of covered edges tried in the order of the monitor's
     /// distance to an open goal.
     pub monitor_ordered: u64,
@@ -754,7 +751,6 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
             ("waiting", s.waiting as f64),
             ("dropped", s.dropped as f64),
             ("monitor_pruned", s.monitor_pruned as f64),
-            ("barren", s.barren as f64),
             ("monitor_ordered", s.monitor_ordered as f64),
             ("expressions", s.expressions as f64),
             ("solver_s", s.solver_time.as_secs_f64()),
@@ -1124,7 +1120,6 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
         s.slow_sat = f.slow.sat;
         s.slow_dropped = f.slow.dropped;
         s.monitor_pruned = f.deferred.pruned + f.nearest.pruned;
-        s.barren = f.deferred.barren;
         s.monitor_ordered = f.nearest.ordered;
         s.covered = self.closures.iter().filter(|&&c| c == GoalClosure::Covered).count();
         s.expressions = self.pool.len();

@@ -25,7 +25,7 @@
 
 use crate::search::{Candidate, QueryLimit, Rng, SearchContext, SearchKind, Searcher};
 use crate::symex::AltKind;
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
 use walkdown_campaign::GoalClosure;
 use walkdown_ir::entity::EntityRef;
@@ -68,9 +68,6 @@ pub struct DeferredFigures {
     /// Candidates of covered goals not tried because the monitor shows
     /// their edge leads to no open goal.
     pub pruned: u64,
-    /// Candidates put off because their site's queries have been
-    /// unsatisfiable again and again (see [`Deferred`]).
-    pub barren: u64,
 }
 
 /// Figures of [`MonitorNearest`].
@@ -264,30 +261,16 @@ impl Searcher for TryFirst {
 /// alternatives are kept (a covered check or
 /// try-first way leads nowhere new). Candidates of proved goals are
 /// dropped: the query could only be unsatisfiable.
-///
-/// A site (function, block) whose queries were unsatisfiable
-/// [`BARREN_UNSAT`] times for each satisfiable one is barren: its further
-/// candidates wait with the covered ones. Why: a branch on a value the
-/// path has already decided (an argument byte selected through `argc`,
-/// compared again in a message-quoting loop) offers an alternative per
-/// visit, every one unsatisfiable; seen, 400 of a run's 800 queries at
-/// two such sites of gnulib's `quotearg`. The candidates are put off, not
-/// dropped: a longer prefix may make them satisfiable.
 pub struct Deferred {
     fresh: Box<dyn Searcher>,
     later: Box<dyn Searcher>,
-    /// Per site, the satisfiable and the unsatisfiable answers.
-    answers: HashMap<(FuncId, Block), (u32, u32)>,
     figures: DeferredFigures,
 }
-
-/// Unsatisfiable answers per satisfiable one that make a site barren.
-const BARREN_UNSAT: u32 = 8;
 
 impl Deferred {
     /// Fresh candidates from `fresh`, covered ones kept in `later`.
     pub fn new(fresh: Box<dyn Searcher>, later: Box<dyn Searcher>) -> Deferred {
-        Deferred { fresh, later, answers: HashMap::new(), figures: DeferredFigures::default() }
+        Deferred { fresh, later, figures: DeferredFigures::default() }
     }
 
     /// The next deferred candidate; the monitor may have learnt meanwhile
@@ -303,18 +286,9 @@ impl Deferred {
         None
     }
 
-    /// Whether `c`'s site has been barren so far; such a candidate waits
-    /// in `later`.
-    fn put_off(&mut self, c: &Candidate) -> bool {
-        let (sat, unsat) = self.answers.get(&c.site).copied().unwrap_or((0, 0));
-        let barren = unsat >= BARREN_UNSAT * (sat + 1);
-        self.figures.barren += u64::from(barren);
-        barren
-    }
-
     /// The next candidate of an open goal (or of none) from the fresh
-    /// order; those of goals settled meanwhile and of barren sites go to
-    /// `later`, those of proved goals are dropped.
+    /// order; those of goals covered meanwhile go to `later`, those of
+    /// proved goals are dropped.
     fn next_open(&mut self, ctx: &SearchContext<'_>, rng: &mut Rng) -> Option<Candidate> {
         while let Some(c) = self.fresh.next(ctx, rng) {
             match c.alternative().goal {
@@ -326,7 +300,6 @@ impl Deferred {
                         self.later.add(c);
                     }
                 }
-                _ if self.put_off(&c) => self.later.add(c),
                 _ => return Some(c),
             }
         }
@@ -352,14 +325,6 @@ impl Searcher for Deferred {
         self.fresh.capped_len() + self.later.capped_len()
     }
     fn asked(&mut self, candidate: &Candidate, outcome: &Asked) {
-        if !outcome.cut_short {
-            let a = self.answers.entry(candidate.site).or_insert((0, 0));
-            if outcome.sat {
-                a.0 += 1;
-            } else {
-                a.1 += 1;
-            }
-        }
         self.fresh.asked(candidate, outcome);
         self.later.asked(candidate, outcome);
     }
@@ -518,28 +483,6 @@ mod tests {
         s.add(candidate(5, Some(1), AltKind::Branch, 0));
         let useless: HashSet<GoalId> = HashSet::new();
         assert_eq!(drain(&mut s, &closures, &useless), [3, 1, 5]);
-    }
-
-    #[test]
-    fn deferred_puts_off_the_candidates_of_barren_sites() {
-        let closures = [GoalClosure::Open, GoalClosure::Open];
-        let mut s = Deferred::new(SearchKind::Bfs.build(), SearchKind::Bfs.build());
-        let unsat = Asked { elapsed: Duration::from_millis(1), cut_short: false, sat: false };
-        let sat = Asked { sat: true, ..unsat };
-        // Site 1 answered unsatisfiable BARREN_UNSAT times, site 2 as
-        // often but once satisfiable too.
-        for _ in 0..BARREN_UNSAT {
-            s.asked(&candidate(0, Some(0), AltKind::Branch, 1), &unsat);
-            s.asked(&candidate(0, Some(1), AltKind::Branch, 2), &unsat);
-        }
-        s.asked(&candidate(0, Some(1), AltKind::Branch, 2), &sat);
-        s.add(candidate(1, Some(0), AltKind::Branch, 1));
-        s.add(candidate(2, Some(1), AltKind::Branch, 2));
-        s.add(candidate(3, Some(0), AltKind::Branch, 1));
-        s.add(candidate(4, Some(1), AltKind::Branch, 2));
-        // Put off, not dropped: they come after the rest.
-        assert_eq!(drain(&mut s, &closures, &HashSet::new()), [2, 4, 1, 3]);
-        assert_eq!(figures(&s).deferred.barren, 2);
     }
 
     #[test]
