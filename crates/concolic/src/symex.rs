@@ -574,7 +574,8 @@ impl<'p, 'a> Run<'p, 'a> {
         // Implied by the path: every alternative would be a query sure to
         // be unsatisfiable (seen: a third of a command-line tool's queries,
         // its loops over strings `strlen` had walked).
-        if self.sym.is_true(taken) || self.path_facts.contains(&taken) {
+        let key = self.fact_key(taken);
+        if self.sym.is_true(taken) || self.path_facts.contains(&key) {
             return;
         }
         if !self.may_record(site) {
@@ -596,13 +597,43 @@ impl<'p, 'a> Run<'p, 'a> {
         self.push_constraint(taken);
     }
 
+    /// The form of a constraint in `path_facts`: a program's `i1` for a
+    /// comparison compared with a constant (`ite(c, 0, 1) = 0`, as
+    /// `x != 0` comes out) is the comparison `c` or its negation, as a
+    /// library walk's test of the same byte is. Only the key is folded;
+    /// the path keeps the constraint as it is (folding it in the pool for
+    /// every engine changed the bounded engine's induction queries and
+    /// lost a proof).
+    fn fact_key(&mut self, e: ExprId) -> ExprId {
+        let pool = self.sym.pool();
+        let (negated, inner) = match *pool.get(e) {
+            Node::Not(x) => (true, x),
+            _ => (false, e),
+        };
+        let Node::Eq(a, b) = *pool.get(inner) else { return e };
+        let Some(k) = pool.as_bv_const(b) else { return e };
+        let Node::Ite { cond, then, els } = *pool.get(a) else { return e };
+        let (Some(t), Some(f)) = (pool.as_bv_const(then), pool.as_bv_const(els)) else { return e };
+        let holds = match (k == t, k == f) {
+            (true, false) => cond,
+            (false, true) => self.sym.not(cond),
+            _ => return e,
+        };
+        if negated {
+            self.sym.not(holds)
+        } else {
+            holds
+        }
+    }
+
     /// Adds a constraint to the path condition, up to `max_path`; past it
     /// the run records nothing more (its later branch points would rest on
     /// an incomplete prefix anyway).
     fn push_constraint(&mut self, c: ExprId) {
         if self.trace.path.len() < self.limits.max_path {
             self.trace.path.push(c);
-            self.path_facts.insert(c);
+            let key = self.fact_key(c);
+            self.path_facts.insert(key);
         } else {
             self.trace.dropped_constraints += 1;
         }
