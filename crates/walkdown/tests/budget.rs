@@ -123,8 +123,9 @@ fn huge_static_arrays_cost_nothing() {
 /// `--time` counts from the start: loading (the frontend, the C library's
 /// code, the goals) comes out of the budget, not on top of it. A filter
 /// that formats numbers loads musl's printf and strtod; it took the budget
-/// plus its loading time before. (Loading takes 1 to 4 s of the 8, by how
-/// busy the machine is; the campaign gets the rest, at least half.)
+/// plus its loading time before. (Loading takes 0.2 to 4 s of the 8, by
+/// how busy the machine is and whether the compile cache is warm; the
+/// campaign gets the rest, at least half.)
 #[test]
 fn loading_counts_against_the_budget() {
     let tmp = tempfile::tempdir().expect("temp dir");
@@ -139,7 +140,9 @@ fn loading_counts_against_the_budget() {
     // One goal stays open, so the campaign runs to its budget: what loading
     // left of the 8 s.
     assert!(r.goals_open > 0, "the campaign ran to its budget");
-    assert!(r.elapsed_s < budget - 0.2, "the campaign took {:.2}s: loading came out of the budget", r.elapsed_s);
+    // Loading takes 1 to 4 s on a fresh clone, 0.2 s with the frontend's
+    // compile cache warm; without this rule the campaign would take all 8.
+    assert!(r.elapsed_s < budget - 0.05, "the campaign took {:.2}s: loading came out of the budget", r.elapsed_s);
     assert!(r.elapsed_s >= budget / 2.0 - 0.1, "the campaign got at least half: {:.2}s", r.elapsed_s);
     assert!(wall < budget + 3.0, "gen took {wall:.2}s for --time {budget}");
 }
