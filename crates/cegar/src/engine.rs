@@ -231,6 +231,21 @@ pub fn run_cegar(
     time: std::time::Duration,
     stop: &std::sync::atomic::AtomicBool,
 ) -> Result<(walkdown_campaign::Snapshot, CegarEngine), EngineError> {
+    let mut engine = CegarEngine::new(settings);
+    let snapshot = run_alone(program, goals, Box::new(&mut engine), time, stop)?;
+    Ok((snapshot, engine))
+}
+
+/// Runs `engine` alone on `program` for at most `time` on one worker,
+/// with a campaign that discards the tests it keeps, and returns the
+/// campaign's final state (what `run_cegar` and `run_horn` share).
+pub(crate) fn run_alone(
+    program: &walkdown_ir::Program,
+    goals: &walkdown_ir::goals::Goals,
+    engine: Box<dyn Engine + '_>,
+    time: std::time::Duration,
+    stop: &std::sync::atomic::AtomicBool,
+) -> Result<walkdown_campaign::Snapshot, EngineError> {
     use walkdown_campaign::{Campaign, CampaignSettings, KeptTest, PortfolioSettings, TestSink};
     struct Discard;
     impl TestSink for Discard {
@@ -241,13 +256,9 @@ pub fn run_cegar(
     let campaign_settings = CampaignSettings { time, ..CampaignSettings::default() };
     let campaign = Campaign::new(program, goals, campaign_settings, Box::new(Discard), stop)
         .map_err(|e| EngineError(e.to_string()))?;
-    let mut engine = CegarEngine::new(settings);
-    {
-        let engines: Vec<Box<dyn Engine + '_>> = vec![Box::new(&mut engine)];
-        let portfolio = PortfolioSettings { jobs: 1, ..PortfolioSettings::default() };
-        walkdown_campaign::run_portfolio(&campaign, engines, &[], &portfolio, &mut |_| {});
-    }
-    Ok((campaign.snapshot(), engine))
+    let portfolio = PortfolioSettings { jobs: 1, ..PortfolioSettings::default() };
+    walkdown_campaign::run_portfolio(&campaign, vec![engine], &[], &portfolio, &mut |_| {});
+    Ok(campaign.snapshot())
 }
 
 /// Runs the model checker outside any campaign with `targets` as its only

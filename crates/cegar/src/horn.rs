@@ -489,21 +489,7 @@ pub fn run_horn(
     time: std::time::Duration,
     stop: &std::sync::atomic::AtomicBool,
 ) -> Result<(walkdown_campaign::Snapshot, HornEngine), EngineError> {
-    use walkdown_campaign::{Campaign, CampaignSettings, KeptTest, PortfolioSettings, TestSink};
-    struct Discard;
-    impl TestSink for Discard {
-        fn test(&mut self, _: &KeptTest) -> Result<(), String> {
-            Ok(())
-        }
-    }
-    let campaign_settings = CampaignSettings { time, ..CampaignSettings::default() };
-    let campaign = Campaign::new(program, goals, campaign_settings, Box::new(Discard), stop)
-        .map_err(|e| EngineError(e.to_string()))?;
     let mut engine = HornEngine::new(settings);
-    {
-        let engines: Vec<Box<dyn Engine + '_>> = vec![Box::new(&mut engine)];
-        let portfolio = PortfolioSettings { jobs: 1, ..PortfolioSettings::default() };
-        walkdown_campaign::run_portfolio(&campaign, engines, &[], &portfolio, &mut |_| {});
-    }
-    Ok((campaign.snapshot(), engine))
+    let snapshot = crate::engine::run_alone(program, goals, Box::new(&mut engine), time, stop)?;
+    Ok((snapshot, engine))
 }
