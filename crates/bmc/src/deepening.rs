@@ -35,7 +35,16 @@ pub struct DeepeningSettings {
     /// step keeps those it proves inductive ([`crate::houdini`]) and
     /// assumes them too. Default none.
     pub candidates: Vec<walkdown_ir::formula::LinearEquality>,
+    /// Where the engine leaves the candidates the induction step kept, for
+    /// whoever states the proof afterwards (the correctness witness): a
+    /// proof by induction holds under them.
+    pub kept: KeptInvariants,
 }
+
+/// The candidate loop invariants the induction step proved inductive,
+/// shared with the engine's owner (the engine itself is moved into the
+/// portfolio).
+pub type KeptInvariants = std::sync::Arc<std::sync::Mutex<Vec<walkdown_ir::formula::LinearEquality>>>;
 
 impl Default for DeepeningSettings {
     fn default() -> Self {
@@ -45,6 +54,7 @@ impl Default for DeepeningSettings {
             last: 1024,
             strengthened: None,
             candidates: Vec::new(),
+            kept: KeptInvariants::default(),
         }
     }
 }
@@ -209,6 +219,9 @@ impl Engine for BmcEngine {
                     self.figures.invariants_kept = checked.kept.len() as u64;
                     if !checked.kept.is_empty() {
                         strengthened = Some(crate::houdini::assume_kept(&base, &checked.kept));
+                    }
+                    if let Ok(mut kept) = self.settings.kept.lock() {
+                        kept.clone_from(&checked.kept);
                     }
                 }
                 let step = induction::prove_unreachable(ctx, &bmc, &candidates, strengthened.as_ref())

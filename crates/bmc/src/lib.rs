@@ -36,7 +36,7 @@ pub mod unwind;
 pub use walkdown_encode::{inline, localize, origin, vc};
 
 pub use cover::{CoverAlgorithm, CoverSettings, CoverStats};
-pub use deepening::{BmcEngine, DeepeningSettings};
+pub use deepening::{BmcEngine, DeepeningSettings, KeptInvariants};
 pub use engine::{run_bmc, run_depth, BmcResult, BmcSettings, GoalVerdict};
 pub use origin::{BlockOrigin, Cut, CutReason, LoopEntry, Provenance};
 

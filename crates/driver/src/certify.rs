@@ -2,9 +2,11 @@
 //! the correctness witness (`witness.yml`, see [`crate::witness`]) from
 //! the first prover that gives a certificate: the campaign's model
 //! checker's complete graph, the Horn engine's solution, the abstract
-//! interpretation's states, or a Horn-clause or model-checking run of its
-//! own in what is left of the budget.
+//! interpretation's states (alone, then with the equalities the bounded
+//! engine's induction step kept), or a Horn-clause or model-checking run
+//! of its own in what is left of the budget.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -12,9 +14,11 @@ use walkdown_absint::RelAnalysis;
 use walkdown_campaign::{Campaign, Snapshot};
 use walkdown_cegar::{CegarEngine, CegarSettings, Certificate, HornEngine, HornEngineSettings};
 use walkdown_formats::report::WitnessEntry;
+use walkdown_ir::formula::{Formula, LinearEquality};
 use walkdown_ir::goals::{GoalId, Goals};
 use walkdown_ir::source::SourceInfo;
-use walkdown_ir::Program;
+use walkdown_ir::verify::Dominators;
+use walkdown_ir::{FuncId, Program};
 
 use crate::plan::Plan;
 
@@ -37,6 +41,9 @@ pub struct Certify<'a, 'p> {
     pub campaign: &'a Campaign<'p>,
     /// The relational analysis, if it completed.
     pub relational: Option<&'a RelAnalysis<'p>>,
+    /// The loop invariants the bounded engine's induction step proved
+    /// inductive (its proofs hold under them and the analyses' states).
+    pub induction_kept: &'a [LinearEquality],
     /// The model checker's settings.
     pub cegar_settings: &'a CegarSettings,
     /// Set by Ctrl-C: no model-checking run of its own then.
@@ -56,7 +63,14 @@ impl Certify<'_, '_> {
         let gaddr = |g| interp.global_address(g).unwrap_or(0);
         let faddr = |f| interp.func_address(f).unwrap_or(0);
         let deadline = self.deadline(snap);
-        let mut from_analysis = |targets: &[GoalId]| self.analysis_certificate(targets, deadline, &gaddr, &faddr);
+        let mut from_analysis =
+            |targets: &[GoalId]| self.analysis_certificate(targets, deadline, &gaddr, &faddr, &[]);
+        let mut from_induction = |targets: &[GoalId]| {
+            if self.induction_kept.is_empty() {
+                return None;
+            }
+            self.analysis_certificate(targets, deadline, &gaddr, &faddr, self.induction_kept)
+        };
         let mut model_check = |targets: &[GoalId]| {
             // A model-checking run of its own in half the witness's time
             // left (the other half checks what it finds), at most a minute.
@@ -84,6 +98,7 @@ impl Certify<'_, '_> {
             campaign_graph: cegar.and_then(|e| e.certificate.as_mut()),
             campaign_horn: horn.and_then(|e| e.certificate.as_mut()),
             from_analysis: &mut from_analysis,
+            from_induction: &mut from_induction,
             horn_run: &mut horn_run,
             model_check: &mut model_check,
         };
@@ -113,20 +128,40 @@ impl Certify<'_, '_> {
     }
 
     /// A certificate from the interval analysis (run again, to the
-    /// witness's deadline) and the relational one.
+    /// witness's deadline) and the relational one, with the equalities
+    /// `kept` at their loop heads (the induction step's, which it proved
+    /// inductive under those analyses' states).
     fn analysis_certificate(
         &self,
         targets: &[GoalId],
         deadline: Instant,
         gaddr: &dyn Fn(walkdown_ir::GlobalId) -> u64,
         faddr: &dyn Fn(walkdown_ir::FuncId) -> u64,
+        kept: &[LinearEquality],
     ) -> Option<Certificate> {
         let opts = walkdown_absint::FixpointOptions { deadline: Some(deadline), ..Default::default() };
         let intervals = walkdown_absint::analyze_with(self.program, opts);
         if !intervals.complete {
             return None;
         }
-        let formula_of = |f, b| walkdown_absint::entry_formula(&intervals, self.relational, f, b);
+        let dm = self.program.data_model;
+        // An equality over a head's values holds wherever the head
+        // dominates: those values are the last visit's, unchanged since.
+        let dominators: HashMap<FuncId, Dominators> = kept
+            .iter()
+            .filter_map(|e| Some((e.func, Dominators::compute(self.program.funcs.get(e.func)?.body.as_ref()?))))
+            .collect();
+        let formula_of = |f, b| {
+            // With equalities of its own, without the relational
+            // analysis' (its unwrapped 64-bit sums next to the same
+            // equalities in wrapping arithmetic left Z3 without an answer
+            // on hhk2008's step).
+            let relational = if kept.is_empty() { self.relational } else { None };
+            let analysis = walkdown_absint::entry_formula(&intervals, relational, f, b)?;
+            let dominated = |e: &&LinearEquality| e.func == f && dominators[&f].dominates(e.block, b);
+            let equalities = kept.iter().filter(dominated).map(|e| e.formula(dm, &|v| v));
+            Some(Formula::and(std::iter::once(analysis).chain(equalities).collect()))
+        };
         walkdown_cegar::certificate_from_formulas(
             self.program,
             self.goals,

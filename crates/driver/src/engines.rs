@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use walkdown_bmc::{BmcEngine, BmcSettings, DeepeningSettings};
+use walkdown_bmc::{BmcEngine, BmcSettings, DeepeningSettings, KeptInvariants};
 use walkdown_campaign::Engine;
 use walkdown_cegar::{CegarEngine, CegarSettings, HornEngine};
 use walkdown_concolic::{ConcolicEngine, GenSettings};
@@ -19,6 +19,9 @@ pub struct Members<'e> {
     pub engines: Vec<Box<dyn Engine + 'e>>,
     /// How the report names each (`concolic (bfs)`).
     pub described: Vec<String>,
+    /// The loop invariants the bounded engine's induction step kept, once
+    /// it has run (for the correctness witness).
+    pub bmc_kept: KeptInvariants,
 }
 
 /// The model checker's settings (also used for the witness after the run).
@@ -42,7 +45,7 @@ pub fn build<'e>(
     mut cegar: Option<&'e mut CegarEngine>,
     mut horn: Option<&'e mut HornEngine>,
 ) -> Members<'e> {
-    let mut members = Members { engines: Vec::new(), described: Vec::new() };
+    let mut members = Members { engines: Vec::new(), described: Vec::new(), bmc_kept: KeptInvariants::default() };
     for e in &plan.engines {
         match e {
             EngineKind::Concolic => {
@@ -51,6 +54,7 @@ pub fn build<'e>(
             }
             EngineKind::Bmc => {
                 let (described, settings) = bmc(plan, program, statics);
+                members.bmc_kept = Arc::clone(&settings.kept);
                 members.described.push(described);
                 members.engines.push(Box::new(BmcEngine::new(settings)));
             }
@@ -132,5 +136,5 @@ fn bmc(plan: &Plan, program: &Program, statics: &StaticPass<'_>) -> (String, Dee
         Some(_) => walkdown_absint::candidate_loop_equalities(program, statics.opts),
         None => Vec::new(),
     };
-    (described, DeepeningSettings { bmc, first, last, strengthened, candidates })
+    (described, DeepeningSettings { bmc, first, last, strengthened, candidates, kept: KeptInvariants::default() })
 }

@@ -226,7 +226,7 @@ fn campaign(
     let cegar_settings = crate::engines::cegar_settings(plan);
     let mut cegar = plan.has(EngineKind::Cegar).then(|| CegarEngine::new(cegar_settings.clone()));
     let mut horn = plan.has(EngineKind::Horn).then(|| HornEngine::new(HornEngineSettings::default()));
-    let Members { engines, described } =
+    let Members { engines, described, bmc_kept } =
         crate::engines::build(plan, &l.program, &statics, instrumented, cegar.as_mut(), horn.as_mut());
     let portfolio = PortfolioSettings {
         jobs: plan.jobs.unwrap_or(PortfolioSettings::default().jobs),
@@ -254,6 +254,7 @@ fn campaign(
             sources: &l.sources,
             campaign: &campaign,
             relational: statics.relational.as_ref(),
+            induction_kept: &bmc_kept.lock().map(|k| k.clone()).unwrap_or_default(),
             cegar_settings: &cegar_settings,
             interrupt,
         };

@@ -1,9 +1,10 @@
 //! The correctness witness of a `gen` run: when every `reach_error` goal
 //! ended unreachable, the invariants of a certificate (the model checker's
 //! complete graph, Spacer's solution of the Horn clauses, the abstract
-//! interpretation's states) at the source loops' heads become
-//! `loop_invariant`s over the C variables in scope there (`witness.yml`,
-//! YAML witness format 2.0). A program without loops gets a witness with
+//! interpretation's states, alone or with the loop equalities the
+//! bounded engine's induction step proved inductive) at the source loops'
+//! heads become `loop_invariant`s over the C variables in scope there
+//! (`witness.yml`, YAML witness format 2.0). A program without loops gets a witness with
 //! an empty invariant set, once a certificate of its proof passes the same
 //! check, or when the bounded engine's unwinding covered every execution
 //! (a validator then has nothing to take on trust).
@@ -39,6 +40,9 @@ pub struct Provers<'a> {
     pub campaign_horn: Option<&'a mut Certificate>,
     /// The abstract interpretation's states over the model.
     pub from_analysis: &'a mut dyn FnMut(&[GoalId]) -> Option<Certificate>,
+    /// Those states with the equalities the bounded engine's induction
+    /// step proved inductive (`None`: it kept none).
+    pub from_induction: &'a mut dyn FnMut(&[GoalId]) -> Option<Certificate>,
     /// A Horn-clause run of its own, with these goals as queries.
     pub horn_run: &'a mut dyn FnMut(&[GoalId]) -> Option<Certificate>,
     /// A model-checking run of its own, with these goals as targets.
@@ -49,6 +53,8 @@ pub struct Provers<'a> {
 const PREDICATES: &str = "predicate abstraction";
 const HORN: &str = "Horn clauses solved by Spacer";
 const ANALYSIS: &str = "abstract interpretation (intervals, equalities)";
+const INDUCTION: &str =
+    "abstract interpretation with the loop equalities the bounded engine's induction step proved inductive";
 const UNWINDING: &str = "the bounded engine's complete unwinding";
 
 /// Whether `verdict` is the bounded engine's proof that no execution
@@ -136,6 +142,11 @@ pub fn write_witness(
             None => failures.push(format!(
                 "{ANALYSIS}: no states over the model (recursion deeper than the inlining bound, or no model)"
             )),
+        }
+    }
+    if checked.is_none() {
+        if let Some(mut c) = (provers.from_induction)(&reach) {
+            checked = attempt(&mut c, INDUCTION, &mut failures);
         }
     }
     if checked.is_none() {
