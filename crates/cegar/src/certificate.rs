@@ -20,7 +20,13 @@ use walkdown_ir::entity::EntityRef;
 use walkdown_ir::formula::{is_term_op, Formula, Term};
 use walkdown_ir::goals::GoalId;
 use walkdown_ir::{BinOp, Block, CastOp, CmpPred, Const, FuncId, Operand, Type, Value};
-use walkdown_smt::{BvBinOp, BvUnOp, CmpOp, ExprId, Node, Solver, SolverSettings, SolverStack, Sort, SymId};
+use walkdown_smt::{BvBinOp, BvUnOp, CmpOp, ExprId, Leaf, Node, Solver, SolverSettings, SolverStack, Sort, SymId};
+
+/// Steps an error check looks back when its block's invariant alone does
+/// not exclude it (see [`Certificate::excluded_looking_back`]).
+const LOOK_BACK: usize = 4;
+/// Queries one check's look-back may ask at most.
+const LOOK_BACK_QUERIES: usize = 64;
 
 /// A formula claimed to hold on every entry to a loop head.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -375,6 +381,7 @@ impl Certificate {
                 report.queries += 1;
                 match solver.is_sat(&self.model.pool, &[q]) {
                     Ok(Some(false)) => {}
+                    _ if self.excluded_looking_back(&inv, &incoming, Block::new(b), k, &mut solver, &mut report) => {}
                     _ => {
                         report.valid = false;
                         report.failure = format!(
@@ -387,6 +394,107 @@ impl Certificate {
             }
         }
         report
+    }
+
+    /// Whether error check `ei` of block `b` cannot fail on any execution,
+    /// looking back up to [`LOOK_BACK`] steps: a check whose own block's
+    /// invariant does not exclude it may still be excluded by what held a
+    /// few steps earlier (an assertion's callee, whose parameter the
+    /// caller's invariant constrains only through the call's argument).
+    ///
+    /// Sound because every visit of `b` is the end of some sequence of
+    /// steps, and every block's invariant holds at each of its visits
+    /// (the steps were checked inductive): each backward path is either
+    /// closed by an unsatisfiable query from its first block's invariant,
+    /// or extended by every step into that block. A path that would start
+    /// at the entry (where an execution may begin), repeat a block, or
+    /// grow past the limit leaves the check failed.
+    fn excluded_looking_back(
+        &mut self,
+        inv: &[ExprId],
+        incoming: &[Vec<(usize, usize)>],
+        b: Block,
+        ei: usize,
+        solver: &mut SolverStack,
+        report: &mut CheckReport,
+    ) -> bool {
+        let f = self.model.pool.bool_const(false);
+        // Paths (forward order, as (block, step)) still to close.
+        let mut open: Vec<Vec<(usize, usize)>> = vec![Vec::new()];
+        let mut asked = 0;
+        while let Some(path) = open.pop() {
+            let start = path.first().map_or(b.index(), |&(p, _)| p);
+            if path.len() >= LOOK_BACK || Block::new(start) == walkdown_ir::Body::ENTRY {
+                return false;
+            }
+            for &(p, k) in &incoming[start] {
+                if inv[p] == f {
+                    continue;
+                }
+                if p == b.index() || path.iter().any(|&(q, _)| q == p) {
+                    return false;
+                }
+                let mut longer = vec![(p, k)];
+                longer.extend_from_slice(&path);
+                asked += 1;
+                if asked > LOOK_BACK_QUERIES {
+                    return false;
+                }
+                let q = self.path_to_error(inv[p], &longer, b, ei);
+                report.queries += 1;
+                if !matches!(solver.is_sat(&self.model.pool, &[q]), Ok(Some(false))) {
+                    open.push(longer);
+                }
+            }
+        }
+        true
+    }
+
+    /// `start_inv` at the first block of `path`, its steps, and error check
+    /// `ei` of `b` failing at its end, as one formula (each step's locals
+    /// renamed apart).
+    fn path_to_error(&mut self, start_inv: ExprId, path: &[(usize, usize)], b: Block, ei: usize) -> ExprId {
+        let first = path[0].0;
+        let mut params = self.model.states[first].params.clone();
+        let mut mem = self.model.states[first].mem;
+        let mut conds = vec![start_inv];
+        for (pos, &(loc, k)) in path.iter().enumerate() {
+            let mut map = self.model.state_map(Block::new(loc), &params, mem);
+            let step = &self.model.steps[loc][k];
+            let (guard, post_params, post_mem, locals) =
+                (step.guard, step.post_params.clone(), step.post_mem, step.locals.clone());
+            for l in locals {
+                map.insert(l, self.renamed(l, pos));
+            }
+            let mut memo = HashMap::new();
+            let pool = &mut self.model.pool;
+            conds.push(pool.substitute(guard, &map, &mut memo).expect("substitution keeps sorts"));
+            params = post_params.iter().map(|&t| pool.substitute(t, &map, &mut memo).expect("sorts")).collect();
+            mem = Some(pool.substitute(post_mem, &map, &mut memo).expect("sorts"));
+        }
+        let mut map = self.model.state_map(b, &params, mem);
+        let (fails, locals) = (self.model.errors[b.index()][ei].fails, self.model.errors[b.index()][ei].locals.clone());
+        for l in locals {
+            map.insert(l, self.renamed(l, path.len()));
+        }
+        let fails = self.model.pool.substitute(fails, &map, &mut HashMap::new()).expect("substitution keeps sorts");
+        conds.push(fails);
+        self.model.pool.and(&conds).expect("Boolean")
+    }
+
+    /// A fresh copy of a step's local leaf for position `pos` of a path.
+    fn renamed(&mut self, leaf: Leaf, pos: usize) -> ExprId {
+        let pool = &mut self.model.pool;
+        match leaf {
+            Leaf::Sym(s) => {
+                let (w, name) = (pool.symbol_width(s), format!("{}@back{pos}", pool.symbol_name(s)));
+                pool.new_symbol(&name, w).expect("width is valid").1
+            }
+            Leaf::Array(a) => {
+                let (w, name) = (pool.array_index_width(a), format!("{}@back{pos}", pool.array_name(a)));
+                pool.new_array(&name, w).expect("width is valid").1
+            }
+        }
     }
 
     fn describe(&self, b: Block) -> String {
