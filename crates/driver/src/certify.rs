@@ -63,8 +63,7 @@ impl Certify<'_, '_> {
         let gaddr = |g| interp.global_address(g).unwrap_or(0);
         let faddr = |f| interp.func_address(f).unwrap_or(0);
         let deadline = self.deadline(snap);
-        let mut from_analysis =
-            |targets: &[GoalId]| self.analysis_certificate(targets, deadline, &gaddr, &faddr, &[]);
+        let mut from_analysis = |targets: &[GoalId]| self.analysis_certificate(targets, deadline, &gaddr, &faddr, &[]);
         let mut from_induction = |targets: &[GoalId]| {
             if self.induction_kept.is_empty() {
                 return None;
