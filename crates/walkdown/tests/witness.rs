@@ -4,9 +4,10 @@
 //! gcc compiles it.
 //!
 //! Each fixture in `tests/witness/` says on its first line what `gen` must
-//! do: `// witness: written`, `// witness: written, empty` (a program
-//! without loops: an empty invariant set), or `// witness: not written:
-//! WORDS` (words of the reason). A written witness is then checked independently of walkdown's
+//! do: `// witness: written` (or `written: WORDS`, words of the reason,
+//! which names the invariants' source), `// witness: written, empty` (a
+//! program without loops: an empty invariant set), or `// witness: not
+//! written: WORDS` (words of the reason). A written witness is then checked independently of walkdown's
 //! interpreter: each invariant is inserted into a copy of the C program as
 //! a check at its loop statement (in the condition of a `while`/`for`, at
 //! the start of a `do` body, so it runs every time the loop head is
@@ -181,8 +182,10 @@ fn fixtures_get_the_witness_they_expect_and_its_invariants_hold_natively() {
         let r = gen(&f, &out, 20);
         let w = r.witness.unwrap_or_else(|| panic!("{}: no witness entry in the report", f.display()));
         assert!(r.proof_conflicts.is_empty(), "{}: {:?}", f.display(), r.proof_conflicts);
-        if expect == "written" {
+        if expect == "written" || expect.starts_with("written: ") {
             assert_eq!(w.status, "written", "{}: {w:?}", f.display());
+            let words = expect.trim_start_matches("written").trim_start_matches(": ");
+            assert!(w.reason.contains(words), "{}: the reason should say {words:?}: {w:?}", f.display());
             assert!(w.loop_invariants > 0 && w.tests_checked > 0, "{}: {w:?}", f.display());
             check_natively(&f, &out, DataModel::LP64);
             written += 1;
@@ -200,7 +203,7 @@ fn fixtures_get_the_witness_they_expect_and_its_invariants_hold_natively() {
             assert!(!out.join("witness.yml").exists(), "{}: a witness file was left", f.display());
         }
     }
-    assert!(written >= 4, "{written} fixtures with witnesses");
+    assert!(written >= 6, "{written} fixtures with witnesses");
 }
 
 #[test]
