@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use walkdown_bmc::{BmcEngine, BmcSettings, DeepeningSettings};
 use walkdown_campaign::Engine;
-use walkdown_cegar::{CegarEngine, CegarSettings, HornEngine};
+use walkdown_cegar::{CegarEngine, CegarSettings, ExplicitEngine, ExplicitSettings, HornEngine};
 use walkdown_concolic::{ConcolicEngine, GenSettings};
 use walkdown_ir::Program;
 
@@ -68,9 +68,19 @@ pub fn build<'e>(
                     members.engines.push(Box::new(engine));
                 }
             }
+            EngineKind::Explicit => {
+                members.described.push("explicit (loop-head states, hashed)".to_string());
+                members.engines.push(Box::new(ExplicitEngine::new(explicit(plan))));
+            }
         }
     }
     members
+}
+
+/// The explicit-state engine's settings: its solver's limit per query is
+/// the plan's.
+fn explicit(plan: &Plan) -> ExplicitSettings {
+    ExplicitSettings { timeout_ms: plan.options.solver_timeout_ms, ..ExplicitSettings::default() }
 }
 
 /// The concolic engine's settings.

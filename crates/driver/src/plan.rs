@@ -35,6 +35,8 @@ pub enum EngineKind {
     Cegar,
     /// Horn clauses solved by Spacer.
     Horn,
+    /// Explicit-state search over loop-head states.
+    Explicit,
 }
 
 /// The arguments of `gen` as given; see `walkdown gen --help` for each.
@@ -188,7 +190,7 @@ pub enum PlanError {
     #[error("--max-memory must be at least 1 (MB)")]
     MaxMemory,
     /// An empty `--engines`.
-    #[error("--engines needs at least one engine (concolic, bmc, cegar, horn)")]
+    #[error("--engines needs at least one engine (concolic, bmc, cegar, horn, explicit)")]
     NoEngine,
     /// `--shares` not one positive number per engine.
     #[error("--shares needs one positive number per engine of --engines ({engines})")]

@@ -1,0 +1,497 @@
+//! The search itself: concrete states at the model's loop heads, and the
+//! *step* from one to the next, explored symbolically.
+//!
+//! A state is a loop head of the inlined `main` with the values of its
+//! parameters and its memory, all concrete. From a state, every path of
+//! blocks up to the next loop head (or to the end of the program) is
+//! walked with the steps' terms, the state's values substituted in: with
+//! the values concrete, most guards fold to constants; those that do not
+//! (they read inputs of this step) are decided by the solver under the
+//! path condition so far, and both ways are followed when both are
+//! feasible. At the next loop head the path's state must be *determined*
+//! by its path condition: each term of it takes one value in every model
+//! of the path condition (one solver query asks for a model where some
+//! term differs). That state, made canonical (memory as its bytes that
+//! differ from zero, stored in address order), is looked up in a hash
+//! table; a new one joins the frontier.
+//!
+//! Every goal a feasible step or failing check shows is reported with the
+//! inputs of one run there (the path's model, its states' inputs before).
+//! Anything that would make the explored states miss executions ends the
+//! search with a [`GiveUp`]: a state the path condition does not
+//! determine, memory that is not bytes over zero, a recursion cut, the
+//! solver's `unknown`, a limit, the budget.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use walkdown_encode::vc::InputSite;
+use walkdown_ir::entity::EntityRef;
+use walkdown_ir::goals::GoalId;
+use walkdown_ir::{Block, Body};
+use walkdown_smt::{Answer, Assignment, ExprId, Node, Query, Solver, SolverStack};
+
+use crate::model::Model;
+use crate::CegarError;
+
+/// Limits of one search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchSettings {
+    /// States (distinct loop-head states) the search may keep. Default
+    /// 100,000.
+    pub max_states: usize,
+    /// Paths one step may have (forks on inputs). Default 4,096.
+    pub max_paths: usize,
+}
+
+impl Default for SearchSettings {
+    fn default() -> Self {
+        SearchSettings { max_states: 100_000, max_paths: 4_096 }
+    }
+}
+
+/// Why the search stopped before its frontier was empty: the explored
+/// states may miss executions, so nothing is proved.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum GiveUp {
+    /// A path's state at a loop head is not determined by its path
+    /// condition (it keeps an input's value, say).
+    #[error("a state at the loop head of line {line} depends on the inputs beyond the path taken")]
+    Undetermined {
+        /// The loop head's source line.
+        line: u32,
+    },
+    /// The memory at a loop head is not bytes over zero memory (unknown
+    /// memory from an unmodelled call, or a store the engine cannot place).
+    #[error("memory at the loop head of line {line} the engine cannot hash ({what})")]
+    Memory {
+        /// The loop head's source line.
+        line: u32,
+        /// What the memory is.
+        what: &'static str,
+    },
+    /// A path reaches recursion deeper than the inlining bound.
+    #[error("a path reaches recursion deeper than the inlining bound (line {line})")]
+    Cut {
+        /// The cut's source line.
+        line: u32,
+    },
+    /// The solver answered `unknown`.
+    #[error("solver unknown: {0}")]
+    Unknown(String),
+    /// More states than [`SearchSettings::max_states`].
+    #[error("more than {0} states")]
+    States(usize),
+    /// A step with more paths than [`SearchSettings::max_paths`].
+    #[error("a step with more than {0} paths")]
+    Paths(usize),
+    /// The budget ended (or the campaign stopped the engine).
+    #[error("budget")]
+    Budget,
+}
+
+/// How a search ended.
+#[derive(Debug)]
+pub enum SearchEnd {
+    /// The frontier is empty: every execution's loop-head states were
+    /// explored, and every goal some execution reaches is in `reached`.
+    Complete {
+        /// The states explored.
+        states: usize,
+        /// Goals a feasible step or failing check reached.
+        reached: HashSet<GoalId>,
+    },
+    /// The search stopped early (no proof).
+    GaveUp {
+        /// Why.
+        why: GiveUp,
+        /// The states explored by then.
+        states: usize,
+    },
+}
+
+/// What the search reports to (the campaign, or a test).
+pub trait Hooks {
+    /// Whether to go on (called every few blocks).
+    fn keep_going(&mut self) -> bool;
+    /// Whether a run to `goal` is wanted (it is open and not yet tried).
+    fn wants(&mut self, goal: GoalId) -> bool;
+    /// A run that reaches `goal`: the inputs it reads, in order.
+    fn reached(&mut self, goal: GoalId, inputs: &[(InputSite, u64)]);
+    /// Work done: blocks walked and solver queries asked since the last call.
+    fn charge(&mut self, blocks: u64, queries: u64);
+}
+
+/// A concrete state at a loop head: the block, its parameters' values and
+/// its memory as a canonical term (equal memories are the same term).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Key {
+    block: Block,
+    params: Vec<u128>,
+    mem: ExprId,
+}
+
+/// A kept state: how the search got there.
+struct Kept {
+    key: Key,
+    /// The state the step started from (`None`: the program's start).
+    parent: Option<usize>,
+    /// The step's inputs with the values of one run.
+    inputs: Vec<(InputSite, u64)>,
+}
+
+/// A path of one step, being walked.
+#[derive(Clone)]
+struct Path {
+    block: Block,
+    params: Vec<ExprId>,
+    /// `None` only at the entry (which starts from the initial memory).
+    mem: Option<ExprId>,
+    pc: Vec<ExprId>,
+    inputs: Vec<InputSite>,
+    /// A model of `pc`.
+    model: Assignment,
+}
+
+/// The explicit-state search over a model.
+pub struct Search<'m> {
+    model: &'m mut Model,
+    solver: SolverStack,
+    settings: SearchSettings,
+    /// Per block of the model: it is a loop head (a state).
+    heads: Vec<bool>,
+    states: Vec<Kept>,
+    index: HashMap<Key, usize>,
+    reached: HashSet<GoalId>,
+    /// Blocks walked and queries asked since the last charge.
+    blocks: u64,
+    queries: u64,
+    /// Solver queries in all.
+    pub total_queries: u64,
+}
+
+/// A result that may end the search.
+type Step<T> = Result<T, Stop>;
+
+/// What ends the search early: a reason to give up, or an error.
+enum Stop {
+    GiveUp(GiveUp),
+    Error(CegarError),
+}
+
+impl From<CegarError> for Stop {
+    fn from(e: CegarError) -> Stop {
+        Stop::Error(e)
+    }
+}
+
+impl From<walkdown_smt::ExprError> for Stop {
+    fn from(e: walkdown_smt::ExprError) -> Stop {
+        Stop::Error(CegarError::Expr(e))
+    }
+}
+
+impl<'m> Search<'m> {
+    /// A search over `model` asking `solver` (which must not slice: the
+    /// engine evaluates terms under its models).
+    pub fn new(model: &'m mut Model, solver: SolverStack, settings: SearchSettings) -> Search<'m> {
+        let heads = loop_heads(&model.body);
+        Search {
+            model,
+            solver,
+            settings,
+            heads,
+            states: Vec::new(),
+            index: HashMap::new(),
+            reached: HashSet::new(),
+            blocks: 0,
+            queries: 0,
+            total_queries: 0,
+        }
+    }
+
+    /// Explores the states from the program's start until the frontier is
+    /// empty or a reason to give up.
+    pub fn run(&mut self, hooks: &mut dyn Hooks) -> Result<SearchEnd, CegarError> {
+        match self.explore(hooks) {
+            Ok(()) => Ok(SearchEnd::Complete { states: self.states.len(), reached: std::mem::take(&mut self.reached) }),
+            Err(Stop::GiveUp(why)) => Ok(SearchEnd::GaveUp { why, states: self.states.len() }),
+            Err(Stop::Error(e)) => Err(e),
+        }
+    }
+
+    fn explore(&mut self, hooks: &mut dyn Hooks) -> Step<()> {
+        let entry = Path {
+            block: Body::ENTRY,
+            params: self.model.states[Body::ENTRY.index()].params.clone(),
+            mem: None,
+            pc: Vec::new(),
+            inputs: Vec::new(),
+            model: Assignment::new(),
+        };
+        let mut frontier = VecDeque::new();
+        self.step_from(None, entry, &mut frontier, hooks)?;
+        while let Some(s) = frontier.pop_front() {
+            let key = self.states[s].key.clone();
+            let params = key.params.iter().zip(&self.model.states[key.block.index()].params);
+            let params = params
+                .map(|(&v, &sym)| self.model.pool.bv_const(self.model.pool.width(sym).unwrap_or(64), v))
+                .collect::<Result<Vec<_>, _>>()?;
+            let start = Path {
+                block: key.block,
+                params,
+                mem: Some(key.mem),
+                pc: Vec::new(),
+                inputs: Vec::new(),
+                model: Assignment::new(),
+            };
+            self.step_from(Some(s), start, &mut frontier, hooks)?;
+        }
+        hooks.charge(self.blocks, self.queries);
+        Ok(())
+    }
+
+    /// Walks every path of one step from `start` (the state `from`, or the
+    /// program's start), keeping the loop-head states it ends in.
+    fn step_from(
+        &mut self,
+        from: Option<usize>,
+        start: Path,
+        frontier: &mut VecDeque<usize>,
+        hooks: &mut dyn Hooks,
+    ) -> Step<()> {
+        let mut work = vec![start];
+        let mut paths = 1usize;
+        while let Some(path) = work.pop() {
+            self.blocks += 1;
+            if self.blocks >= 256 {
+                hooks.charge(self.blocks, self.queries);
+                (self.blocks, self.queries) = (0, 0);
+                if !hooks.keep_going() {
+                    return Err(Stop::GiveUp(GiveUp::Budget));
+                }
+            }
+            let b = path.block;
+            if self.model.cuts[b.index()].is_some() {
+                return Err(Stop::GiveUp(GiveUp::Cut { line: self.line(b) }));
+            }
+            let map = (b != Body::ENTRY).then(|| self.model.state_map(b, &path.params, path.mem));
+            let mut memo = HashMap::new();
+            let mut subst = |pool: &mut walkdown_smt::ExprPool, e: ExprId| match &map {
+                Some(m) => pool.substitute(e, m, &mut memo),
+                None => Ok(e),
+            };
+            for k in 0..self.model.errors[b.index()].len() {
+                let e = &self.model.errors[b.index()][k];
+                let (goal, inputs, fails) = (e.goal, e.inputs.clone(), e.fails);
+                let fails = subst(&mut self.model.pool, fails)?;
+                if let Some(m) = self.feasible(&path.pc, fails, &path.model)? {
+                    self.reach(goal, from, &path.inputs, &inputs, &m, hooks);
+                }
+            }
+            for k in 0..self.model.steps[b.index()].len() {
+                let s = &self.model.steps[b.index()][k];
+                let (to, goal, step_inputs) = (s.to, s.goal, s.inputs.clone());
+                let (guard, post, post_mem) = (s.guard, s.post_params.clone(), s.post_mem);
+                let guard = subst(&mut self.model.pool, guard)?;
+                let Some(m) = self.feasible(&path.pc, guard, &path.model)? else { continue };
+                if let Some(g) = goal {
+                    self.reach(g, from, &path.inputs, &step_inputs, &m, hooks);
+                }
+                let params = post.iter().map(|&p| subst(&mut self.model.pool, p)).collect::<Result<Vec<_>, _>>()?;
+                let mem = subst(&mut self.model.pool, post_mem)?;
+                let mut next = Path { block: to, params, mem: Some(mem), pc: path.pc.clone(), inputs: path.inputs.clone(), model: m };
+                if self.model.pool.as_bool_const(guard) != Some(true) {
+                    next.pc.push(guard);
+                }
+                next.inputs.extend(step_inputs);
+                if self.heads[to.index()] {
+                    self.arrive(from, next, frontier)?;
+                } else {
+                    paths += 1;
+                    if paths > self.settings.max_paths {
+                        return Err(Stop::GiveUp(GiveUp::Paths(self.settings.max_paths)));
+                    }
+                    work.push(next);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `Some(model)` when `pc ∧ cond` is satisfiable: the path's model if it
+    /// satisfies `cond`, else the solver's.
+    fn feasible(&mut self, pc: &[ExprId], cond: ExprId, model: &Assignment) -> Step<Option<Assignment>> {
+        match self.model.pool.as_bool_const(cond) {
+            Some(true) => return Ok(Some(model.clone())),
+            Some(false) => return Ok(None),
+            None => {}
+        }
+        if self.model.pool.eval(cond, model).as_bool() == Some(true) {
+            return Ok(Some(model.clone()));
+        }
+        let mut q = pc.to_vec();
+        q.push(cond);
+        match self.ask(&q)? {
+            Answer::Sat(m) => Ok(Some(m)),
+            Answer::Unsat => Ok(None),
+            Answer::Unknown(why) => Err(Stop::GiveUp(GiveUp::Unknown(why))),
+        }
+    }
+
+    fn ask(&mut self, q: &[ExprId]) -> Step<Answer> {
+        self.queries += 1;
+        self.total_queries += 1;
+        self.solver.check(&self.model.pool, &Query::new(q)).map_err(|e| Stop::GiveUp(GiveUp::Unknown(e.to_string())))
+    }
+
+    /// A run reaches `goal`: report it with its inputs when wanted.
+    fn reach(
+        &mut self,
+        goal: GoalId,
+        from: Option<usize>,
+        path_inputs: &[InputSite],
+        step_inputs: &[InputSite],
+        m: &Assignment,
+        hooks: &mut dyn Hooks,
+    ) {
+        self.reached.insert(goal);
+        if !hooks.wants(goal) {
+            return;
+        }
+        let mut inputs = self.inputs_to(from);
+        for s in path_inputs.iter().chain(step_inputs) {
+            inputs.push((*s, m.sym(s.sym).unwrap_or(0) as u64));
+        }
+        hooks.reached(goal, &inputs);
+    }
+
+    /// The inputs of a run from the program's start to state `s`.
+    fn inputs_to(&self, mut s: Option<usize>) -> Vec<(InputSite, u64)> {
+        let mut chain = Vec::new();
+        while let Some(i) = s {
+            chain.push(i);
+            s = self.states[i].parent;
+        }
+        chain.iter().rev().flat_map(|&i| self.states[i].inputs.iter().copied()).collect()
+    }
+
+    /// A path of a step from `from` arrives at a loop head: its state, made
+    /// concrete, is kept if new.
+    fn arrive(&mut self, from: Option<usize>, path: Path, frontier: &mut VecDeque<usize>) -> Step<()> {
+        let line = self.line(path.block);
+        let mem = path.mem.expect("a loop head is not the entry");
+        let (params, mem) = self.concretize(&path.params, mem, &path.pc, &path.model, line)?;
+        let key = Key { block: path.block, params, mem };
+        if self.index.contains_key(&key) {
+            return Ok(());
+        }
+        if self.states.len() >= self.settings.max_states {
+            return Err(Stop::GiveUp(GiveUp::States(self.settings.max_states)));
+        }
+        let inputs = path.inputs.iter().map(|s| (*s, path.model.sym(s.sym).unwrap_or(0) as u64)).collect();
+        self.index.insert(key.clone(), self.states.len());
+        frontier.push_back(self.states.len());
+        self.states.push(Kept { key, parent: from, inputs });
+        Ok(())
+    }
+
+    /// The values of `params` and the canonical memory of `mem`, if the
+    /// path condition determines them.
+    fn concretize(
+        &mut self,
+        params: &[ExprId],
+        mem: ExprId,
+        pc: &[ExprId],
+        model: &Assignment,
+        line: u32,
+    ) -> Step<(Vec<u128>, ExprId)> {
+        let pool = &self.model.pool;
+        let mut stores = Vec::new();
+        let mut cur = mem;
+        let default = loop {
+            match *pool.get(cur) {
+                Node::Store { array, index, value } => {
+                    stores.push((index, value));
+                    cur = array;
+                }
+                Node::ConstArray { value, .. } => break value,
+                Node::ArrayVar { .. } => return Err(Stop::GiveUp(GiveUp::Memory { line, what: "unknown memory" })),
+                _ => return Err(Stop::GiveUp(GiveUp::Memory { line, what: "memory chosen by a condition" })),
+            }
+        };
+        let base = cur;
+        // Every term of the state, and its value in the path's model.
+        let terms: Vec<ExprId> = params.iter().copied().chain(stores.iter().flat_map(|&(i, v)| [i, v])).collect();
+        let values: Vec<u128> = terms.iter().map(|&t| pool.eval(t, model).as_bv().unwrap_or(0)).collect();
+        let mut differs = Vec::new();
+        for (&t, &v) in terms.iter().zip(&values) {
+            if self.model.pool.as_bv_const(t).is_none() {
+                let w = self.model.pool.width(t).unwrap_or(64);
+                let c = self.model.pool.bv_const(w, v)?;
+                let eq = self.model.pool.eq(t, c)?;
+                differs.push(self.model.pool.not(eq)?);
+            }
+        }
+        if !differs.is_empty() {
+            let mut q = pc.to_vec();
+            q.push(self.model.pool.or(&differs)?);
+            match self.ask(&q)? {
+                Answer::Unsat => {}
+                Answer::Sat(_) => return Err(Stop::GiveUp(GiveUp::Undetermined { line })),
+                Answer::Unknown(why) => return Err(Stop::GiveUp(GiveUp::Unknown(why))),
+            }
+        }
+        let (param_values, store_values) = values.split_at(params.len());
+        let mut bytes = std::collections::BTreeMap::new();
+        for pair in store_values.chunks(2).rev() {
+            bytes.insert(pair[0], pair[1] as u8);
+        }
+        let pw = match self.model.pool.sort(base) {
+            walkdown_smt::Sort::Array { index_width } => index_width,
+            _ => unreachable!("memory is an array"),
+        };
+        let mut canon = base;
+        for (&at, &byte) in bytes.iter().filter(|(_, &b)| b != default) {
+            let i = self.model.pool.bv_const(pw, at)?;
+            let v = self.model.pool.bv_const(8, u128::from(byte))?;
+            canon = self.model.pool.store(canon, i, v)?;
+        }
+        Ok((param_values.to_vec(), canon))
+    }
+
+    /// The source line of a block of the model (0 when unknown).
+    fn line(&self, b: Block) -> u32 {
+        self.model.body.blocks[b].term_loc.line
+    }
+}
+
+/// Per block of `body`: it is the target of a retreating edge of a
+/// depth-first walk from the entry, so every cycle passes through one and
+/// the blocks between two such heads form no cycle.
+fn loop_heads(body: &Body) -> Vec<bool> {
+    let n = body.blocks.len();
+    let succs: Vec<Vec<usize>> =
+        body.blocks.iter().map(|(_, d)| d.term.successors().map(|c| c.block.index()).collect()).collect();
+    // 0: unvisited, 1: on the walk's stack, 2: done.
+    let mut mark = vec![0u8; n];
+    let mut heads = vec![false; n];
+    let mut stack = vec![(Body::ENTRY.index(), 0usize)];
+    mark[Body::ENTRY.index()] = 1;
+    while let Some(&mut (v, ref mut i)) = stack.last_mut() {
+        if let Some(&w) = succs[v].get(*i) {
+            *i += 1;
+            match mark[w] {
+                0 => {
+                    mark[w] = 1;
+                    stack.push((w, 0));
+                }
+                1 => heads[w] = true,
+                _ => {}
+            }
+            continue;
+        }
+        mark[v] = 2;
+        stack.pop();
+    }
+    heads
+}
