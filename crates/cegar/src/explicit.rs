@@ -6,8 +6,9 @@
 //!
 //! A state is a loop head with concrete values of its parameters and its
 //! memory; from each, the paths of one step (to the next loop head) are
-//! explored with that step's inputs symbolic, and the state each path
-//! ends in must be determined by its path condition ([`search`]). States
+//! explored with that step's inputs symbolic, and the states each path
+//! may end in are enumerated: usually its path condition determines one,
+//! a few valuations are each kept, more end the search ([`search`]). States
 //! are hashed; when the frontier is empty every goal that no feasible step
 //! reached is unreachable. Goals reached get a test from the inputs of one
 //! run there (the campaign's replay decides whether it covers them).
@@ -15,10 +16,12 @@
 //! Why this is sound: each step's formulas over-approximate the
 //! program's executions of its block (the model's guarantee, on which the
 //! model checker's and the Horn engine's proofs also rest); every path of
-//! a step feasible from a state is followed, and since the state it ends
-//! in is the only one its path condition allows, the explored states
-//! include every state an execution reaches at a loop head. Whatever
-//! breaks that (an undetermined state, unknown memory, a recursion cut,
+//! a step feasible from a state is followed, and every state its path
+//! condition allows at the next loop head is kept (the enumeration ends
+//! only when the solver says no other valuation exists), so the explored
+//! states include every state an execution reaches at a loop head.
+//! Whatever breaks that (a state with too many valuations, unknown
+//! memory, a recursion cut,
 //! the solver's `unknown`, a state or path limit, the budget) ends the
 //! search with no proof, and the goals' open reasons say which.
 

@@ -53,7 +53,7 @@ fn a_state_machine_whose_error_is_unreachable_is_proved() {
     for (id, g) in goals.goals.iter() {
         if matches!(g.kind, GoalKind::Edge { .. }) {
             let v = &snap.goals[id.index()].verdict;
-            assert!(matches!(v, Verdict::Covered(_) | Verdict::Unreachable(_)), "{}: {v:?}", goals.describe(id));
+            assert!(matches!(v, Verdict::Covered { .. } | Verdict::Unreachable(_)), "{}: {v:?}", goals.describe(id));
         }
     }
     assert!(snap.conflicts.is_empty(), "{:?}", snap.conflicts);
@@ -63,7 +63,7 @@ fn a_state_machine_whose_error_is_unreachable_is_proved() {
 fn a_reachable_error_gets_a_replayed_test() {
     let (goals, snap, engine) = run("machine_unsafe.c", ExplicitSettings::default());
     for v in reach_error_verdicts(&goals, &snap) {
-        assert!(matches!(v, Verdict::Covered(_)), "not covered: {v:?} ({})", engine.end);
+        assert!(matches!(v, Verdict::Covered { .. }), "not covered: {v:?} ({})", engine.end);
     }
     assert!(snap.conflicts.is_empty(), "{:?}", snap.conflicts);
 }

@@ -9,17 +9,19 @@
 //! (they read inputs of this step) are decided by the solver under the
 //! path condition so far, and both ways are followed when both are
 //! feasible. At the next loop head the path's state must be *determined*
-//! by its path condition: each term of it takes one value in every model
-//! of the path condition (one solver query asks for a model where some
-//! term differs). That state, made canonical (memory as its bytes that
-//! differ from zero, stored in address order), is looked up in a hash
-//! table; a new one joins the frontier.
+//! by its path condition up to a few valuations: the valuations of its
+//! terms are found one at a time, each query excluding the ones found,
+//! until the solver says there is no other (usually at once: one value);
+//! more than [`SearchSettings::max_splits`] make the search give up. Each
+//! state, made canonical (memory as its bytes that differ from zero,
+//! stored in address order), is looked up in a hash table; a new one
+//! joins the frontier.
 //!
 //! Every goal a feasible step or failing check shows is reported with the
 //! inputs of one run there (the path's model, its states' inputs before).
 //! Anything that would make the explored states miss executions ends the
-//! search with a [`GiveUp`]: a state the path condition does not
-//! determine, memory that is not bytes over zero, a recursion cut, the
+//! search with a [`GiveUp`]: a state the path condition leaves open
+//! among too many valuations, memory that is not bytes over zero, a recursion cut, the
 //! solver's `unknown`, a limit, the budget.
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -41,11 +43,15 @@ pub struct SearchSettings {
     pub max_states: usize,
     /// Paths one step may have (forks on inputs). Default 4,096.
     pub max_paths: usize,
+    /// States one path of a step may end in (valuations its path
+    /// condition allows, as when an input from a range is added to a
+    /// global); more make the state undetermined. Default 64.
+    pub max_splits: usize,
 }
 
 impl Default for SearchSettings {
     fn default() -> Self {
-        SearchSettings { max_states: 100_000, max_paths: 4_096 }
+        SearchSettings { max_states: 100_000, max_paths: 4_096, max_splits: 64 }
     }
 }
 
@@ -54,7 +60,7 @@ impl Default for SearchSettings {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum GiveUp {
     /// A path's state at a loop head is not determined by its path
-    /// condition (it keeps an input's value, say).
+    /// condition up to a few valuations (it keeps an input's value, say).
     #[error("a state at the loop head of line {line} depends on the inputs beyond the path taken")]
     Undetermined {
         /// The loop head's source line.
@@ -299,7 +305,14 @@ impl<'m> Search<'m> {
                 }
                 let params = post.iter().map(|&p| subst(&mut self.model.pool, p)).collect::<Result<Vec<_>, _>>()?;
                 let mem = subst(&mut self.model.pool, post_mem)?;
-                let mut next = Path { block: to, params, mem: Some(mem), pc: path.pc.clone(), inputs: path.inputs.clone(), model: m };
+                let mut next = Path {
+                    block: to,
+                    params,
+                    mem: Some(mem),
+                    pc: path.pc.clone(),
+                    inputs: path.inputs.clone(),
+                    model: m,
+                };
                 if self.model.pool.as_bool_const(guard) != Some(true) {
                     next.pc.push(guard);
                 }
@@ -375,75 +388,98 @@ impl<'m> Search<'m> {
         chain.iter().rev().flat_map(|&i| self.states[i].inputs.iter().copied()).collect()
     }
 
-    /// A path of a step from `from` arrives at a loop head: its state, made
-    /// concrete, is kept if new.
+    /// A path of a step from `from` arrives at a loop head: each state its
+    /// path condition allows, made concrete, is kept if new.
     fn arrive(&mut self, from: Option<usize>, path: Path, frontier: &mut VecDeque<usize>) -> Step<()> {
         let line = self.line(path.block);
         let mem = path.mem.expect("a loop head is not the entry");
-        let (params, mem) = self.concretize(&path.params, mem, &path.pc, &path.model, line)?;
-        let key = Key { block: path.block, params, mem };
-        if self.index.contains_key(&key) {
-            return Ok(());
+        for (params, mem, model) in self.concretize(&path.params, mem, &path.pc, path.model, line)? {
+            let key = Key { block: path.block, params, mem };
+            if self.index.contains_key(&key) {
+                continue;
+            }
+            if self.states.len() >= self.settings.max_states {
+                return Err(Stop::GiveUp(GiveUp::States(self.settings.max_states)));
+            }
+            let inputs = path.inputs.iter().map(|s| (*s, model.sym(s.sym).unwrap_or(0) as u64)).collect();
+            self.index.insert(key.clone(), self.states.len());
+            frontier.push_back(self.states.len());
+            self.states.push(Kept { key, parent: from, inputs });
         }
-        if self.states.len() >= self.settings.max_states {
-            return Err(Stop::GiveUp(GiveUp::States(self.settings.max_states)));
-        }
-        let inputs = path.inputs.iter().map(|s| (*s, path.model.sym(s.sym).unwrap_or(0) as u64)).collect();
-        self.index.insert(key.clone(), self.states.len());
-        frontier.push_back(self.states.len());
-        self.states.push(Kept { key, parent: from, inputs });
         Ok(())
     }
 
-    /// The values of `params` and the canonical memory of `mem`, if the
-    /// path condition determines them.
+    /// Every valuation of `params` and `mem` the path condition allows
+    /// (parameters' values, canonical memory, a model of the path that
+    /// gives them), found one at a time with the ones found excluded, up to
+    /// [`SearchSettings::max_splits`].
     fn concretize(
         &mut self,
         params: &[ExprId],
         mem: ExprId,
         pc: &[ExprId],
-        model: &Assignment,
+        model: Assignment,
         line: u32,
-    ) -> Step<(Vec<u128>, ExprId)> {
-        let pool = &self.model.pool;
+    ) -> Step<Vec<(Vec<u128>, ExprId, Assignment)>> {
+        let (stores, base, default) = self.peel(mem, line)?;
+        // Every term of the state; those the values do not fix yet.
+        let terms: Vec<ExprId> = params.iter().copied().chain(stores.iter().flat_map(|&(i, v)| [i, v])).collect();
+        let open: Vec<ExprId> = terms.iter().copied().filter(|&t| self.model.pool.as_bv_const(t).is_none()).collect();
+        let mut out = Vec::new();
+        let mut q = pc.to_vec();
+        let mut model = model;
+        loop {
+            let values: Vec<u128> =
+                terms.iter().map(|&t| self.model.pool.eval(t, &model).as_bv().unwrap_or(0)).collect();
+            let (param_values, store_values) = values.split_at(params.len());
+            let canon = self.canonical(base, default, store_values)?;
+            out.push((param_values.to_vec(), canon, model));
+            if open.is_empty() {
+                return Ok(out);
+            }
+            if out.len() > self.settings.max_splits {
+                return Err(Stop::GiveUp(GiveUp::Undetermined { line }));
+            }
+            let mut differs = Vec::with_capacity(open.len());
+            for &t in &open {
+                let v = self.model.pool.eval(t, &out.last().expect("just pushed").2).as_bv().unwrap_or(0);
+                let c = self.model.pool.bv_const(self.model.pool.width(t).unwrap_or(64), v)?;
+                let eq = self.model.pool.eq(t, c)?;
+                differs.push(self.model.pool.not(eq)?);
+            }
+            q.push(self.model.pool.or(&differs)?);
+            match self.ask(&q)? {
+                Answer::Unsat => return Ok(out),
+                Answer::Sat(m) => model = m,
+                Answer::Unknown(why) => return Err(Stop::GiveUp(GiveUp::Unknown(why))),
+            }
+        }
+    }
+
+    /// The stores of `mem` (last first) down to its base, the base and the
+    /// byte it holds everywhere; memory of another form ends the search.
+    fn peel(&self, mem: ExprId, line: u32) -> Step<(Vec<(ExprId, ExprId)>, ExprId, u8)> {
         let mut stores = Vec::new();
         let mut cur = mem;
-        let default = loop {
-            match *pool.get(cur) {
+        loop {
+            match *self.model.pool.get(cur) {
                 Node::Store { array, index, value } => {
                     stores.push((index, value));
                     cur = array;
                 }
-                Node::ConstArray { value, .. } => break value,
+                Node::ConstArray { value, .. } => return Ok((stores, cur, value)),
                 Node::ArrayVar { .. } => return Err(Stop::GiveUp(GiveUp::Memory { line, what: "unknown memory" })),
                 _ => return Err(Stop::GiveUp(GiveUp::Memory { line, what: "memory chosen by a condition" })),
             }
-        };
-        let base = cur;
-        // Every term of the state, and its value in the path's model.
-        let terms: Vec<ExprId> = params.iter().copied().chain(stores.iter().flat_map(|&(i, v)| [i, v])).collect();
-        let values: Vec<u128> = terms.iter().map(|&t| pool.eval(t, model).as_bv().unwrap_or(0)).collect();
-        let mut differs = Vec::new();
-        for (&t, &v) in terms.iter().zip(&values) {
-            if self.model.pool.as_bv_const(t).is_none() {
-                let w = self.model.pool.width(t).unwrap_or(64);
-                let c = self.model.pool.bv_const(w, v)?;
-                let eq = self.model.pool.eq(t, c)?;
-                differs.push(self.model.pool.not(eq)?);
-            }
         }
-        if !differs.is_empty() {
-            let mut q = pc.to_vec();
-            q.push(self.model.pool.or(&differs)?);
-            match self.ask(&q)? {
-                Answer::Unsat => {}
-                Answer::Sat(_) => return Err(Stop::GiveUp(GiveUp::Undetermined { line })),
-                Answer::Unknown(why) => return Err(Stop::GiveUp(GiveUp::Unknown(why))),
-            }
-        }
-        let (param_values, store_values) = values.split_at(params.len());
+    }
+
+    /// The canonical memory: the bytes `stores` (address, value pairs, last
+    /// first) leave different from `default`, stored on `base` in address
+    /// order, so equal memories are one term.
+    fn canonical(&mut self, base: ExprId, default: u8, stores: &[u128]) -> Step<ExprId> {
         let mut bytes = std::collections::BTreeMap::new();
-        for pair in store_values.chunks(2).rev() {
+        for pair in stores.chunks(2).rev() {
             bytes.insert(pair[0], pair[1] as u8);
         }
         let pw = match self.model.pool.sort(base) {
@@ -456,7 +492,7 @@ impl<'m> Search<'m> {
             let v = self.model.pool.bv_const(8, u128::from(byte))?;
             canon = self.model.pool.store(canon, i, v)?;
         }
-        Ok((param_values.to_vec(), canon))
+        Ok(canon)
     }
 
     /// The source line of a block of the model (0 when unknown).
