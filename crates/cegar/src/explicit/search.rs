@@ -30,7 +30,7 @@ use walkdown_encode::vc::InputSite;
 use walkdown_ir::entity::EntityRef;
 use walkdown_ir::goals::GoalId;
 use walkdown_ir::{Block, Body};
-use walkdown_smt::{Answer, Assignment, ExprId, Node, Query, Solver, SolverStack};
+use walkdown_smt::{Answer, Assignment, ExprId, Leaf, Node, Query, Solver, SolverStack};
 
 use crate::model::Model;
 use crate::CegarError;
@@ -158,6 +158,15 @@ struct Path {
     model: Assignment,
 }
 
+/// A feasible condition, as [`Search::decide`] leaves it.
+struct Decided {
+    model: Assignment,
+    /// What the path condition gets.
+    pc: Vec<ExprId>,
+    /// Symbols the condition fixes, and their constants.
+    fixed: HashMap<Leaf, ExprId>,
+}
+
 /// The explicit-state search over a model.
 pub struct Search<'m> {
     model: &'m mut Model,
@@ -281,43 +290,19 @@ impl<'m> Search<'m> {
                 return Err(Stop::GiveUp(GiveUp::Cut { line: self.line(b) }));
             }
             let map = (b != Body::ENTRY).then(|| self.model.state_map(b, &path.params, path.mem));
+            let map = map.unwrap_or_default();
             let mut memo = HashMap::new();
-            let mut subst = |pool: &mut walkdown_smt::ExprPool, e: ExprId| match &map {
-                Some(m) => pool.substitute(e, m, &mut memo),
-                None => Ok(e),
-            };
             for k in 0..self.model.errors[b.index()].len() {
                 let e = &self.model.errors[b.index()][k];
                 let (goal, inputs, fails) = (e.goal, e.inputs.clone(), e.fails);
-                let fails = subst(&mut self.model.pool, fails)?;
-                if let Some(m) = self.feasible(&path.pc, fails, &path.model)? {
-                    self.reach(goal, from, &path.inputs, &inputs, &m, hooks);
+                let fails = self.model.pool.substitute(fails, &map, &mut memo)?;
+                if let Some(d) = self.decide(&path.pc, fails, &path.model, &inputs)? {
+                    self.reach(goal, from, &path.inputs, &inputs, &d.model, hooks);
                 }
             }
             for k in 0..self.model.steps[b.index()].len() {
-                let s = &self.model.steps[b.index()][k];
-                let (to, goal, step_inputs) = (s.to, s.goal, s.inputs.clone());
-                let (guard, post, post_mem) = (s.guard, s.post_params.clone(), s.post_mem);
-                let guard = subst(&mut self.model.pool, guard)?;
-                let Some(m) = self.feasible(&path.pc, guard, &path.model)? else { continue };
-                if let Some(g) = goal {
-                    self.reach(g, from, &path.inputs, &step_inputs, &m, hooks);
-                }
-                let params = post.iter().map(|&p| subst(&mut self.model.pool, p)).collect::<Result<Vec<_>, _>>()?;
-                let mem = subst(&mut self.model.pool, post_mem)?;
-                let mut next = Path {
-                    block: to,
-                    params,
-                    mem: Some(mem),
-                    pc: path.pc.clone(),
-                    inputs: path.inputs.clone(),
-                    model: m,
-                };
-                if self.model.pool.as_bool_const(guard) != Some(true) {
-                    next.pc.push(guard);
-                }
-                next.inputs.extend(step_inputs);
-                if self.heads[to.index()] {
+                let Some(next) = self.take(from, &path, k, &map, &mut memo, hooks)? else { continue };
+                if self.heads[next.block.index()] {
                     self.arrive(from, next, frontier)?;
                 } else {
                     paths += 1;
@@ -329,6 +314,70 @@ impl<'m> Search<'m> {
             }
         }
         Ok(())
+    }
+
+    /// The path after step `k` of its block (its state substituted by
+    /// `map`), if that step is feasible.
+    fn take(
+        &mut self,
+        from: Option<usize>,
+        path: &Path,
+        k: usize,
+        map: &HashMap<Leaf, ExprId>,
+        memo: &mut HashMap<ExprId, ExprId>,
+        hooks: &mut dyn Hooks,
+    ) -> Step<Option<Path>> {
+        let s = &self.model.steps[path.block.index()][k];
+        let (to, goal, step_inputs) = (s.to, s.goal, s.inputs.clone());
+        let (guard, post, post_mem) = (s.guard, s.post_params.clone(), s.post_mem);
+        let guard = self.model.pool.substitute(guard, map, memo)?;
+        let Some(d) = self.decide(&path.pc, guard, &path.model, &step_inputs)? else { return Ok(None) };
+        if let Some(g) = goal {
+            self.reach(g, from, &path.inputs, &step_inputs, &d.model, hooks);
+        }
+        let mut params = Vec::with_capacity(post.len());
+        let mut fixed_memo = HashMap::new();
+        for p in post {
+            let p = self.model.pool.substitute(p, map, memo)?;
+            params.push(self.model.pool.substitute(p, &d.fixed, &mut fixed_memo)?);
+        }
+        let mem = self.model.pool.substitute(post_mem, map, memo)?;
+        let mem = self.model.pool.substitute(mem, &d.fixed, &mut fixed_memo)?;
+        let mut pc = path.pc.clone();
+        pc.extend(d.pc);
+        let mut inputs = path.inputs.clone();
+        inputs.extend(step_inputs);
+        Ok(Some(Path { block: to, params, mem: Some(mem), pc, inputs, model: d.model }))
+    }
+
+    /// Whether `pc ∧ cond` is satisfiable, and if so what the path keeps:
+    /// `cond` with the symbols its conjuncts fix (`input == 3`, the
+    /// encoder's reach flags) replaced by their constants, those values,
+    /// and a model. Of the fixed symbols, the inputs' values stay in the
+    /// path condition (later models must keep them, for the test); the
+    /// others occur nowhere else.
+    fn decide(
+        &mut self,
+        pc: &[ExprId],
+        cond: ExprId,
+        model: &Assignment,
+        inputs: &[InputSite],
+    ) -> Step<Option<Decided>> {
+        let (simple, fixed) = propagate(&mut self.model.pool, cond)?;
+        let Some(mut model) = self.feasible(pc, simple, model)? else { return Ok(None) };
+        let mut keep = Vec::new();
+        if self.model.pool.as_bool_const(simple) != Some(true) {
+            keep.push(simple);
+        }
+        for (leaf, &c) in &fixed {
+            let Leaf::Sym(sym) = *leaf else { continue };
+            model.set_sym(sym, self.model.pool.as_bv_const(c).expect("fixed to a constant"));
+            if inputs.iter().any(|i| i.sym == sym) {
+                let x = self.model.pool.symbol_expr(sym);
+                keep.push(self.model.pool.eq(x, c)?);
+            }
+        }
+        Ok(Some(Decided { model, pc: keep, fixed }))
     }
 
     /// `Some(model)` when `pc ∧ cond` is satisfiable: the path's model if it
@@ -499,6 +548,64 @@ impl<'m> Search<'m> {
     fn line(&self, b: Block) -> u32 {
         self.model.body.blocks[b].term_loc.line
     }
+}
+
+/// `cond` with the symbols its conjuncts fix replaced by their constants
+/// (again while that fixes more), and those symbols' constants. Any
+/// model of `cond` gives the symbols those values, so `cond` holds in a
+/// model exactly when the result does and the symbols have the values.
+fn propagate(
+    pool: &mut walkdown_smt::ExprPool,
+    cond: ExprId,
+) -> Result<(ExprId, HashMap<Leaf, ExprId>), walkdown_smt::ExprError> {
+    let mut all = HashMap::new();
+    let mut g = cond;
+    while pool.as_bool_const(g).is_none() {
+        let fixed = fixed_by(pool, g)?;
+        if fixed.is_empty() {
+            break;
+        }
+        g = pool.substitute(g, &fixed, &mut HashMap::new())?;
+        all.extend(fixed);
+    }
+    Ok((g, all))
+}
+
+/// The symbols `cond` fixes to constants: its conjuncts `symbol ==
+/// constant`, and `symbol != constant` for a 1-bit symbol.
+fn fixed_by(pool: &mut walkdown_smt::ExprPool, cond: ExprId) -> Result<HashMap<Leaf, ExprId>, walkdown_smt::ExprError> {
+    let mut out = HashMap::new();
+    let mut todo = vec![(cond, true)];
+    while let Some((c, positive)) = todo.pop() {
+        match pool.get(c).clone() {
+            Node::And(xs) if positive => todo.extend(xs.iter().map(|&x| (x, true))),
+            Node::Not(x) => todo.push((x, !positive)),
+            Node::Eq(a, b) => {
+                // `(c ? 0 : 1) == 0`: the comparison `c` (of a `!=` cast to
+                // an integer), with its polarity.
+                for (x, k) in [(a, b), (b, a)] {
+                    let (Node::Ite { cond, then, els }, Some(v)) = (pool.get(x).clone(), pool.as_bv_const(k)) else {
+                        continue;
+                    };
+                    match (pool.as_bv_const(then), pool.as_bv_const(els)) {
+                        (Some(t), Some(e)) if t != e && v == t => todo.push((cond, positive)),
+                        (Some(t), Some(e)) if t != e && v == e => todo.push((cond, !positive)),
+                        _ => {}
+                    }
+                }
+                for (x, k) in [(a, b), (b, a)] {
+                    let (Node::Var { sym, .. }, Some(v)) = (pool.get(x).clone(), pool.as_bv_const(k)) else { continue };
+                    if positive {
+                        out.insert(Leaf::Sym(sym), k);
+                    } else if pool.width(x) == Some(1) {
+                        out.insert(Leaf::Sym(sym), pool.bv_const(1, 1 - v)?);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(out)
 }
 
 /// Per block of `body`: it is the target of a retreating edge of a
