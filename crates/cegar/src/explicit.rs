@@ -32,7 +32,7 @@ use std::collections::HashSet;
 use walkdown_campaign::{work, Claim, Engine, EngineCtx, EngineEnd, EngineError, GoalClosure, OpenReason};
 use walkdown_encode::vc::InputSite;
 use walkdown_ir::entity::EntityRef;
-use walkdown_ir::goals::GoalId;
+use walkdown_ir::goals::{GoalId, GoalKind};
 use walkdown_ir::testvec::{InputValue, TestVector};
 use walkdown_smt::{SolverSettings, SolverStack};
 
@@ -75,12 +75,15 @@ impl ExplicitEngine {
     }
 }
 
-/// The search's hooks into the campaign: runs to reached goals are
-/// submitted once per goal.
+/// The search's hooks into the campaign: a run to a reached goal is
+/// made once per goal, submitted at once for an error and after the
+/// search for a branch outcome (replays of long runs would otherwise eat
+/// the search's budget).
 struct CtxHooks<'a, 'k, 'p> {
     ctx: &'a EngineCtx<'k, 'p>,
     closures: (u64, Vec<GoalClosure>),
     tried: HashSet<GoalId>,
+    pending: Vec<(GoalId, TestVector)>,
     dm: walkdown_ir::DataModel,
 }
 
@@ -94,7 +97,13 @@ impl Hooks for CtxHooks<'_, '_, '_> {
     fn reached(&mut self, goal: GoalId, inputs: &[(InputSite, u64)]) {
         self.tried.insert(goal);
         let values = inputs.iter().map(|(s, bits)| InputValue::from_bits(s.ty, s.signed, *bits, self.dm)).collect();
-        self.ctx.submit(&TestVector { values });
+        let vector = TestVector { values };
+        match self.ctx.campaign().goals().goals[goal].kind {
+            GoalKind::Error { .. } => {
+                self.ctx.submit(&vector);
+            }
+            GoalKind::Edge { .. } => self.pending.push((goal, vector)),
+        }
     }
     fn charge(&mut self, blocks: u64, queries: u64) {
         self.ctx.charge(1 + work::formula(blocks) + work::solver(queries * 1_000));
@@ -138,8 +147,13 @@ impl Engine for ExplicitEngine {
         let solver_settings = SolverSettings { slicing: false, timeout_ms: Some(timeout), ..SolverSettings::default() };
         let mut solver = SolverStack::build(&solver_settings);
         walkdown_smt::Solver::set_deadline(&mut solver, Some(ctx.deadline()));
-        let mut hooks =
-            CtxHooks { ctx, closures: (u64::MAX, Vec::new()), tried: HashSet::new(), dm: program.data_model };
+        let mut hooks = CtxHooks {
+            ctx,
+            closures: (u64::MAX, Vec::new()),
+            tried: HashSet::new(),
+            pending: Vec::new(),
+            dm: program.data_model,
+        };
         ctx.publish("running", Vec::new());
         let mut search = Search::new(&mut model, solver, self.settings.search);
         let end = search.run(&mut hooks).map_err(|e| EngineError(e.to_string()))?;
@@ -153,6 +167,7 @@ impl Engine for ExplicitEngine {
                     ctx.claim(g, Claim::Unreachable { method: method.clone() });
                     proved += 1;
                 }
+                hooks.submit_pending();
                 for &g in targets.iter().filter(|g| reached.contains(g)) {
                     if hooks.wants_open(g) {
                         let why = "the explicit-state search reaches it; its run did not replay there";
@@ -163,6 +178,7 @@ impl Engine for ExplicitEngine {
             }
             SearchEnd::GaveUp { why, states } => {
                 self.states = states;
+                hooks.submit_pending();
                 let reason = match &why {
                     GiveUp::Budget => OpenReason::Budget,
                     GiveUp::Unknown(_) => OpenReason::SolverUnknown,
@@ -183,6 +199,19 @@ impl Engine for ExplicitEngine {
 }
 
 impl CtxHooks<'_, '_, '_> {
+    /// Submits the runs to branch outcomes still open, while the budget
+    /// lasts.
+    fn submit_pending(&mut self) {
+        for (goal, vector) in std::mem::take(&mut self.pending) {
+            if !self.ctx.checkpoint() {
+                return;
+            }
+            if self.wants_open(goal) {
+                self.ctx.submit(&vector);
+            }
+        }
+    }
+
     /// Whether the goal is open in the campaign.
     fn wants_open(&mut self, goal: GoalId) -> bool {
         let epoch = self.ctx.epoch();
