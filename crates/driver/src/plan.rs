@@ -131,7 +131,10 @@ impl Options {
             out: out.into(),
             // The Horn engine is opt-in: in the portfolio it cost a proof
             // and gained none at `--time 30` (docs/benchmarks.md).
-            engines: vec![EngineKind::Concolic, EngineKind::Bmc, EngineKind::Cegar],
+            // The explicit-state search is a default engine: where it does
+            // not apply it gives up within a second on most programs
+            // (docs/engines.md).
+            engines: vec![EngineKind::Concolic, EngineKind::Bmc, EngineKind::Cegar, EngineKind::Explicit],
             engine: None,
             jobs: None,
             shares: Vec::new(),
@@ -369,7 +372,7 @@ mod tests {
     #[test]
     fn the_defaults_plan_every_engine_but_horn_deepening_the_unwinding() {
         let plan = Plan::new(defaults(), None).unwrap();
-        assert_eq!(plan.engines, [EngineKind::Concolic, EngineKind::Bmc, EngineKind::Cegar]);
+        assert_eq!(plan.engines, [EngineKind::Concolic, EngineKind::Bmc, EngineKind::Cegar, EngineKind::Explicit]);
         assert_eq!(plan.unwinding, Unwinding { first: 1, last: 1024 });
         assert_eq!(plan.property, Property::CoverBranches);
         assert_eq!(plan.data_model, DataModel::LP64);

@@ -39,7 +39,7 @@ use crate::CegarError;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SearchSettings {
     /// States (distinct loop-head states) the search may keep. Default
-    /// 100,000.
+    /// 10,000 (a few seconds of search).
     pub max_states: usize,
     /// Paths one step may have (forks on inputs). Default 4,096.
     pub max_paths: usize,
@@ -51,7 +51,7 @@ pub struct SearchSettings {
 
 impl Default for SearchSettings {
     fn default() -> Self {
-        SearchSettings { max_states: 100_000, max_paths: 4_096, max_splits: 64 }
+        SearchSettings { max_states: 10_000, max_paths: 4_096, max_splits: 64 }
     }
 }
 

@@ -33,8 +33,8 @@ pub struct GenArgs {
     /// Output directory: the suite goes to OUT/test-suite, the report to OUT/report.json.
     #[arg(long, default_value = "walkdown-out")]
     out: PathBuf,
-    /// Engines of the portfolio, comma-separated: concolic, bmc, cegar, horn, explicit (horn and explicit run only when named).
-    #[arg(long, default_value = "concolic,bmc,cegar", value_delimiter = ',')]
+    /// Engines of the portfolio, comma-separated: concolic, bmc, cegar, horn, explicit (horn runs only when named).
+    #[arg(long, default_value = "concolic,bmc,cegar,explicit", value_delimiter = ',')]
     engines: Vec<EngineArg>,
     /// Run one engine alone (the same as `--engines X`).
     #[arg(long, value_enum)]
