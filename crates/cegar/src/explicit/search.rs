@@ -158,6 +158,22 @@ struct Path {
     model: Assignment,
 }
 
+/// One state a path may end in: its parameters' values, its canonical
+/// memory, and a model of the path that gives them.
+struct Valuation {
+    params: Vec<u128>,
+    mem: ExprId,
+    model: Assignment,
+}
+
+/// Memory as stores over a base that holds one byte everywhere.
+struct Peeled {
+    /// (address, byte) terms, the last store first.
+    stores: Vec<(ExprId, ExprId)>,
+    base: ExprId,
+    default: u8,
+}
+
 /// A feasible condition, as [`Search::decide`] leaves it.
 struct Decided {
     model: Assignment,
@@ -442,7 +458,7 @@ impl<'m> Search<'m> {
     fn arrive(&mut self, from: Option<usize>, path: Path, frontier: &mut VecDeque<usize>) -> Step<()> {
         let line = self.line(path.block);
         let mem = path.mem.expect("a loop head is not the entry");
-        for (params, mem, model) in self.concretize(&path.params, mem, &path.pc, path.model, line)? {
+        for Valuation { params, mem, model } in self.concretize(&path.params, mem, &path.pc, path.model, line)? {
             let key = Key { block: path.block, params, mem };
             if self.index.contains_key(&key) {
                 continue;
@@ -469,8 +485,8 @@ impl<'m> Search<'m> {
         pc: &[ExprId],
         model: Assignment,
         line: u32,
-    ) -> Step<Vec<(Vec<u128>, ExprId, Assignment)>> {
-        let (stores, base, default) = self.peel(mem, line)?;
+    ) -> Step<Vec<Valuation>> {
+        let Peeled { stores, base, default } = self.peel(mem, line)?;
         // Every term of the state; those the values do not fix yet.
         let terms: Vec<ExprId> = params.iter().copied().chain(stores.iter().flat_map(|&(i, v)| [i, v])).collect();
         let open: Vec<ExprId> = terms.iter().copied().filter(|&t| self.model.pool.as_bv_const(t).is_none()).collect();
@@ -482,7 +498,7 @@ impl<'m> Search<'m> {
                 terms.iter().map(|&t| self.model.pool.eval(t, &model).as_bv().unwrap_or(0)).collect();
             let (param_values, store_values) = values.split_at(params.len());
             let canon = self.canonical(base, default, store_values)?;
-            out.push((param_values.to_vec(), canon, model));
+            out.push(Valuation { params: param_values.to_vec(), mem: canon, model });
             if open.is_empty() {
                 return Ok(out);
             }
@@ -491,7 +507,7 @@ impl<'m> Search<'m> {
             }
             let mut differs = Vec::with_capacity(open.len());
             for &t in &open {
-                let v = self.model.pool.eval(t, &out.last().expect("just pushed").2).as_bv().unwrap_or(0);
+                let v = self.model.pool.eval(t, &out.last().expect("just pushed").model).as_bv().unwrap_or(0);
                 let c = self.model.pool.bv_const(self.model.pool.width(t).unwrap_or(64), v)?;
                 let eq = self.model.pool.eq(t, c)?;
                 differs.push(self.model.pool.not(eq)?);
@@ -507,7 +523,7 @@ impl<'m> Search<'m> {
 
     /// The stores of `mem` (last first) down to its base, the base and the
     /// byte it holds everywhere; memory of another form ends the search.
-    fn peel(&self, mem: ExprId, line: u32) -> Step<(Vec<(ExprId, ExprId)>, ExprId, u8)> {
+    fn peel(&self, mem: ExprId, line: u32) -> Step<Peeled> {
         let mut stores = Vec::new();
         let mut cur = mem;
         loop {
@@ -516,7 +532,7 @@ impl<'m> Search<'m> {
                     stores.push((index, value));
                     cur = array;
                 }
-                Node::ConstArray { value, .. } => return Ok((stores, cur, value)),
+                Node::ConstArray { value, .. } => return Ok(Peeled { stores, base: cur, default: value }),
                 Node::ArrayVar { .. } => return Err(Stop::GiveUp(GiveUp::Memory { line, what: "unknown memory" })),
                 _ => return Err(Stop::GiveUp(GiveUp::Memory { line, what: "memory chosen by a condition" })),
             }
