@@ -398,8 +398,11 @@ mod tests {
         assert_eq!(refused(Options { max_call_depth: 0, ..defaults() }), PlanError::CallDepth);
         assert_eq!(refused(Options { jobs: Some(0), ..defaults() }), PlanError::Jobs);
         assert_eq!(refused(Options { engines: Vec::new(), ..defaults() }), PlanError::NoEngine);
-        assert_eq!(refused(Options { shares: vec![1.0, 2.0], ..defaults() }), PlanError::Shares { engines: 3 });
-        assert_eq!(refused(Options { shares: vec![1.0, 0.0, 1.0], ..defaults() }), PlanError::Shares { engines: 3 });
+        assert_eq!(refused(Options { shares: vec![1.0, 2.0], ..defaults() }), PlanError::Shares { engines: 4 });
+        assert_eq!(
+            refused(Options { shares: vec![1.0, 0.0, 1.0, 1.0], ..defaults() }),
+            PlanError::Shares { engines: 4 }
+        );
         assert_eq!(refused(Options { search: "sideways".into(), ..defaults() }), PlanError::Search("sideways".into()));
     }
 

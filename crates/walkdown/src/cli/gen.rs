@@ -165,7 +165,7 @@ pub enum EngineArg {
     Cegar,
     /// Horn clauses solved by Z3's Spacer: the model checker's model as constrained Horn clauses, one query per goal; proofs come with inductive invariants.
     Horn,
-    /// Explicit-state search: concrete states at loop heads, hashed; each step to the next loop head explored with its inputs symbolic; proofs when the frontier is empty, none when a state depends on the inputs.
+    /// Explicit-state search: concrete states at loop heads, hashed; each step to the next loop head explored with its inputs symbolic; proofs when the frontier is empty, none when a state depends on the inputs beyond a few values.
     Explicit,
 }
 
