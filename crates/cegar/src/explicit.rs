@@ -47,13 +47,15 @@ pub struct ExplicitSettings {
     pub model: ModelSettings,
     /// The search's limits.
     pub search: SearchSettings,
-    /// The solver's limit per query, in milliseconds. Default 2,000.
+    /// The solver's limit per query, in milliseconds. Default 1,000: the
+    /// queries from concrete states are small, and an `unknown` ends the
+    /// search anyway, so a long wait only takes time from other engines.
     pub timeout_ms: u32,
 }
 
 impl Default for ExplicitSettings {
     fn default() -> Self {
-        ExplicitSettings { model: ModelSettings::default(), search: SearchSettings::default(), timeout_ms: 2_000 }
+        ExplicitSettings { model: ModelSettings::default(), search: SearchSettings::default(), timeout_ms: 1_000 }
     }
 }
 

@@ -78,9 +78,10 @@ pub fn build<'e>(
 }
 
 /// The explicit-state engine's settings: its solver's limit per query is
-/// the plan's.
+/// its own default or the plan's, whichever is shorter.
 fn explicit(plan: &Plan) -> ExplicitSettings {
-    ExplicitSettings { timeout_ms: plan.options.solver_timeout_ms, ..ExplicitSettings::default() }
+    let default = ExplicitSettings::default();
+    ExplicitSettings { timeout_ms: plan.options.solver_timeout_ms.min(default.timeout_ms), ..default }
 }
 
 /// The concolic engine's settings.
