@@ -385,8 +385,12 @@ impl<'m> Search<'m> {
         if self.model.pool.as_bool_const(simple) != Some(true) {
             keep.push(simple);
         }
-        for (leaf, &c) in &fixed {
-            let Leaf::Sym(sym) = *leaf else { continue };
+        // In the symbols' order, so the path condition (and the solver's
+        // models, and the tests) are the same from run to run.
+        let mut fixed_syms: Vec<(Leaf, ExprId)> = fixed.iter().map(|(&l, &c)| (l, c)).collect();
+        fixed_syms.sort_unstable();
+        for (leaf, c) in fixed_syms {
+            let Leaf::Sym(sym) = leaf else { continue };
             model.set_sym(sym, self.model.pool.as_bv_const(c).expect("fixed to a constant"));
             if inputs.iter().any(|i| i.sym == sym) {
                 let x = self.model.pool.symbol_expr(sym);
