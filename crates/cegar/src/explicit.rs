@@ -160,43 +160,50 @@ impl Engine for ExplicitEngine {
         let mut search = Search::new(&mut model, solver, self.settings.search);
         let end = search.run(&mut hooks).map_err(|e| EngineError(e.to_string()))?;
         let queries = search.total_queries;
-        self.end = match end {
-            SearchEnd::Complete { states, reached } => {
-                self.states = states;
-                let method = format!("explicit-state search, {states} states, frontier empty");
-                let mut proved = 0;
-                for &g in targets.iter().filter(|g| !reached.contains(g)) {
-                    ctx.claim(g, Claim::Unreachable { method: method.clone() });
-                    proved += 1;
-                }
-                hooks.submit_pending();
-                for &g in targets.iter().filter(|g| reached.contains(g)) {
-                    if hooks.wants_open(g) {
-                        let why = "the explicit-state search reaches it; its run did not replay there";
-                        ctx.note_open(g, OpenReason::NotAttempted(why.into()));
-                    }
-                }
-                format!("complete: {states} states, {proved} goals proved unreachable")
-            }
-            SearchEnd::GaveUp { why, states } => {
-                self.states = states;
-                hooks.submit_pending();
-                let reason = match &why {
-                    GiveUp::Budget => OpenReason::Budget,
-                    GiveUp::Unknown(_) => OpenReason::SolverUnknown,
-                    other => OpenReason::NotAttempted(format!("explicit-state search not applicable: {other}")),
-                };
-                for &g in &targets {
-                    if hooks.wants_open(g) {
-                        ctx.note_open(g, reason.clone());
-                    }
-                }
-                format!("gave up after {states} states: {why}")
-            }
-        };
+        let (states, end) = settle(end, &targets, &mut hooks);
+        self.states = states;
+        self.end = end;
         let figures = vec![("states", self.states as f64), ("queries", queries as f64)];
         ctx.publish(&self.end.clone(), figures);
         Ok(EngineEnd::new(self.end.clone()))
+    }
+}
+
+/// Claims or notes every target by how the search ended; returns the
+/// states explored and the end in words.
+fn settle(end: SearchEnd, targets: &[GoalId], hooks: &mut CtxHooks<'_, '_, '_>) -> (usize, String) {
+    let ctx = hooks.ctx;
+    match end {
+        SearchEnd::Complete { states, reached } => {
+            let method = format!("explicit-state search, {states} states, frontier empty");
+            let mut proved = 0;
+            for &g in targets.iter().filter(|g| !reached.contains(g)) {
+                ctx.claim(g, Claim::Unreachable { method: method.clone() });
+                proved += 1;
+            }
+            hooks.submit_pending();
+            for &g in targets.iter().filter(|g| reached.contains(g)) {
+                if hooks.wants_open(g) {
+                    let why = "the explicit-state search reaches it; its run did not replay there";
+                    ctx.note_open(g, OpenReason::NotAttempted(why.into()));
+                }
+            }
+            (states, format!("complete: {states} states, {proved} goals proved unreachable"))
+        }
+        SearchEnd::GaveUp { why, states } => {
+            hooks.submit_pending();
+            let reason = match &why {
+                GiveUp::Budget => OpenReason::Budget,
+                GiveUp::Unknown(_) => OpenReason::SolverUnknown,
+                other => OpenReason::NotAttempted(format!("explicit-state search not applicable: {other}")),
+            };
+            for &g in targets {
+                if hooks.wants_open(g) {
+                    ctx.note_open(g, reason.clone());
+                }
+            }
+            (states, format!("gave up after {states} states: {why}"))
+        }
     }
 }
 

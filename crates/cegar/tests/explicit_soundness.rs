@@ -1,6 +1,6 @@
 //! Soundness of the explicit-state engine's claims on the benchmark
 //! corpus: for every seed and public task under `../shared/bench`, the
-//! engine runs alone for 5 s, and
+//! engine runs alone for 10 s, and
 //! - no goal it proves unreachable is covered by one of its own replayed
 //!   tests (a proof conflict) or by any of up to 10,000 seeded random
 //!   input vectors run in the interpreter (1,000,000 steps per run, 1.5 s
@@ -66,7 +66,7 @@ fn check_program(prog: &walkdown_testsupport::CorpusProgram, failures: &Mutex<Ve
     let goals = Goals::compute(&ir);
     let t0 = Instant::now();
     let stop = AtomicBool::new(false);
-    let (snap, engine) = match run_explicit(&ir, &goals, ExplicitSettings::default(), Duration::from_secs(5), &stop) {
+    let (snap, engine) = match run_explicit(&ir, &goals, ExplicitSettings::default(), Duration::from_secs(10), &stop) {
         Ok(r) => r,
         Err(e) => return format!("{:<50} skipped: {e}", prog.name),
     };
