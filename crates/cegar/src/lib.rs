@@ -6,19 +6,22 @@
 //! interpolation ([`checker`]), and the campaign engine that submits the
 //! tests and claims what a complete graph never reaches ([`engine`]).
 //! The same model as constrained Horn clauses, solved by Z3's Spacer, is a
-//! second engine ([`horn`]).
+//! second engine ([`horn`]), and an explicit-state search over its
+//! loop-head states a third ([`explicit`]).
 
 #![deny(missing_docs)]
 
 pub mod certificate;
 pub mod checker;
 pub mod engine;
+pub mod explicit;
 pub mod horn;
 pub mod model;
 
 pub use certificate::{Certificate, CheckReport, HeadInvariant};
 pub use checker::{Checker, CheckerFigures, CheckerSettings, Driver, Outcome, Refinement};
 pub use engine::{aimed, certificate_from_formulas, certify, run_cegar, CegarEngine, CegarSettings};
+pub use explicit::{run_explicit, ExplicitEngine, ExplicitSettings};
 pub use horn::{certify_horn, run_horn, HornEngine, HornEngineSettings};
 pub use model::{Model, ModelSettings};
 

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use walkdown_bmc::{BmcEngine, BmcSettings, DeepeningSettings, KeptInvariants};
 use walkdown_campaign::Engine;
-use walkdown_cegar::{CegarEngine, CegarSettings, HornEngine};
+use walkdown_cegar::{CegarEngine, CegarSettings, ExplicitEngine, ExplicitSettings, HornEngine};
 use walkdown_concolic::{ConcolicEngine, GenSettings};
 use walkdown_ir::Program;
 
@@ -72,9 +72,20 @@ pub fn build<'e>(
                     members.engines.push(Box::new(engine));
                 }
             }
+            EngineKind::Explicit => {
+                members.described.push("explicit (loop-head states, hashed)".to_string());
+                members.engines.push(Box::new(ExplicitEngine::new(explicit(plan))));
+            }
         }
     }
     members
+}
+
+/// The explicit-state engine's settings: its solver's limit per query is
+/// its own default or the plan's, whichever is shorter.
+fn explicit(plan: &Plan) -> ExplicitSettings {
+    let default = ExplicitSettings::default();
+    ExplicitSettings { timeout_ms: plan.options.solver_timeout_ms.min(default.timeout_ms), ..default }
 }
 
 /// The concolic engine's settings.

@@ -35,6 +35,8 @@ pub enum EngineKind {
     Cegar,
     /// Horn clauses solved by Spacer.
     Horn,
+    /// Explicit-state search over loop-head states.
+    Explicit,
 }
 
 /// The arguments of `gen` as given; see `walkdown gen --help` for each.
@@ -129,7 +131,10 @@ impl Options {
             out: out.into(),
             // The Horn engine is opt-in: in the portfolio it cost a proof
             // and gained none at `--time 30` (docs/benchmarks.md).
-            engines: vec![EngineKind::Concolic, EngineKind::Bmc, EngineKind::Cegar],
+            // The explicit-state search is a default engine: where it does
+            // not apply it gives up within a second on most programs
+            // (docs/engines.md).
+            engines: vec![EngineKind::Concolic, EngineKind::Bmc, EngineKind::Cegar, EngineKind::Explicit],
             engine: None,
             jobs: None,
             shares: Vec::new(),
@@ -188,7 +193,7 @@ pub enum PlanError {
     #[error("--max-memory must be at least 1 (MB)")]
     MaxMemory,
     /// An empty `--engines`.
-    #[error("--engines needs at least one engine (concolic, bmc, cegar, horn)")]
+    #[error("--engines needs at least one engine (concolic, bmc, cegar, horn, explicit)")]
     NoEngine,
     /// `--shares` not one positive number per engine.
     #[error("--shares needs one positive number per engine of --engines ({engines})")]
@@ -367,7 +372,7 @@ mod tests {
     #[test]
     fn the_defaults_plan_every_engine_but_horn_deepening_the_unwinding() {
         let plan = Plan::new(defaults(), None).unwrap();
-        assert_eq!(plan.engines, [EngineKind::Concolic, EngineKind::Bmc, EngineKind::Cegar]);
+        assert_eq!(plan.engines, [EngineKind::Concolic, EngineKind::Bmc, EngineKind::Cegar, EngineKind::Explicit]);
         assert_eq!(plan.unwinding, Unwinding { first: 1, last: 1024 });
         assert_eq!(plan.property, Property::CoverBranches);
         assert_eq!(plan.data_model, DataModel::LP64);
@@ -393,8 +398,11 @@ mod tests {
         assert_eq!(refused(Options { max_call_depth: 0, ..defaults() }), PlanError::CallDepth);
         assert_eq!(refused(Options { jobs: Some(0), ..defaults() }), PlanError::Jobs);
         assert_eq!(refused(Options { engines: Vec::new(), ..defaults() }), PlanError::NoEngine);
-        assert_eq!(refused(Options { shares: vec![1.0, 2.0], ..defaults() }), PlanError::Shares { engines: 3 });
-        assert_eq!(refused(Options { shares: vec![1.0, 0.0, 1.0], ..defaults() }), PlanError::Shares { engines: 3 });
+        assert_eq!(refused(Options { shares: vec![1.0, 2.0], ..defaults() }), PlanError::Shares { engines: 4 });
+        assert_eq!(
+            refused(Options { shares: vec![1.0, 0.0, 1.0, 1.0], ..defaults() }),
+            PlanError::Shares { engines: 4 }
+        );
         assert_eq!(refused(Options { search: "sideways".into(), ..defaults() }), PlanError::Search("sideways".into()));
     }
 

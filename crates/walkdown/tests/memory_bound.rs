@@ -58,8 +58,10 @@ fn a_tiny_bound_drops_engines_then_stops_with_a_finished_report() {
     let file = tmp.path().join("hash.c");
     std::fs::write(&file, HASH).unwrap();
     let out = tmp.path().join("out");
-    // Far below what the binary alone maps: every step is taken.
-    let r = report(&out, &gen(&file, &out, &["--time", "60", "--max-memory", "20"]));
+    // Far below what the binary alone maps: every step is taken. Three
+    // engines, so three steps of dropping them.
+    let args = ["--time", "60", "--max-memory", "20", "--engines", "concolic,bmc,cegar"];
+    let r = report(&out, &gen(&file, &out, &args));
     assert_eq!(r.status, "finished");
     assert_eq!(r.stop_reason, "memory bound", "{:?}", r.memory);
     assert!(r.elapsed_s < 50.0, "stopped by the bound, not the budget: {} s", r.elapsed_s);

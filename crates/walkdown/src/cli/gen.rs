@@ -33,8 +33,8 @@ pub struct GenArgs {
     /// Output directory: the suite goes to OUT/test-suite, the report to OUT/report.json.
     #[arg(long, default_value = "walkdown-out")]
     out: PathBuf,
-    /// Engines of the portfolio, comma-separated: concolic, bmc, cegar, horn (horn runs only when named).
-    #[arg(long, default_value = "concolic,bmc,cegar", value_delimiter = ',')]
+    /// Engines of the portfolio, comma-separated: concolic, bmc, cegar, horn, explicit (horn runs only when named).
+    #[arg(long, default_value = "concolic,bmc,cegar,explicit", value_delimiter = ',')]
     engines: Vec<EngineArg>,
     /// Run one engine alone (the same as `--engines X`).
     #[arg(long, value_enum)]
@@ -165,6 +165,8 @@ pub enum EngineArg {
     Cegar,
     /// Horn clauses solved by Z3's Spacer: the model checker's model as constrained Horn clauses, one query per goal; proofs come with inductive invariants.
     Horn,
+    /// Explicit-state search: concrete states at loop heads, hashed; each step to the next loop head explored with its inputs symbolic; proofs when the frontier is empty, none when a state depends on the inputs beyond a few values.
+    Explicit,
 }
 
 /// `--cover`.
@@ -248,6 +250,7 @@ impl EngineArg {
             EngineArg::Bmc => EngineKind::Bmc,
             EngineArg::Cegar => EngineKind::Cegar,
             EngineArg::Horn => EngineKind::Horn,
+            EngineArg::Explicit => EngineKind::Explicit,
         }
     }
 }
