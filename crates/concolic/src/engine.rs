@@ -377,7 +377,7 @@ impl walkdown_campaign::Engine for ConcolicEngine {
             goals,
             settings,
             ctx,
-            pool: ExprPool::new(),
+            pool: concolic_pool(),
             solver: {
                 // No query may outlive the budget the user gave.
                 let mut stack = SolverStack::build(&solver_settings);
@@ -517,6 +517,14 @@ struct Search<'a, 's, 'k, 'p> {
     retrace_below: usize,
 }
 
+/// A pool for the engine's traces: comparisons' bits folded (see
+/// [`ExprPool::fold_comparison_bits`]).
+fn concolic_pool() -> ExprPool {
+    let mut pool = ExprPool::new();
+    pool.fold_comparison_bits();
+    pool
+}
+
 /// Generates tests for `program` with the concolic engine alone, until the
 /// budget ends, `stop` is set, or nothing is left to do.
 pub fn generate(
@@ -603,7 +611,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
         let candidates = self.searcher.len();
         let cached = self.solver.shed() + self.fp_solver.shed();
         tracer.forget_pool();
-        self.pool = ExprPool::new();
+        self.pool = concolic_pool();
         self.searcher = crate::schedule::compose(&ScheduleSettings {
             search: self.settings.search.clone(),
             max_tryfirst: self.settings.max_tryfirst,

@@ -149,6 +149,17 @@ impl ExprPool {
                 let c2 = self.bv_const(w, fold::un(op, w, c))?;
                 self.eq(x, c2)
             }
+            Node::Ite { cond, then, els }
+                if self.fold_comparison_bits && self.as_bv_const(then).is_some() && self.as_bv_const(els).is_some() =>
+            {
+                let (t, e) = (self.as_bv_const(then).unwrap_or(0), self.as_bv_const(els).unwrap_or(0));
+                match (c == t, c == e) {
+                    (true, true) => Ok(self.true_id),
+                    (true, false) => Ok(cond),
+                    (false, true) => self.not(cond),
+                    (false, false) => Ok(self.false_id),
+                }
+            }
             Node::ZExt { arg, .. } => {
                 let wx = self.bv_width("=", arg)?;
                 if c >> wx != 0 {

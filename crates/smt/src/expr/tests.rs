@@ -961,3 +961,21 @@ fn wide_junction_leaf_sets() {
     e3.dedup();
     assert_eq!(p.symbols_of(narrow), e3.as_slice());
 }
+
+#[test]
+fn a_comparisons_bit_compared_with_a_constant_is_the_comparison_when_asked() {
+    let Fx { mut p, b, .. } = fx();
+    let bit = |p: &mut ExprPool, v: u128| p.bv_const(1, v).unwrap();
+    let (zero, one) = (bit(&mut p, 0), bit(&mut p, 1));
+    let ne = p.ite(b, zero, one).unwrap(); // `x != c` as an i1 over `b = (x = c)`
+    let unfolded = p.eq(ne, zero).unwrap();
+    assert_ne!(unfolded, b, "off by default");
+    p.fold_comparison_bits();
+    let not_b = p.not(b).unwrap();
+    assert_eq!(p.eq(ne, one).unwrap(), not_b);
+    let w8 = p.bv_const(8, 7).unwrap();
+    let w8b = p.bv_const(8, 9).unwrap();
+    let sel = p.ite(b, w8, w8b).unwrap();
+    let other = p.bv_const(8, 3).unwrap();
+    assert_eq!(p.eq(sel, other).unwrap(), p.ff(), "neither arm");
+}
