@@ -7,24 +7,14 @@
 //! Prints a line per program. Skips with a message when `../shared` is
 //! absent.
 
-use std::collections::BTreeSet;
+mod soundness;
+
 use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-use walkdown_campaign::Verdict;
 use walkdown_cegar::{run_cegar, CegarSettings};
 use walkdown_frontend::{compile_c, FrontendSettings};
-use walkdown_interp::{ExecLimits, Interpreter, RunOptions};
-use walkdown_ir::goals::{GoalId, Goals};
-
-const VECTORS: usize = 10_000;
-
-fn random_budget() -> Duration {
-    std::env::var("WALKDOWN_SOUNDNESS_BUDGET_S")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .map_or(Duration::from_millis(1500), Duration::from_secs_f64)
-}
+use walkdown_ir::goals::Goals;
 
 fn check_program(prog: &walkdown_testsupport::CorpusProgram, failures: &Mutex<Vec<String>>) -> String {
     let fs = FrontendSettings { data_model: prog.data_model, ..Default::default() };
@@ -39,40 +29,8 @@ fn check_program(prog: &walkdown_testsupport::CorpusProgram, failures: &Mutex<Ve
             Err(e) => return format!("{:<50} skipped: {e}", prog.name),
         };
     let took = t0.elapsed();
-    let claimed: BTreeSet<GoalId> = goals
-        .goals
-        .keys()
-        .filter(|g| matches!(&snap.goals[g.index()].verdict, Verdict::Unreachable(p) if p.engine == "cegar"))
-        .collect();
-    let interp = Interpreter::new(&ir, &goals).expect("interpretable");
-    let mut found = Vec::new();
-    for t in &snap.tests {
-        if interp.run(&t.vector, &RunOptions::default()).covered != t.covered {
-            found.push(format!("{}: test {} replays to other goals", prog.name, t.index));
-        }
-    }
-    let mut runs = 0;
-    if !claimed.is_empty() {
-        let opts =
-            RunOptions { limits: ExecLimits { max_steps: 1_000_000, ..Default::default() }, ..Default::default() };
-        let start = Instant::now();
-        let mut seen = BTreeSet::new();
-        for tv in walkdown_testsupport::input_vectors(&prog.name, VECTORS) {
-            if start.elapsed() > random_budget() {
-                break;
-            }
-            runs += 1;
-            for g in interp.run(&tv, &opts).covered {
-                if claimed.contains(&g) && seen.insert(g) {
-                    found.push(format!(
-                        "{}: goal {g} ({}) claimed unreachable by cegar but covered by a run",
-                        prog.name,
-                        goals.describe(g)
-                    ));
-                }
-            }
-        }
-    }
+    let claimed = soundness::claimed(&goals, &snap, "cegar");
+    let (found, runs) = soundness::check_claims(&prog.name, &ir, &goals, &snap, &claimed, "cegar");
     failures.lock().unwrap().extend(found);
     format!(
         "{:<50} goals {:>4} covered {:>4} unreachable {:>3} {:>7.2?} vectors {runs}  {}",
@@ -85,24 +43,7 @@ fn check_program(prog: &walkdown_testsupport::CorpusProgram, failures: &Mutex<Ve
     )
 }
 
-use walkdown_ir::entity::EntityRef;
-
 #[test]
 fn cegar_unreachable_claims_are_never_covered_on_the_corpus() {
-    let Some(corpus) = walkdown_testsupport::corpus("cegar_unreachable_claims_are_never_covered_on_the_corpus") else {
-        return;
-    };
-    let failures = Mutex::new(Vec::new());
-    let lines = walkdown_testsupport::map_corpus(&corpus, |prog| check_program(prog, &failures));
-    for l in &lines {
-        eprintln!("{l}");
-    }
-    let claims: usize = lines
-        .iter()
-        .filter_map(|l| l.split("unreachable").nth(1))
-        .filter_map(|r| r.split_whitespace().next()?.parse::<usize>().ok())
-        .sum();
-    eprintln!("total: {claims} goals claimed unreachable by cegar");
-    let failures = failures.into_inner().unwrap();
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    soundness::over_corpus("cegar_unreachable_claims_are_never_covered_on_the_corpus", "cegar", check_program);
 }

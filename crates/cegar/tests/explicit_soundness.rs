@@ -13,27 +13,16 @@
 //! when `../shared` is absent (CI sets `WALKDOWN_REQUIRE_SHARED=1`, so it
 //! fails there instead).
 
-use std::collections::BTreeSet;
+mod soundness;
+
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-use walkdown_campaign::Verdict;
 use walkdown_cegar::{run_explicit, ExplicitSettings};
 use walkdown_frontend::{compile_c, FrontendSettings};
-use walkdown_interp::{ExecLimits, Interpreter, RunOptions};
-use walkdown_ir::entity::EntityRef;
-use walkdown_ir::goals::{ErrorSite, GoalId, GoalKind, Goals};
+use walkdown_ir::goals::{ErrorSite, GoalKind, Goals};
 use walkdown_ir::CheckKind;
-
-const VECTORS: usize = 10_000;
-
-fn random_budget() -> Duration {
-    std::env::var("WALKDOWN_SOUNDNESS_BUDGET_S")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .map_or(Duration::from_millis(1500), Duration::from_secs_f64)
-}
 
 /// The `unreach-call` verdict of the task whose input file is `file`, from
 /// the task definitions beside it (`None`: a seed, or no such property).
@@ -71,11 +60,7 @@ fn check_program(prog: &walkdown_testsupport::CorpusProgram, failures: &Mutex<Ve
         Err(e) => return format!("{:<50} skipped: {e}", prog.name),
     };
     let took = t0.elapsed();
-    let claimed: BTreeSet<GoalId> = goals
-        .goals
-        .keys()
-        .filter(|g| matches!(&snap.goals[g.index()].verdict, Verdict::Unreachable(p) if p.engine == "explicit"))
-        .collect();
+    let claimed = soundness::claimed(&goals, &snap, "explicit");
     let mut found = Vec::new();
     for c in &snap.conflicts {
         found.push(format!("{}: proof conflict on goal {} ({})", prog.name, c.goal, goals.describe(c.goal)));
@@ -87,34 +72,8 @@ fn check_program(prog: &walkdown_testsupport::CorpusProgram, failures: &Mutex<Ve
             }
         }
     }
-    let interp = Interpreter::new(&ir, &goals).expect("interpretable");
-    for t in &snap.tests {
-        if interp.run(&t.vector, &RunOptions::default()).covered != t.covered {
-            found.push(format!("{}: test {} replays to other goals", prog.name, t.index));
-        }
-    }
-    let mut runs = 0;
-    if !claimed.is_empty() {
-        let opts =
-            RunOptions { limits: ExecLimits { max_steps: 1_000_000, ..Default::default() }, ..Default::default() };
-        let start = Instant::now();
-        let mut seen = BTreeSet::new();
-        for tv in walkdown_testsupport::input_vectors(&prog.name, VECTORS) {
-            if start.elapsed() > random_budget() {
-                break;
-            }
-            runs += 1;
-            for g in interp.run(&tv, &opts).covered {
-                if claimed.contains(&g) && seen.insert(g) {
-                    found.push(format!(
-                        "{}: goal {g} ({}) claimed unreachable by explicit but covered by a run",
-                        prog.name,
-                        goals.describe(g)
-                    ));
-                }
-            }
-        }
-    }
+    let (more, runs) = soundness::check_claims(&prog.name, &ir, &goals, &snap, &claimed, "explicit");
+    found.extend(more);
     failures.lock().unwrap().extend(found);
     format!(
         "{:<50} goals {:>4} covered {:>4} unreachable {:>4} {:>7.2?} vectors {runs}  {}",
@@ -129,21 +88,5 @@ fn check_program(prog: &walkdown_testsupport::CorpusProgram, failures: &Mutex<Ve
 
 #[test]
 fn explicit_unreachable_claims_are_never_covered_on_the_corpus() {
-    let Some(corpus) = walkdown_testsupport::corpus("explicit_unreachable_claims_are_never_covered_on_the_corpus")
-    else {
-        return;
-    };
-    let failures = Mutex::new(Vec::new());
-    let lines = walkdown_testsupport::map_corpus(&corpus, |prog| check_program(prog, &failures));
-    for l in &lines {
-        eprintln!("{l}");
-    }
-    let claims: usize = lines
-        .iter()
-        .filter_map(|l| l.split("unreachable").nth(1))
-        .filter_map(|r| r.split_whitespace().next()?.parse::<usize>().ok())
-        .sum();
-    eprintln!("total: {claims} goals claimed unreachable by explicit");
-    let failures = failures.into_inner().unwrap();
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    soundness::over_corpus("explicit_unreachable_claims_are_never_covered_on_the_corpus", "explicit", check_program);
 }

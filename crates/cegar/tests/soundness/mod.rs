@@ -1,0 +1,99 @@
+//! What the corpus soundness tests of the model checker, the Horn engine
+//! and the explicit-state engine share: which goals an engine claimed
+//! unreachable, the check of those claims against the engine's own tests
+//! and seeded random input vectors run in the interpreter (1,000,000 steps
+//! per run, 1.5 s per program; `WALKDOWN_SOUNDNESS_BUDGET_S` raises that),
+//! and the test body over the corpus. Each test keeps how it runs its
+//! engine and what it prints per program.
+
+use std::collections::BTreeSet;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+use walkdown_campaign::{Snapshot, Verdict};
+use walkdown_interp::{ExecLimits, Interpreter, RunOptions};
+use walkdown_ir::entity::EntityRef;
+use walkdown_ir::goals::{GoalId, Goals};
+use walkdown_ir::Program;
+use walkdown_testsupport::CorpusProgram;
+
+/// Random vectors per program at most.
+const VECTORS: usize = 10_000;
+
+fn random_budget() -> Duration {
+    std::env::var("WALKDOWN_SOUNDNESS_BUDGET_S")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .map_or(Duration::from_millis(1500), Duration::from_secs_f64)
+}
+
+/// The goals `engine` proved unreachable in `snap`.
+pub fn claimed(goals: &Goals, snap: &Snapshot, engine: &str) -> BTreeSet<GoalId> {
+    goals
+        .goals
+        .keys()
+        .filter(|g| matches!(&snap.goals[g.index()].verdict, Verdict::Unreachable(p) if p.engine == engine))
+        .collect()
+}
+
+/// Every kept test of `snap` replays to the goals recorded, and no random
+/// vector covers a goal of `claimed`: what fails, and how many vectors ran.
+pub fn check_claims(
+    name: &str,
+    ir: &Program,
+    goals: &Goals,
+    snap: &Snapshot,
+    claimed: &BTreeSet<GoalId>,
+    engine: &str,
+) -> (Vec<String>, usize) {
+    let interp = Interpreter::new(ir, goals).expect("interpretable");
+    let mut found = Vec::new();
+    for t in &snap.tests {
+        if interp.run(&t.vector, &RunOptions::default()).covered != t.covered {
+            found.push(format!("{name}: test {} replays to other goals", t.index));
+        }
+    }
+    let mut runs = 0;
+    if claimed.is_empty() {
+        return (found, runs);
+    }
+    let opts = RunOptions { limits: ExecLimits { max_steps: 1_000_000, ..Default::default() }, ..Default::default() };
+    let start = Instant::now();
+    let mut seen = BTreeSet::new();
+    for tv in walkdown_testsupport::input_vectors(name, VECTORS) {
+        if start.elapsed() > random_budget() {
+            break;
+        }
+        runs += 1;
+        for g in interp.run(&tv, &opts).covered {
+            if claimed.contains(&g) && seen.insert(g) {
+                found.push(format!(
+                    "{name}: goal {g} ({}) claimed unreachable by {engine} but covered by a run",
+                    goals.describe(g)
+                ));
+            }
+        }
+    }
+    (found, runs)
+}
+
+/// The test over the corpus: `check` per program (a line to print, the
+/// failures pushed), then the total of claims (the number after
+/// `unreachable` in each line) and no failure.
+pub fn over_corpus(test: &str, engine: &str, check: impl Fn(&CorpusProgram, &Mutex<Vec<String>>) -> String + Sync) {
+    let Some(corpus) = walkdown_testsupport::corpus(test) else {
+        return;
+    };
+    let failures = Mutex::new(Vec::new());
+    let lines = walkdown_testsupport::map_corpus(&corpus, |prog| check(prog, &failures));
+    for l in &lines {
+        eprintln!("{l}");
+    }
+    let claims: usize = lines
+        .iter()
+        .filter_map(|l| l.split("unreachable").nth(1))
+        .filter_map(|r| r.split_whitespace().next()?.parse::<usize>().ok())
+        .sum();
+    eprintln!("total: {claims} goals claimed unreachable by {engine}");
+    let failures = failures.into_inner().unwrap();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
