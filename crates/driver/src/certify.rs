@@ -63,12 +63,22 @@ impl Certify<'_, '_> {
         let gaddr = |g| interp.global_address(g).unwrap_or(0);
         let faddr = |f| interp.func_address(f).unwrap_or(0);
         let deadline = self.deadline(snap);
-        let mut from_analysis = |targets: &[GoalId]| self.analysis_certificate(targets, deadline, &gaddr, &faddr, &[]);
+        // The interval analysis, run again to the witness's deadline, once
+        // for both certificates that read it.
+        let intervals = std::cell::OnceCell::new();
+        let intervals = || {
+            intervals.get_or_init(|| {
+                let opts = walkdown_absint::FixpointOptions { deadline: Some(deadline), ..Default::default() };
+                walkdown_absint::analyze_with(self.program, opts)
+            })
+        };
+        let mut from_analysis =
+            |targets: &[GoalId]| self.analysis_certificate(intervals(), targets, &gaddr, &faddr, &[]);
         let mut from_induction = |targets: &[GoalId]| {
             if self.induction_kept.is_empty() {
                 return None;
             }
-            self.analysis_certificate(targets, deadline, &gaddr, &faddr, self.induction_kept)
+            self.analysis_certificate(intervals(), targets, &gaddr, &faddr, self.induction_kept)
         };
         let mut model_check = |targets: &[GoalId]| {
             // A model-checking run of its own in half the witness's time
@@ -126,20 +136,18 @@ impl Certify<'_, '_> {
         Instant::now() + left.max((budget / 4).min(Duration::from_secs(5)))
     }
 
-    /// A certificate from the interval analysis (run again, to the
-    /// witness's deadline) and the relational one, with the equalities
-    /// `kept` at their loop heads (the induction step's, which it proved
-    /// inductive under those analyses' states).
+    /// A certificate from the interval analysis `intervals` and the
+    /// relational one, with the equalities `kept` at their loop heads (the
+    /// induction step's, which it proved inductive under those analyses'
+    /// states).
     fn analysis_certificate(
         &self,
+        intervals: &walkdown_absint::Analysis<'_>,
         targets: &[GoalId],
-        deadline: Instant,
         gaddr: &dyn Fn(walkdown_ir::GlobalId) -> u64,
         faddr: &dyn Fn(walkdown_ir::FuncId) -> u64,
         kept: &[LinearEquality],
     ) -> Option<Certificate> {
-        let opts = walkdown_absint::FixpointOptions { deadline: Some(deadline), ..Default::default() };
-        let intervals = walkdown_absint::analyze_with(self.program, opts);
         if !intervals.complete {
             return None;
         }
@@ -156,7 +164,7 @@ impl Certify<'_, '_> {
             // equalities in wrapping arithmetic left Z3 without an answer
             // on hhk2008's step).
             let relational = if kept.is_empty() { self.relational } else { None };
-            let analysis = walkdown_absint::entry_formula(&intervals, relational, f, b)?;
+            let analysis = walkdown_absint::entry_formula(intervals, relational, f, b)?;
             let dominated = |e: &&LinearEquality| e.func == f && dominators[&f].dominates(e.block, b);
             let equalities = kept.iter().filter(dominated).map(|e| e.formula(dm, &|v| v));
             Some(Formula::and(std::iter::once(analysis).chain(equalities).collect()))
