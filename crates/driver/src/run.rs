@@ -86,6 +86,9 @@ struct Loaded {
 /// checkpoints with every file whole.
 pub fn run(plan: &Plan, handler: &mut dyn Handler, interrupt: &AtomicBool) -> Result<Outcome, DriverError> {
     let loaded = load(plan)?;
+    walkdown_smt::tally::reset();
+    walkdown_smt::dump::configure(plan.options.dump_queries.as_deref(), &plan.program.display().to_string())
+        .map_err(|e| DriverError::step(Step::Campaign, e))?;
     let suite_dir = plan.out.join(SUITE_DIR);
     let (snapshot, report, engine_failures) = campaign(plan, &loaded, handler, interrupt)?;
     Ok(Outcome {

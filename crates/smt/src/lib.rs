@@ -24,6 +24,7 @@
 #![deny(missing_docs)]
 
 mod display;
+pub mod dump;
 mod eval;
 mod expr;
 pub mod float;
@@ -33,6 +34,7 @@ mod layers;
 mod solver;
 mod stack;
 mod subst;
+pub mod tally;
 mod z3backend;
 
 pub use display::ExprDisplay;
@@ -43,4 +45,10 @@ pub use fold::{BvBinOp, BvUnOp, CmpOp};
 pub use layers::{slice, CachingSolver, CexCachingSolver, SlicingSolver, DEFAULT_CACHE_CAPACITY, DEFAULT_CEX_CAPACITY};
 pub use solver::{Answer, LayerStats, Model, Query, Solver, SolverError};
 pub use stack::{SolverSettings, SolverStack};
-pub use z3backend::{Z3Settings, Z3Solver};
+pub use z3backend::{z3_version, Z3Settings, Z3Solver};
+
+/// Each solver backend linked in, with its version as the library reports
+/// it at run time: `[("z3", "5.4.1")]`.
+pub fn backend_versions() -> Vec<(&'static str, String)> {
+    vec![("z3", z3_version())]
+}
