@@ -473,7 +473,8 @@ impl Z3Solver {
                 _ => return,
             }
         }
-        let formula = Bool::and(&terms);
+        // SMT-LIB's `and` takes two operands or more (Bitwuzla refuses one).
+        let formula = if terms.len() == 1 { terms[0].clone() } else { Bool::and(&terms) };
         let logic = crate::dump::logic(pool, query.constraints);
         let ctx = formula.get_ctx().get_z3_context();
         let (name, logic_c, status, attrs) =
