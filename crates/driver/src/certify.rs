@@ -46,6 +46,8 @@ impl Certify<'_, '_> {
     /// Writes the witness of `snap` if it can be made and checked; what
     /// happened, for the report (`None`: nothing to witness).
     pub fn witness(&self, snap: &Snapshot, cegar: Option<&mut CegarEngine>) -> Option<WitnessEntry> {
+        // The certificate's queries (the model checker's, after the run).
+        let _label = walkdown_smt::dump::engine_scope("certify");
         let interp = self.campaign.interpreter();
         let gaddr = |g| interp.global_address(g).unwrap_or(0);
         let faddr = |f| interp.func_address(f).unwrap_or(0);

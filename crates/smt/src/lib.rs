@@ -7,7 +7,11 @@
 //! This crate knows neither LLVM nor the walkdown IR; engines translate
 //! their values into [`ExprPool`] terms and ask a [`SolverStack`].
 //!
-//! ```
+//! (The example is compiled, not run: rustdoc runs it from a temporary
+//! directory, which the rpath that finds `target/z3`'s library does not
+//! reach; `tests/layers.rs` runs such stacks.)
+//!
+//! ```no_run
 //! use walkdown_smt::{ExprPool, Solver, SolverSettings, SolverStack};
 //!
 //! let mut pool = ExprPool::new();
