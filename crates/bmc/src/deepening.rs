@@ -133,6 +133,7 @@ impl Engine for BmcEngine {
     }
 
     fn run(&mut self, ctx: &EngineCtx<'_, '_>) -> Result<EngineEnd, EngineError> {
+        let _label = walkdown_smt::dump::engine_scope("bmc");
         let goals = ctx.campaign().goals();
         for (id, g) in goals.goals.iter() {
             if !claimable(&g.kind) {
@@ -200,6 +201,9 @@ impl Engine for BmcEngine {
             }
             let complete = r.cut_reachable == Some(false) && r.complete;
             if !complete && !ctx.stopped() {
+                // The invariant check and the induction step label their
+                // queries apart from the bounded ones.
+                let _label = walkdown_smt::dump::engine_scope("induction");
                 let candidates: Vec<GoalId> = r
                     .verdicts
                     .iter()

@@ -126,6 +126,7 @@ impl Engine for CegarEngine {
     }
 
     fn run(&mut self, ctx: &EngineCtx<'_, '_>) -> Result<EngineEnd, EngineError> {
+        let _label = walkdown_smt::dump::engine_scope("cegar");
         let campaign = ctx.campaign();
         let program = campaign.program();
         let goals = campaign.goals();

@@ -333,6 +333,7 @@ impl walkdown_campaign::Engine for ConcolicEngine {
     }
 
     fn run(&mut self, ctx: &EngineCtx<'_, '_>) -> Result<EngineEnd, EngineError> {
+        let _label = walkdown_smt::dump::engine_scope("concolic");
         let campaign = ctx.campaign();
         let program = campaign.program();
         let goals = campaign.goals();

@@ -59,6 +59,8 @@ impl Certify<'_, '_> {
         cegar: Option<&mut CegarEngine>,
         horn: Option<&mut HornEngine>,
     ) -> Option<WitnessEntry> {
+        // The certificate's queries (the model checker's, after the run).
+        let _label = walkdown_smt::dump::engine_scope("certify");
         let interp = self.campaign.interpreter();
         let gaddr = |g| interp.global_address(g).unwrap_or(0);
         let faddr = |f| interp.func_address(f).unwrap_or(0);

@@ -105,6 +105,8 @@ pub struct Options {
     pub no_symbolic_floats: bool,
     /// `--fp-timeout-ms`.
     pub fp_timeout_ms: u32,
+    /// `--dump-queries`: the directory the query corpus goes to.
+    pub dump_queries: Option<PathBuf>,
     /// `--refinement`.
     pub refinement: Refinement,
     /// `--annotations`.
@@ -161,6 +163,7 @@ impl Options {
             monitor_order: false,
             no_symbolic_floats: false,
             fp_timeout_ms: 2_000,
+            dump_queries: None,
             refinement: Refinement::Suffix,
             annotations: Vec::new(),
             eva: EvaSettings::default(),

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use walkdown_campaign::{Property, Snapshot, StopCause, Verdict};
 use walkdown_formats::report::{
-    ConflictEntry, EngineFigures, ErrorEntry, GoalEntry, JumpEntry, Report, TestEntry, TimelineEntry,
+    ConflictEntry, EngineFigures, ErrorEntry, GoalEntry, JumpEntry, Report, SolverEntry, TestEntry, TimelineEntry,
 };
 use walkdown_interp::Outcome;
 use walkdown_ir::goals::{GoalKind, Goals};
@@ -208,8 +208,28 @@ pub fn make_report(header: &Report, program: &Program, goals: &Goals, snap: &Sna
             })
             .collect(),
         timeline: timeline(&snap.timeline, program.environment.is_some()),
+        solvers: solvers(),
         ..header.clone()
     }
+}
+
+/// Each solver backend's figures so far (process-wide: one run is one
+/// process).
+fn solvers() -> Vec<SolverEntry> {
+    walkdown_smt::tally::figures()
+        .into_iter()
+        .map(|f| SolverEntry {
+            backend: f.backend.to_string(),
+            version: f.version,
+            queries: f.queries,
+            sat: f.sat,
+            unsat: f.unsat,
+            timeouts: f.timeouts,
+            unknown: f.unknown,
+            time_s: f.time.as_secs_f64(),
+            work: f.work,
+        })
+        .collect()
 }
 
 /// The memory bound's figures, in MB.

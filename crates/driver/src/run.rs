@@ -89,6 +89,9 @@ struct Loaded {
 pub fn run(plan: &Plan, handler: &mut dyn Handler, interrupt: &AtomicBool) -> Result<Outcome, DriverError> {
     let started = Instant::now();
     let loaded = load(plan)?;
+    walkdown_smt::tally::reset();
+    walkdown_smt::dump::configure(plan.options.dump_queries.as_deref(), &plan.program.display().to_string())
+        .map_err(|e| DriverError::step(Step::Campaign, e))?;
     let suite_dir = plan.out.join(SUITE_DIR);
     let budget = campaign_budget(plan.budget, started.elapsed());
     let (snapshot, report, engine_failures) = campaign(plan, budget, &loaded, handler, interrupt)?;

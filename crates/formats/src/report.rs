@@ -116,6 +116,10 @@ pub struct Report {
     /// through the tests' `found_at_s` alone.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub timeline: Vec<TimelineEntry>,
+    /// Each solver backend the run asked, with what it answered (absent
+    /// in reports of older versions).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub solvers: Vec<SolverEntry>,
 }
 
 impl Report {
@@ -450,6 +454,29 @@ pub struct EngineFigures {
     pub time_s: f64,
     /// Its counters (`executions`, `queries`, `unwinding`, ...).
     pub figures: std::collections::BTreeMap<String, f64>,
+}
+
+/// One solver backend's figures over the run.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct SolverEntry {
+    /// The backend (`z3`).
+    pub backend: String,
+    /// Its version, as the linked library reports it.
+    pub version: String,
+    /// Queries it was asked (after the solver layers' caches).
+    pub queries: u64,
+    /// Sat answers.
+    pub sat: u64,
+    /// Unsat answers.
+    pub unsat: u64,
+    /// Unknown answers at a time or work limit.
+    pub timeouts: u64,
+    /// Other unknown answers and failures.
+    pub unknown: u64,
+    /// Seconds in the backend.
+    pub time_s: f64,
+    /// Work in the backend's deterministic unit (Z3: rlimit).
+    pub work: u64,
 }
 
 /// Writes `report` to `path` atomically.

@@ -7,7 +7,11 @@
 //! This crate knows neither LLVM nor the walkdown IR; engines translate
 //! their values into [`ExprPool`] terms and ask a [`SolverStack`].
 //!
-//! ```
+//! (The example is compiled, not run: rustdoc runs it from a temporary
+//! directory, which the rpath that finds `target/z3`'s library does not
+//! reach; `tests/layers.rs` runs such stacks.)
+//!
+//! ```no_run
 //! use walkdown_smt::{ExprPool, Solver, SolverSettings, SolverStack};
 //!
 //! let mut pool = ExprPool::new();
@@ -25,6 +29,7 @@
 
 pub mod chc;
 mod display;
+pub mod dump;
 mod eval;
 mod expr;
 pub mod float;
@@ -34,6 +39,7 @@ mod layers;
 mod solver;
 mod stack;
 mod subst;
+pub mod tally;
 mod z3backend;
 
 pub use chc::{Clause, HornAnswer, HornSettings, HornSystem, RelId};
@@ -45,4 +51,10 @@ pub use fold::{BvBinOp, BvUnOp, CmpOp};
 pub use layers::{slice, CachingSolver, CexCachingSolver, SlicingSolver, DEFAULT_CACHE_CAPACITY, DEFAULT_CEX_CAPACITY};
 pub use solver::{Answer, LayerStats, Model, Query, Solver, SolverError};
 pub use stack::{SolverSettings, SolverStack};
-pub use z3backend::{Z3Settings, Z3Solver};
+pub use z3backend::{z3_version, Z3Settings, Z3Solver};
+
+/// Each solver backend linked in, with its version as the library reports
+/// it at run time: `[("z3", "5.4.1")]`.
+pub fn backend_versions() -> Vec<(&'static str, String)> {
+    vec![("z3", z3_version())]
+}

@@ -1,17 +1,18 @@
 //! The Z3 backend: translates pool expressions to Z3 terms, runs Z3 with a
 //! timeout and reads the model back.
 //!
-//! This links Debian's libz3 4.8.12 through the `z3` crate 0.22, whose
-//! enum numbering for declaration kinds does not match that library. So
-//! nothing here asks Z3 what kind a term is: terms go in from our own node
-//! kinds, and values come out by evaluating our own symbols in the model
-//! (with model completion) and reading numerals.
+//! This links Z3 5.4.1 from PyPI's `z3-solver` wheel (`scripts/fetch-z3`)
+//! through the `z3` crate 0.22. Nothing here asks Z3 what kind a term is
+//! (the crate's numbering of declaration kinds did not match Debian's
+//! 4.8.12, linked before): terms go in from our own node kinds, and values
+//! come out by evaluating our own symbols in the model (with model
+//! completion) and reading numerals.
 //!
 //! Z3's context is implicit and thread-local, so a [`Z3Solver`] (and any
 //! stack holding one) stays on the thread that made it.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use z3::ast::{Array, Ast, Bool, Float, BV};
 use z3::{Params, SatResult, Sort, Tactic};
@@ -459,6 +460,56 @@ impl Z3Solver {
     }
 }
 
+impl Z3Solver {
+    /// Writes the query to the corpus (see [`crate::dump`]) as Z3's own
+    /// SMT-LIB printer shows its terms: every constraint, the incremental
+    /// backend's base ones too, so the file stands alone.
+    fn dump(&self, pool: &ExprPool, query: &Query<'_>, answer: Option<&Answer>, time: Duration, work: u64) {
+        let mut terms = Vec::with_capacity(query.constraints.len());
+        for c in query.constraints {
+            match self.terms.get(c) {
+                Some(Term::Bool(b)) => terms.push(b.clone()),
+                // Not translated (an error or a panic cleared the table).
+                _ => return,
+            }
+        }
+        // SMT-LIB's `and` takes two operands or more (Bitwuzla refuses one).
+        let formula = if terms.len() == 1 { terms[0].clone() } else { Bool::and(&terms) };
+        let logic = crate::dump::logic(pool, query.constraints);
+        let ctx = formula.get_ctx().get_z3_context();
+        let (name, logic_c, status, attrs) =
+            (c"walkdown", std::ffi::CString::new(logic).unwrap_or_default(), c"unknown", c"");
+        // SAFETY: the formula belongs to this thread's context, and Z3 owns
+        // the returned string until its next call on the context, so it is
+        // copied at once.
+        let text = unsafe {
+            let raw = z3_sys::Z3_benchmark_to_smtlib_string(
+                ctx,
+                name.as_ptr(),
+                logic_c.as_ptr(),
+                status.as_ptr(),
+                attrs.as_ptr(),
+                0,
+                std::ptr::null(),
+                formula.get_z3_ast(),
+            );
+            if raw.is_null() {
+                return;
+            }
+            std::ffi::CStr::from_ptr(raw).to_string_lossy().into_owned()
+        };
+        let backend = format!("z3 {}", z3_version());
+        crate::dump::write(&crate::dump::Record { backend: &backend, smtlib: &text, answer, time, work });
+    }
+}
+
+/// The linked Z3's version (`5.4.1`), read from the library at run time.
+pub fn z3_version() -> String {
+    let full = z3::full_version();
+    let numbers = full.trim_start_matches("Z3 ").split(|c: char| !c.is_ascii_digit() && c != '.').next().unwrap_or("");
+    numbers.split('.').take(3).collect::<Vec<_>>().join(".")
+}
+
 impl Default for Z3Solver {
     fn default() -> Self {
         Self::new(Z3Settings::default())
@@ -659,6 +710,7 @@ impl Solver for Z3Solver {
                 return answer;
             }
         }
+        let work_before = self.work;
         // The z3 crate unwraps null results from Z3; a panic there must not
         // take the whole run down, so it becomes an error and the term
         // table (possibly half-filled) is dropped.
@@ -678,7 +730,13 @@ impl Solver for Z3Solver {
                 Err(SolverError::Backend(format!("z3 panicked: {msg}")))
             }
         };
-        self.counter.record(&answer, false, start.elapsed());
+        let time = start.elapsed();
+        self.counter.record(&answer, false, time);
+        let work = self.work - work_before;
+        crate::tally::record("z3", z3_version, &answer, time, work);
+        if crate::dump::enabled() {
+            self.dump(pool, query, answer.as_ref().ok(), time, work);
+        }
         answer
     }
 

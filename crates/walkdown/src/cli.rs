@@ -1,7 +1,7 @@
 //! Command-line parsing and the subcommands.
 
 use anyhow::Result;
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 mod analyze;
 mod annotations;
@@ -215,9 +215,21 @@ enum Command {
     },
 }
 
+/// `walkdown --version`: walkdown's version and each solver backend's, as
+/// the linked library reports it (`0.1.0 (z3 5.4.1)`).
+fn version() -> String {
+    let backends: Vec<String> =
+        walkdown_smt::backend_versions().into_iter().map(|(name, v)| format!("{name} {v}")).collect();
+    format!("{} ({})", env!("CARGO_PKG_VERSION"), backends.join(", "))
+}
+
 /// Runs the command line; returns the process exit code.
 pub fn main() -> i32 {
-    let cli = Cli::parse_from(std::env::args_os().map(long_std));
+    // clap takes a version of static life (without its `string` feature);
+    // the one string of the process lives as long anyway.
+    let version: &'static str = Box::leak(version().into_boxed_str());
+    let matches = Cli::command().version(version).get_matches_from(std::env::args_os().map(long_std));
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     if !matches!(cli.command, Command::Gen(_) | Command::Check(_)) {
         // Like every Unix filter, end quietly when the reader of our output
         // goes away (`walkdown goals f.c | head -1`); Rust ignores SIGPIPE

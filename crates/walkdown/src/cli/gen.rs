@@ -128,6 +128,9 @@ pub struct GenArgs {
     /// concolic: time limit (ms) of a query over float inputs; one that hits it is asked again with the floats fixed to the run's values.
     #[arg(long, default_value_t = 2_000)]
     fp_timeout_ms: u32,
+    /// Write every query a solver backend answers into DIR as an SMT-LIB 2 file, headed by the engine that asked it, the task, the backend's answer and its time (the corpus scripts/bench-solvers replays).
+    #[arg(long, value_name = "DIR")]
+    dump_queries: Option<PathBuf>,
     /// cegar: which steps of an infeasible path give predicates: suffix (the longest suffix infeasible from any state) or core (a minimal unsatisfiable core of the step conditions).
     #[arg(long, value_enum, default_value = "suffix")]
     refinement: RefinementArg,
@@ -230,6 +233,7 @@ impl GenArgs {
             monitor_order: self.monitor_order,
             no_symbolic_floats: self.no_symbolic_floats,
             fp_timeout_ms: self.fp_timeout_ms,
+            dump_queries: self.dump_queries.clone(),
             refinement: match self.refinement {
                 RefinementArg::Suffix => walkdown_cegar::Refinement::Suffix,
                 RefinementArg::Core => walkdown_cegar::Refinement::Core,

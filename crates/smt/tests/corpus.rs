@@ -1,0 +1,56 @@
+//! The query corpus (`--dump-queries`): a query the backend answers is
+//! written as SMT-LIB 2 that Z3 reads back and answers the same way, with
+//! the header the replay script reads; the backend's figures and version
+//! are what the run reports.
+//!
+//! One test, since the corpus directory and the figures are process-wide.
+
+use walkdown_smt::{dump, tally, Answer, ExprPool, Query, Solver, Z3Settings, Z3Solver};
+
+#[test]
+fn queries_are_written_read_back_and_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut pool = ExprPool::new();
+    let (_, x) = pool.new_symbol("x", 8).unwrap();
+    let (three, twelve, two) =
+        (pool.bv_const(8, 3).unwrap(), pool.bv_const(8, 12).unwrap(), pool.bv_const(8, 2).unwrap());
+    let prod = pool.mul(x, three).unwrap();
+    let sat = pool.eq(prod, twelve).unwrap();
+    // x * 2 is even, so it is never 3.
+    let doubled = pool.mul(x, two).unwrap();
+    let unsat = pool.eq(doubled, three).unwrap();
+
+    tally::reset();
+    dump::configure(Some(dir.path()), "/tasks/alias swap.c").unwrap();
+    let mut solver = Z3Solver::new(Z3Settings::default());
+    let _label = dump::engine_scope("concolic");
+    assert!(solver.check(&pool, &Query::new(&[sat])).unwrap().is_sat());
+    assert_eq!(solver.check(&pool, &Query::new(&[unsat])).unwrap(), Answer::Unsat);
+    dump::configure(None, "").unwrap();
+
+    let mut files: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    let names: Vec<_> = files.iter().map(|f| f.file_name().unwrap().to_string_lossy().into_owned()).collect();
+    assert_eq!(names, ["alias_swap.c.concolic.000000.smt2", "alias_swap.c.concolic.000001.smt2"]);
+    for (file, answer) in files.iter().zip(["sat", "unsat"]) {
+        let text = std::fs::read_to_string(file).unwrap();
+        assert!(text.contains("; engine: concolic\n; task: /tasks/alias swap.c\n"), "{text}");
+        assert!(text.contains(&format!("; answer: {answer}\n")), "{text}");
+        assert!(text.contains("(set-logic QF_BV)") && text.contains("(check-sat)"), "{text}");
+        // Z3 itself reads the file and gives the recorded answer.
+        let replay = z3::Solver::new();
+        replay.from_string(text.as_str());
+        let expected = if answer == "sat" { z3::SatResult::Sat } else { z3::SatResult::Unsat };
+        assert_eq!(replay.check(), expected, "{text}");
+    }
+
+    let figures = tally::figures();
+    assert_eq!(figures.len(), 1);
+    let z3 = &figures[0];
+    assert_eq!((z3.backend, z3.queries, z3.sat, z3.unsat, z3.timeouts, z3.unknown), ("z3", 2, 1, 1, 0, 0));
+    assert!(z3.work > 0, "Z3 counts work on every query");
+    // The linked library is the wheel's, not Debian's 4.8.12.
+    let version: Vec<u32> = z3.version.split('.').map(|p| p.parse().unwrap()).collect();
+    assert!(version >= vec![4, 12], "Z3 {}", z3.version);
+    assert_eq!(walkdown_smt::backend_versions(), vec![("z3", z3.version.clone())]);
+}
