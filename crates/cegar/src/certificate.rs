@@ -688,6 +688,9 @@ impl Translate<'_> {
         if let Some(f) = self.compare_low_bits(pred, a, b) {
             return Some(f);
         }
+        if let Some(f) = self.compare_high_bits(pred, a, b) {
+            return Some(f);
+        }
         // C has no 1-bit integers to compare.
         let ty = Type::int(w).filter(|t| *t != Type::I1)?;
         Some(Formula::Cmp { pred, ty, lhs: self.term(a)?, rhs: self.term(b)? })
@@ -723,6 +726,65 @@ impl Translate<'_> {
             }
         };
         Some(Formula::Cmp { pred, ty, lhs: side(a)?, rhs: side(b)? })
+    }
+
+    /// A comparison of the high bits of a value with a constant
+    /// (`(_ extract 31 7) x == 0`, as Spacer states `x < 128`), stated on
+    /// the value itself: its high bits `hb` (from bit `lo` up) are `k`
+    /// exactly when `k << lo <= x <= ((k + 1) << lo) - 1`, below `k` when
+    /// `x < k << lo`. Unsigned comparisons and equality only.
+    fn compare_high_bits(&self, pred: CmpPred, a: ExprId, b: ExprId) -> Option<Formula> {
+        let pool = &self.c.model.pool;
+        let high = |e: ExprId| match pool.get(e) {
+            Node::Extract { arg, hi, lo } if *lo > 0 && pool.width(*arg) == Some(hi + 1) => Some((*arg, *lo)),
+            _ => None,
+        };
+        let constant = |e: ExprId| match pool.get(e) {
+            Node::Bv { value, .. } => Some(*value),
+            _ => None,
+        };
+        // `k pred hb` is the negation of `hb pred' k` (`k < hb` is not
+        // `hb <= k`); `==` is the same both ways.
+        let (wide, lo, k, pred, negated) = match (high(a), high(b)) {
+            (Some((x, lo)), None) => (x, lo, constant(b)?, pred, false),
+            (None, Some((x, lo))) => match pred {
+                CmpPred::Eq => (x, lo, constant(a)?, pred, false),
+                CmpPred::Ult => (x, lo, constant(a)?, CmpPred::Ule, true),
+                CmpPred::Ule => (x, lo, constant(a)?, CmpPred::Ult, true),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let width = pool.width(wide)?;
+        let ty = Type::int(width).filter(|t| *t != Type::I1 && width <= 64)?;
+        // Below 64: `lo` is at least 1 and the width at most 64.
+        let high_bits = width - lo;
+        let c = |bits: u64| Term::Operand(Operand::Const(Const { ty, bits }));
+        let f = if k >> high_bits != 0 {
+            // `k` has more bits than the high part: never equal, always above.
+            Formula::Bool(pred != CmpPred::Eq)
+        } else {
+            let k = k as u64;
+            let x = self.term(wide)?;
+            let cmp = |pred: CmpPred, lhs: Term, rhs: Term| Formula::Cmp { pred, ty, lhs, rhs };
+            // The last value whose high bits are `k` (none when `k` is
+            // their largest value: then every value up to the top).
+            let last = ((k + 1) >> high_bits == 0).then(|| ((k + 1) << lo) - 1);
+            match pred {
+                CmpPred::Ult => cmp(CmpPred::Ult, x, c(k << lo)),
+                CmpPred::Ule => last.map_or(Formula::Bool(true), |v| cmp(CmpPred::Ule, x, c(v))),
+                CmpPred::Eq => {
+                    let mut both = Vec::new();
+                    if k > 0 {
+                        both.push(cmp(CmpPred::Ule, c(k << lo), x.clone()));
+                    }
+                    both.extend(last.map(|v| cmp(CmpPred::Ule, x, c(v))));
+                    Formula::and(both)
+                }
+                _ => return None,
+            }
+        };
+        Some(if negated { f.negate() } else { f })
     }
 
     fn term(&self, e: ExprId) -> Option<Term> {
