@@ -17,23 +17,12 @@ use std::time::{Duration, Instant};
 use walkdown_bmc::cover::CoverSettings;
 use walkdown_bmc::{BmcSettings, CoverAlgorithm, GoalVerdict};
 use walkdown_frontend::{compile_c, FrontendSettings};
-use walkdown_interp::{ExecLimits, Interpreter, RunOptions};
+use walkdown_interp::{Interpreter, RunOptions};
 use walkdown_ir::entity::EntityRef;
 use walkdown_ir::goals::GoalId;
 
-const VECTORS: usize = 10_000;
-const RANDOM_BUDGET: Duration = Duration::from_millis(1500);
-
-fn random_budget() -> Duration {
-    std::env::var("WALKDOWN_SOUNDNESS_BUDGET_S")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .map_or(RANDOM_BUDGET, Duration::from_secs_f64)
-}
-
-/// Runs the program's seeded random vectors (within the random budget) and
-/// records a failure for each goal of `claimed` a run covers; returns how
-/// many vectors ran.
+/// Records a failure for each goal of `claimed` one of the program's
+/// seeded random vectors covers; returns how many vectors ran.
 fn random_runs_covering(
     name: &str,
     interp: &Interpreter,
@@ -42,23 +31,9 @@ fn random_runs_covering(
     claim: &str,
     failures: &mut Vec<String>,
 ) -> usize {
-    if claimed.is_empty() {
-        return 0;
-    }
-    let opts = RunOptions { limits: ExecLimits { max_steps: 1_000_000, ..Default::default() }, ..Default::default() };
-    let start = Instant::now();
-    let mut runs = 0;
-    let mut seen = BTreeSet::new();
-    for tv in walkdown_testsupport::input_vectors(name, VECTORS) {
-        if start.elapsed() > random_budget() {
-            break;
-        }
-        runs += 1;
-        for g in interp.run(&tv, &opts).covered {
-            if claimed.contains(&g) && seen.insert(g) {
-                failures.push(format!("{name}: goal {g} ({}) {claim} but covered by a run", goals.describe(g)));
-            }
-        }
+    let (covered, runs) = walkdown_testsupport::random_runs_covering(interp, name, claimed);
+    for g in covered {
+        failures.push(format!("{name}: goal {g} ({}) {claim} but covered by a run", goals.describe(g)));
     }
     runs
 }

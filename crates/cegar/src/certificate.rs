@@ -739,18 +739,14 @@ impl Translate<'_> {
             Node::Extract { arg, hi, lo } if *lo > 0 && pool.width(*arg) == Some(hi + 1) => Some((*arg, *lo)),
             _ => None,
         };
-        let constant = |e: ExprId| match pool.get(e) {
-            Node::Bv { value, .. } => Some(*value),
-            _ => None,
-        };
         // `k pred hb` is the negation of `hb pred' k` (`k < hb` is not
         // `hb <= k`); `==` is the same both ways.
         let (wide, lo, k, pred, negated) = match (high(a), high(b)) {
-            (Some((x, lo)), None) => (x, lo, constant(b)?, pred, false),
+            (Some((x, lo)), None) => (x, lo, pool.as_bv_const(b)?, pred, false),
             (None, Some((x, lo))) => match pred {
-                CmpPred::Eq => (x, lo, constant(a)?, pred, false),
-                CmpPred::Ult => (x, lo, constant(a)?, CmpPred::Ule, true),
-                CmpPred::Ule => (x, lo, constant(a)?, CmpPred::Ult, true),
+                CmpPred::Eq => (x, lo, pool.as_bv_const(a)?, pred, false),
+                CmpPred::Ult => (x, lo, pool.as_bv_const(a)?, CmpPred::Ule, true),
+                CmpPred::Ule => (x, lo, pool.as_bv_const(a)?, CmpPred::Ult, true),
                 _ => return None,
             },
             _ => return None,

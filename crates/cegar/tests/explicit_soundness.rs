@@ -75,15 +75,7 @@ fn check_program(prog: &walkdown_testsupport::CorpusProgram, failures: &Mutex<Ve
     let (more, runs) = soundness::check_claims(&prog.name, &ir, &goals, &snap, &claimed, "explicit");
     found.extend(more);
     failures.lock().unwrap().extend(found);
-    format!(
-        "{:<50} goals {:>4} covered {:>4} unreachable {:>4} {:>7.2?} vectors {runs}  {}",
-        prog.name,
-        goals.len(),
-        snap.count("covered"),
-        claimed.len(),
-        took,
-        engine.end
-    )
+    soundness::summary(&prog.name, &goals, &snap, claimed.len(), took, runs, &engine.end)
 }
 
 #[test]

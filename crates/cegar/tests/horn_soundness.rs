@@ -45,15 +45,7 @@ fn check_program(prog: &walkdown_testsupport::CorpusProgram, failures: &Mutex<Ve
         }
         None => "no certificate".to_string(),
     };
-    format!(
-        "{:<50} goals {:>4} covered {:>4} unreachable {:>3} {:>7.2?} vectors {runs}  {}; {certificate}",
-        prog.name,
-        goals.len(),
-        snap.count("covered"),
-        claimed.len(),
-        took,
-        engine.end
-    )
+    format!("{}; {certificate}", soundness::summary(&prog.name, &goals, &snap, claimed.len(), took, runs, &engine.end))
 }
 
 #[test]

@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use crate::expr::{ExprId, ExprPool, Node};
+use crate::expr::{ExprId, ExprPool};
 use crate::solver::Answer;
 
 /// Where queries go, and the task they belong to.
@@ -131,23 +131,7 @@ pub(crate) fn write(record: &Record<'_>) {
 /// The SMT-LIB logic of the conjunction of `roots`: `QF_BV` with `A` for
 /// arrays and `FP` for floats.
 pub(crate) fn logic(pool: &ExprPool, roots: &[ExprId]) -> &'static str {
-    let (mut arrays, mut floats) = (false, false);
-    let mut seen = std::collections::HashSet::new();
-    let mut stack: Vec<ExprId> = roots.to_vec();
-    while let Some(e) = stack.pop() {
-        if !seen.insert(e) {
-            continue;
-        }
-        let node = pool.get(e);
-        match node {
-            Node::FpBin(..) | Node::FpCmp(..) | Node::FpConv { .. } | Node::FpToSbv { .. } | Node::BvToFp { .. } => {
-                floats = true
-            }
-            Node::ArrayVar { .. } | Node::ConstArray { .. } | Node::Select { .. } | Node::Store { .. } => arrays = true,
-            _ => {}
-        }
-        stack.extend(node.children());
-    }
+    let (arrays, floats) = pool.uses_arrays_and_floats(roots);
     match (arrays, floats) {
         (false, false) => "QF_BV",
         (true, false) => "QF_ABV",

@@ -179,6 +179,34 @@ impl ExprPool {
         &self.leaf_sets[self.leaf_set_of[id.index()] as usize]
     }
 
+    /// Whether the terms under `roots` use arrays and floating point
+    /// (`(arrays, floats)`): what picks a query's SMT-LIB logic and Z3's
+    /// tactic for it.
+    pub fn uses_arrays_and_floats(&self, roots: &[ExprId]) -> (bool, bool) {
+        let (mut arrays, mut floats) = (false, false);
+        let mut seen = std::collections::HashSet::new();
+        let mut stack: Vec<ExprId> = roots.to_vec();
+        while let Some(e) = stack.pop() {
+            if !seen.insert(e) {
+                continue;
+            }
+            let node = self.get(e);
+            match node {
+                Node::FpBin(..)
+                | Node::FpCmp(..)
+                | Node::FpConv { .. }
+                | Node::FpToSbv { .. }
+                | Node::BvToFp { .. } => floats = true,
+                Node::ArrayVar { .. } | Node::ConstArray { .. } | Node::Select { .. } | Node::Store { .. } => {
+                    arrays = true
+                }
+                _ => {}
+            }
+            stack.extend(node.children());
+        }
+        (arrays, floats)
+    }
+
     /// The value of a bit-vector constant.
     pub fn as_bv_const(&self, id: ExprId) -> Option<u128> {
         match self.get(id) {

@@ -376,7 +376,7 @@ impl Z3Solver {
                 // tactic: on `v * 3.0 == 7.5 && w / v == 0.125` over
                 // doubles it answered in 11 s where `smt` timed out at 30 s
                 // (libz3 4.8.12, busy 2-core machine).
-                fresh = if has_float_without_arrays(pool, query.constraints) {
+                fresh = if pool.uses_arrays_and_floats(query.constraints) == (false, true) {
                     self.fp_tactic.get_or_insert_with(|| Tactic::new("qffpbv")).solver()
                 } else {
                     self.tactic.get_or_insert_with(|| Tactic::new("smt")).solver()
@@ -801,28 +801,6 @@ impl Drop for Watchdog {
             let _ = t.join();
         }
     }
-}
-
-/// Whether the terms under `roots` use a floating-point node and no array.
-fn has_float_without_arrays(pool: &ExprPool, roots: &[ExprId]) -> bool {
-    let mut seen = std::collections::HashSet::new();
-    let mut stack: Vec<ExprId> = roots.to_vec();
-    let mut float = false;
-    while let Some(e) = stack.pop() {
-        if !seen.insert(e) {
-            continue;
-        }
-        let node = pool.get(e);
-        match node {
-            Node::FpBin(..) | Node::FpCmp(..) | Node::FpConv { .. } | Node::FpToSbv { .. } | Node::BvToFp { .. } => {
-                float = true
-            }
-            Node::ArrayVar { .. } | Node::ConstArray { .. } | Node::Select { .. } | Node::Store { .. } => return false,
-            _ => {}
-        }
-        stack.extend(node.children());
-    }
-    float
 }
 
 /// The nonlinear weight of the terms under `roots` (see

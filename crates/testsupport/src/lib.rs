@@ -1,7 +1,8 @@
 //! Helpers of walkdown's integration tests (a dev-dependency of the crates
 //! whose tests read the benchmark corpus): where `../shared` is, which
-//! programs it holds with their data models, seeded input vectors, and
-//! the filetest harness of the engines ([`filetest`]).
+//! programs it holds with their data models, seeded input vectors, the
+//! random runs of the engines' corpus soundness tests, and the filetest
+//! harness of the engines ([`filetest`]).
 
 use std::path::{Path, PathBuf};
 use walkdown_ir::DataModel;
@@ -244,6 +245,49 @@ pub fn random_value(rng: &mut Rng) -> InputValue {
 pub fn input_vectors(name: &str, count: usize) -> Vec<TestVector> {
     let mut rng = Rng::from_name(name);
     (0..count).map(|i| input_vector(&mut rng, i)).collect()
+}
+
+/// Random vectors a soundness test runs per program at most.
+const SOUNDNESS_VECTORS: usize = 10_000;
+
+/// The time a soundness test runs random vectors per program: 1.5 s, or
+/// `WALKDOWN_SOUNDNESS_BUDGET_S` seconds for a full run.
+fn soundness_budget() -> std::time::Duration {
+    std::env::var("WALKDOWN_SOUNDNESS_BUDGET_S")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .map_or(std::time::Duration::from_millis(1500), std::time::Duration::from_secs_f64)
+}
+
+/// The check of an engine's unreachability claims on program `name`: its
+/// seeded [`input_vectors`] run in `interp` (1,000,000 steps each, within
+/// the soundness budget, so slow programs run fewer). Returns the goals of
+/// `claimed` some run covers, in the order first covered, and how many
+/// vectors ran.
+pub fn random_runs_covering(
+    interp: &walkdown_interp::Interpreter,
+    name: &str,
+    claimed: &std::collections::BTreeSet<walkdown_ir::goals::GoalId>,
+) -> (Vec<walkdown_ir::goals::GoalId>, usize) {
+    let (mut covered, mut runs) = (Vec::new(), 0);
+    if claimed.is_empty() {
+        return (covered, runs);
+    }
+    let limits = walkdown_interp::ExecLimits { max_steps: 1_000_000, ..Default::default() };
+    let opts = walkdown_interp::RunOptions { limits, ..Default::default() };
+    let (start, budget) = (std::time::Instant::now(), soundness_budget());
+    for tv in input_vectors(name, SOUNDNESS_VECTORS) {
+        if start.elapsed() > budget {
+            break;
+        }
+        runs += 1;
+        for g in interp.run(&tv, &opts).covered {
+            if claimed.contains(&g) && !covered.contains(&g) {
+                covered.push(g);
+            }
+        }
+    }
+    (covered, runs)
 }
 
 fn input_vector(rng: &mut Rng, index: usize) -> TestVector {

@@ -8,22 +8,31 @@
 
 use std::collections::BTreeSet;
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use walkdown_campaign::{Snapshot, Verdict};
-use walkdown_interp::{ExecLimits, Interpreter, RunOptions};
+use walkdown_interp::{Interpreter, RunOptions};
 use walkdown_ir::entity::EntityRef;
 use walkdown_ir::goals::{GoalId, Goals};
 use walkdown_ir::Program;
 use walkdown_testsupport::CorpusProgram;
 
-/// Random vectors per program at most.
-const VECTORS: usize = 10_000;
-
-fn random_budget() -> Duration {
-    std::env::var("WALKDOWN_SOUNDNESS_BUDGET_S")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .map_or(Duration::from_millis(1500), Duration::from_secs_f64)
+/// The line a test prints for one program: its goals, what was covered
+/// and claimed, the engine's time, the random vectors run, and how the
+/// engine ended.
+pub fn summary(
+    name: &str,
+    goals: &Goals,
+    snap: &Snapshot,
+    claimed: usize,
+    took: Duration,
+    runs: usize,
+    end: &str,
+) -> String {
+    format!(
+        "{name:<50} goals {:>4} covered {:>4} unreachable {claimed:>4} {took:>7.2?} vectors {runs}  {end}",
+        goals.len(),
+        snap.count("covered"),
+    )
 }
 
 /// The goals `engine` proved unreachable in `snap`.
@@ -52,26 +61,12 @@ pub fn check_claims(
             found.push(format!("{name}: test {} replays to other goals", t.index));
         }
     }
-    let mut runs = 0;
-    if claimed.is_empty() {
-        return (found, runs);
-    }
-    let opts = RunOptions { limits: ExecLimits { max_steps: 1_000_000, ..Default::default() }, ..Default::default() };
-    let start = Instant::now();
-    let mut seen = BTreeSet::new();
-    for tv in walkdown_testsupport::input_vectors(name, VECTORS) {
-        if start.elapsed() > random_budget() {
-            break;
-        }
-        runs += 1;
-        for g in interp.run(&tv, &opts).covered {
-            if claimed.contains(&g) && seen.insert(g) {
-                found.push(format!(
-                    "{name}: goal {g} ({}) claimed unreachable by {engine} but covered by a run",
-                    goals.describe(g)
-                ));
-            }
-        }
+    let (covered, runs) = walkdown_testsupport::random_runs_covering(&interp, name, claimed);
+    for g in covered {
+        found.push(format!(
+            "{name}: goal {g} ({}) claimed unreachable by {engine} but covered by a run",
+            goals.describe(g)
+        ));
     }
     (found, runs)
 }
