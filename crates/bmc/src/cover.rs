@@ -25,7 +25,7 @@
 
 use crate::vc::Vc;
 use std::time::{Duration, Instant};
-use walkdown_smt::{Answer, ExprId, Model, Query, Solver, SymId, Z3Settings, Z3Solver};
+use walkdown_smt::{Answer, BackendSettings, ExprId, Model, Query, Solver, SymId};
 
 /// Which covering algorithm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -74,7 +74,7 @@ pub struct CoverSettings {
     /// Per-query solver limit in milliseconds. Default 10,000.
     pub timeout_ms: u32,
     /// Per-query solver work limit (Z3 `rlimit`, see
-    /// `walkdown_smt::Z3Settings::work_limit`), for answers that must not
+    /// `walkdown_smt::BackendSettings::work_limit`), for answers that must not
     /// depend on the machine's load. Default none.
     pub work_limit: Option<u32>,
     /// One-query-per-block skips targets an earlier model already covered.
@@ -164,7 +164,7 @@ pub struct CoverOutcome {
 pub type StopCheck<'a> = &'a dyn Fn(u64) -> bool;
 
 struct Run<'a> {
-    solver: Z3Solver,
+    solver: Box<dyn Solver>,
     stats: CoverStats,
     start: Instant,
     settings: &'a CoverSettings,
@@ -229,12 +229,12 @@ pub fn cover(
     // constraints are satisfiable does not hold with blocking clauses. One
     // query may not outlast the whole budget.
     let budget_ms = settings.time.as_millis().min(u128::from(u32::MAX)) as u32;
-    let z3 = Z3Settings {
+    let backend = BackendSettings {
         timeout_ms: Some(settings.timeout_ms.min(budget_ms.max(100))),
         work_limit: settings.work_limit,
-        ..Z3Settings::default()
+        ..BackendSettings::default()
     };
-    let mut solver = if settings.incremental { Z3Solver::incremental(z3) } else { Z3Solver::new(z3) };
+    let mut solver = walkdown_smt::backend::selected().make(backend, settings.incremental);
     // A failure here only means the formula is asserted with each query.
     let _ = solver.assert_base(&vc.pool, &vc.assertions);
     let start = Instant::now();

@@ -67,8 +67,15 @@ fn float_terms_cover_a_narrow_window() {
 #[test]
 fn an_unknown_float_query_falls_back_to_fresh_values() {
     let (goals, snap, fallbacks) = run_counting("hard.c", true);
-    assert_eq!(fallbacks, 1);
     assert!(snap.conflicts.is_empty());
+    // Z3 gives up on the division (docs/solvers.md); Bitwuzla answers it,
+    // and then there is nothing to fall back from: the error is covered.
+    if walkdown_smt::backend::selected() == walkdown_smt::Backend::Z3 {
+        assert_eq!(fallbacks, 1);
+    } else if fallbacks == 0 {
+        assert!(error_covered(&goals, &snap), "answered, so covered");
+        return;
+    }
     for (id, g) in goals.goals.iter() {
         let v = &snap.goals[walkdown_ir::entity::EntityRef::index(id)].verdict;
         if matches!(g.kind, walkdown_ir::goals::GoalKind::Error { .. }) {

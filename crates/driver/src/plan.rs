@@ -79,6 +79,9 @@ pub struct Options {
     pub max_executions: Option<u64>,
     /// `--solver-timeout-ms`.
     pub solver_timeout_ms: u32,
+    /// `--solver`: the backend every engine asks; `None` keeps the
+    /// process's choice (`WALKDOWN_SOLVER`, else the default).
+    pub solver: Option<walkdown_smt::Backend>,
     /// `--quick-query-ms` (0: off).
     pub quick_query_ms: u32,
     /// `--max-call-depth`.
@@ -150,6 +153,7 @@ impl Options {
             no_static: false,
             max_executions: None,
             solver_timeout_ms: 10_000,
+            solver: None,
             quick_query_ms: 500,
             max_call_depth: walkdown_interp::ExecLimits::default().max_call_depth,
             max_steps: None,

@@ -90,6 +90,9 @@ pub fn run(plan: &Plan, handler: &mut dyn Handler, interrupt: &AtomicBool) -> Re
     let started = Instant::now();
     let loaded = load(plan)?;
     walkdown_smt::tally::reset();
+    if let Some(backend) = plan.options.solver {
+        walkdown_smt::backend::select(backend);
+    }
     walkdown_smt::dump::configure(plan.options.dump_queries.as_deref(), &plan.program.display().to_string())
         .map_err(|e| DriverError::step(Step::Campaign, e))?;
     let suite_dir = plan.out.join(SUITE_DIR);

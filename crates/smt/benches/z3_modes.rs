@@ -11,7 +11,7 @@ use std::time::Instant;
 mod common;
 
 use common::{concolic_queries, program};
-use walkdown_smt::{Query, Solver as _, Z3Settings, Z3Solver};
+use walkdown_smt::{BackendSettings, Query, Solver as _, Z3Solver};
 
 use z3::ast::{Array, Bool, BV};
 use z3::{SatResult, Solver, Sort, Tactic};
@@ -90,7 +90,7 @@ fn push_pop_vs_fresh() {
     let mut prog = program();
     let qs = concolic_queries(&mut prog, 64, 11);
     for incremental in [false, true, false, true] {
-        let mut s = Z3Solver::new(Z3Settings::default());
+        let mut s = Z3Solver::new(BackendSettings::default());
         s.set_incremental(incremental);
         let t = std::time::Instant::now();
         for q in &qs {

@@ -33,8 +33,9 @@ use z3_sys::{Z3_ast, Z3_context};
 
 use crate::expr::{ExprId, ExprPool, Leaf, Sort as PSort};
 use crate::fold::{BvBinOp, BvUnOp, CmpOp};
+use crate::solver::BackendSettings;
 use crate::solver::SolverError;
-use crate::z3backend::{Term, Z3Settings, Z3Solver};
+use crate::z3backend::{Term, Z3Solver};
 
 /// A relation of a [`HornSystem`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -131,7 +132,7 @@ impl HornSystem {
         queries: &[usize],
         settings: &HornSettings,
     ) -> Result<HornAnswer, SolverError> {
-        let mut tr = Z3Solver::new(Z3Settings::default());
+        let mut tr = Z3Solver::new(BackendSettings::default());
         let decls = self.declarations(pool)?;
         let goal = FuncDecl::new("query!goal", &[], &Sort::bool());
         let fp = spacer(settings);

@@ -2,7 +2,8 @@
 //! bit-vectors, Booleans and byte arrays (floats are bit-vectors that the
 //! IEEE-754 nodes of [`float`] read), a [`Solver`] interface, layers
 //! that answer queries without the backend (slicing, an exact cache, a
-//! counterexample cache) and a Z3 backend.
+//! counterexample cache) and two backends, Z3 and Bitwuzla ([`backend`]
+//! chooses).
 //!
 //! This crate knows neither LLVM nor the walkdown IR; engines translate
 //! their values into [`ExprPool`] terms and ask a [`SolverStack`].
@@ -27,6 +28,8 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod backend;
+mod bitwuzla;
 pub mod chc;
 mod display;
 pub mod dump;
@@ -36,12 +39,15 @@ pub mod float;
 pub mod fold;
 mod hash;
 mod layers;
+mod portfolio;
 mod solver;
 mod stack;
 mod subst;
 pub mod tally;
 mod z3backend;
 
+pub use backend::Backend;
+pub use bitwuzla::{bitwuzla_version, BitwuzlaSolver};
 pub use chc::{Clause, HornAnswer, HornSettings, HornSystem, RelId};
 pub use display::ExprDisplay;
 pub use eval::{ArrayValue, Assignment, Value};
@@ -49,12 +55,13 @@ pub use expr::{ArrayId, Children, ExprError, ExprId, ExprPool, Leaf, Node, Sort,
 pub use float::{FpBinOp, FpCmpOp};
 pub use fold::{BvBinOp, BvUnOp, CmpOp};
 pub use layers::{slice, CachingSolver, CexCachingSolver, SlicingSolver, DEFAULT_CACHE_CAPACITY, DEFAULT_CEX_CAPACITY};
-pub use solver::{Answer, LayerStats, Model, Query, Solver, SolverError};
+pub use portfolio::PortfolioSolver;
+pub use solver::{Answer, BackendSettings, LayerStats, Model, Query, Solver, SolverError};
 pub use stack::{SolverSettings, SolverStack};
-pub use z3backend::{z3_version, Z3Settings, Z3Solver};
+pub use z3backend::{z3_version, Z3Solver};
 
-/// Each solver backend linked in, with its version as the library reports
-/// it at run time: `[("z3", "5.4.1")]`.
+/// Each solver backend linked in, with its version (see
+/// [`backend::versions`]).
 pub fn backend_versions() -> Vec<(&'static str, String)> {
-    vec![("z3", z3_version())]
+    backend::versions()
 }

@@ -208,6 +208,38 @@ impl Counter {
     }
 }
 
+/// Settings of a backend (Z3 or Bitwuzla).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BackendSettings {
+    /// Wall-clock limit per query in milliseconds; `None` for no limit.
+    /// A query that hits it is answered `Unknown("timeout")`. The default,
+    /// 10 000 ms, is long enough for the queries of one branch of a
+    /// Test-Comp task and short enough that a few hopeless ones cannot eat
+    /// a 15-minute budget.
+    pub timeout_ms: Option<u32>,
+    /// Queries with more multiplications, divisions and remainders of two
+    /// non-constant operands (counted once per distinct term, weighted by
+    /// width / 8) are answered `Unknown("nonlinear budget")` without asking
+    /// Z3: Z3 4.8 bit-blasts them in loops that neither its timeout nor an
+    /// interrupt stops (seen: minutes on a 10 s limit). `None` for no
+    /// budget. Default 64 (eight 64-bit products). Only the Z3 backend
+    /// applies it: Bitwuzla's termination callback ends such queries.
+    pub max_nonlinear: Option<u32>,
+    /// Work limit per query in the backend's deterministic unit (Z3's
+    /// `rlimit`, Bitwuzla's termination-callback calls; see
+    /// [`Solver::work`]); `None` for none. Unlike the timeout it ends a
+    /// query at the same point on every run, so a scheduler that needs
+    /// reproducible answers uses it (with the timeout as a backstop).
+    /// A query that hits it is answered `Unknown`. Default `None`.
+    pub work_limit: Option<u32>,
+}
+
+impl Default for BackendSettings {
+    fn default() -> Self {
+        BackendSettings { max_nonlinear: Some(64), timeout_ms: Some(10_000), work_limit: None }
+    }
+}
+
 /// A decision procedure for [`Query`]s, or a layer in front of one.
 ///
 /// Solvers take the pool by shared reference on every call: the pool
@@ -238,6 +270,15 @@ pub trait Solver {
     /// went. Layers pass it down; the default drops nothing.
     fn shed(&mut self) -> usize {
         0
+    }
+
+    /// Asserts `constraints` once for every later query, on an
+    /// incremental backend (see [`crate::Z3Solver::incremental`]); a no-op
+    /// elsewhere, layers included. Queries must still list them: they are
+    /// what the returned model covers and is checked against, they are
+    /// just not asserted again.
+    fn assert_base(&mut self, _pool: &ExprPool, _constraints: &[ExprId]) -> Result<(), SolverError> {
+        Ok(())
     }
 
     /// Whether the conjunction is satisfiable; `None` when unknown.
@@ -299,5 +340,8 @@ impl<S: Solver + ?Sized> Solver for Box<S> {
     }
     fn shed(&mut self) -> usize {
         (**self).shed()
+    }
+    fn assert_base(&mut self, pool: &ExprPool, constraints: &[ExprId]) -> Result<(), SolverError> {
+        (**self).assert_base(pool, constraints)
     }
 }

@@ -1,9 +1,10 @@
 //! Assembling the standard solver stack from settings.
 
+use crate::backend::Backend;
 use crate::expr::ExprPool;
 use crate::layers::{CachingSolver, CexCachingSolver, SlicingSolver};
+use crate::solver::BackendSettings;
 use crate::solver::{Answer, LayerStats, Query, Solver, SolverError};
-use crate::z3backend::{Z3Settings, Z3Solver};
 
 /// Which layers a [`SolverStack`] has, and the backend's timeout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -14,9 +15,11 @@ pub struct SolverSettings {
     pub slicing: bool,
     /// The counterexample cache ([`CexCachingSolver`]).
     pub cex_cache: bool,
-    /// Z3's per-query limit in milliseconds (see [`Z3Settings::timeout_ms`]).
+    /// The backend's per-query limit in milliseconds (see
+    /// [`BackendSettings::timeout_ms`]).
     pub timeout_ms: Option<u32>,
-    /// Z3's per-query work limit (see [`Z3Settings::work_limit`]).
+    /// The backend's per-query work limit (see
+    /// [`BackendSettings::work_limit`]).
     pub work_limit: Option<u32>,
 }
 
@@ -27,39 +30,49 @@ impl Default for SolverSettings {
             cache: true,
             slicing: true,
             cex_cache: true,
-            timeout_ms: Z3Settings::default().timeout_ms,
+            timeout_ms: BackendSettings::default().timeout_ms,
             work_limit: None,
         }
     }
 }
 
-/// A solver made of the enabled layers over Z3.
+/// A solver made of the enabled layers over a backend (Z3 or Bitwuzla).
 ///
-/// The order is slicing → cache → counterexample cache → Z3:
+/// The order is slicing → cache → counterexample cache → backend:
 /// - slicing comes first so the caches see the slice, not the whole path
 ///   condition: queries that differ only in unrelated constraints then
 ///   share cache entries, and the counterexample cache has fewer
 ///   constraints to evaluate and fewer symbols a model must cover;
 /// - the exact cache comes before the counterexample cache because a hash
 ///   lookup is cheaper than evaluating up to 64 models;
-/// - the counterexample cache is last before Z3 so it learns from every
-///   answer Z3 gives.
+/// - the counterexample cache is last before the backend so it learns
+///   from every answer the backend gives.
 ///
-/// It holds Z3 terms, which belong to the thread-local Z3 context, so a
+/// It holds backend terms (Z3's belong to the thread-local Z3 context,
+/// Bitwuzla's to a term manager that is not thread-safe), so a
 /// stack stays on the thread that built it.
 pub struct SolverStack {
     top: Box<dyn Solver>,
 }
 
 impl SolverStack {
-    /// Builds the stack over a fresh Z3 backend.
+    /// Builds the stack over a fresh backend of the selected kind (see
+    /// [`crate::backend::selected`]).
     pub fn build(settings: &SolverSettings) -> Self {
-        let backend = Z3Solver::new(Z3Settings {
-            timeout_ms: settings.timeout_ms,
-            work_limit: settings.work_limit,
-            ..Z3Settings::default()
-        });
-        Self::build_on(settings, Box::new(backend))
+        Self::build_with(settings, crate::backend::selected())
+    }
+
+    /// Builds the stack over a fresh backend of kind `backend`.
+    pub fn build_with(settings: &SolverSettings, backend: Backend) -> Self {
+        let backend = backend.make(
+            BackendSettings {
+                timeout_ms: settings.timeout_ms,
+                work_limit: settings.work_limit,
+                ..BackendSettings::default()
+            },
+            false,
+        );
+        Self::build_on(settings, backend)
     }
 
     /// Builds the layers of `settings` over any backend (its timeout

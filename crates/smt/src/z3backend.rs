@@ -21,37 +21,7 @@ use crate::display::{array_label, sym_label};
 use crate::eval::{ArrayValue, Assignment, Env, Memo};
 use crate::expr::{ArrayId, ExprId, ExprPool, Leaf, Node, Sort as PSort, SymId};
 use crate::hash::FxHashMap;
-use crate::solver::{Answer, Counter, LayerStats, Query, Solver, SolverError};
-
-/// Settings of the Z3 backend.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Z3Settings {
-    /// Wall-clock limit per query in milliseconds; `None` for no limit.
-    /// A query that hits it is answered `Unknown("timeout")`. The default,
-    /// 10 000 ms, is long enough for the queries of one branch of a
-    /// Test-Comp task and short enough that a few hopeless ones cannot eat
-    /// a 15-minute budget.
-    pub timeout_ms: Option<u32>,
-    /// Queries with more multiplications, divisions and remainders of two
-    /// non-constant operands (counted once per distinct term, weighted by
-    /// width / 8) are answered `Unknown("nonlinear budget")` without asking
-    /// Z3: Z3 4.8 bit-blasts them in loops that neither its timeout nor an
-    /// interrupt stops (seen: minutes on a 10 s limit). `None` for no
-    /// budget. Default 64 (eight 64-bit products).
-    pub max_nonlinear: Option<u32>,
-    /// Work limit per query in Z3's resource units (its `rlimit`; see
-    /// [`Solver::work`]); `None` for none. Unlike the timeout it ends a
-    /// query at the same point on every run, so a scheduler that needs
-    /// reproducible answers uses it (with the timeout as a backstop).
-    /// A query that hits it is answered `Unknown`. Default `None`.
-    pub work_limit: Option<u32>,
-}
-
-impl Default for Z3Settings {
-    fn default() -> Self {
-        Z3Settings { max_nonlinear: Some(64), timeout_ms: Some(10_000), work_limit: None }
-    }
-}
+use crate::solver::{Answer, BackendSettings, Counter, LayerStats, Query, Solver, SolverError};
 
 #[derive(Clone)]
 pub(crate) enum Term {
@@ -81,7 +51,7 @@ pub(crate) enum Term {
 /// the concolic sequence of `tests/layers.rs` (`push_pop_vs_fresh`, 576
 /// queries) this mode took 4.0–4.5 s against 6.0–6.5 s for push/pop.
 pub struct Z3Solver {
-    settings: Z3Settings,
+    settings: BackendSettings,
     pool_uid: u64,
     terms: FxHashMap<ExprId, Term>,
     counter: Counter,
@@ -98,7 +68,7 @@ pub struct Z3Solver {
 
 impl Z3Solver {
     /// A backend with the given settings.
-    pub fn new(settings: Z3Settings) -> Self {
+    pub fn new(settings: BackendSettings) -> Self {
         Z3Solver {
             settings,
             pool_uid: 0,
@@ -114,46 +84,16 @@ impl Z3Solver {
     }
 
     /// An incremental backend: one Z3 solver kept across queries, with
-    /// constraints given to [`Z3Solver::assert_base`] asserted once and
+    /// constraints given to [`Solver::assert_base`] asserted once and
     /// kept (and what Z3 learnt about them); each query pushes its other
     /// constraints and pops them. For a sequence of queries over one large
     /// formula plus a small changing part (the bounded engine's cover
     /// algorithms), where re-solving the formula from scratch each time
     /// dominates.
-    pub fn incremental(settings: Z3Settings) -> Self {
+    pub fn incremental(settings: BackendSettings) -> Self {
         let mut s = Z3Solver::new(settings);
         s.incremental = Some(z3::Solver::new());
         s
-    }
-
-    /// Asserts `constraints` permanently (only on an incremental backend;
-    /// a no-op otherwise). Queries must still list them: they are what the
-    /// returned model covers and is checked against, they are just not
-    /// asserted again.
-    pub fn assert_base(&mut self, pool: &ExprPool, constraints: &[ExprId]) -> Result<(), SolverError> {
-        if self.incremental.is_none() {
-            return Ok(());
-        }
-        if pool.uid() != self.pool_uid {
-            self.terms.clear();
-            self.base.clear();
-            if let Some(s) = &self.incremental {
-                s.reset();
-            }
-            self.pool_uid = pool.uid();
-        }
-        for &c in constraints {
-            if self.base.contains(&c) {
-                continue;
-            }
-            let b = match self.term(pool, c)? {
-                Term::Bool(b) => b,
-                _ => return Err(SolverError::NotBool(c)),
-            };
-            self.incremental.as_ref().unwrap().assert(&b);
-            self.base.insert(c);
-        }
-        Ok(())
     }
 
     /// Switches between a fresh `smt`-tactic solver per query (`false`,
@@ -512,7 +452,7 @@ pub fn z3_version() -> String {
 
 impl Default for Z3Solver {
     fn default() -> Self {
-        Self::new(Z3Settings::default())
+        Self::new(BackendSettings::default())
     }
 }
 
@@ -744,6 +684,32 @@ impl Solver for Z3Solver {
         out.push(self.counter.stats("z3", vec![("rlimit", self.work)]));
     }
 
+    fn assert_base(&mut self, pool: &ExprPool, constraints: &[ExprId]) -> Result<(), SolverError> {
+        if self.incremental.is_none() {
+            return Ok(());
+        }
+        if pool.uid() != self.pool_uid {
+            self.terms.clear();
+            self.base.clear();
+            if let Some(s) = &self.incremental {
+                s.reset();
+            }
+            self.pool_uid = pool.uid();
+        }
+        for &c in constraints {
+            if self.base.contains(&c) {
+                continue;
+            }
+            let b = match self.term(pool, c)? {
+                Term::Bool(b) => b,
+                _ => return Err(SolverError::NotBool(c)),
+            };
+            self.incremental.as_ref().unwrap().assert(&b);
+            self.base.insert(c);
+        }
+        Ok(())
+    }
+
     fn work(&self) -> u64 {
         self.work
     }
@@ -804,7 +770,7 @@ impl Drop for Watchdog {
 }
 
 /// The nonlinear weight of the terms under `roots` (see
-/// [`Z3Settings::max_nonlinear`]); stops counting past `cap`.
+/// [`BackendSettings::max_nonlinear`]); stops counting past `cap`.
 fn nonlinear_weight(pool: &ExprPool, roots: &[ExprId], cap: u32) -> u32 {
     use crate::fold::BvBinOp::{Mul, SDiv, SRem, UDiv, URem};
     let mut seen = std::collections::HashSet::new();

@@ -6,7 +6,7 @@
 mod common;
 
 use common::{concolic_queries, program, run, ALL_OFF};
-use walkdown_smt::{Solver, SolverSettings, Z3Settings, Z3Solver};
+use walkdown_smt::{BackendSettings, Solver, SolverSettings, Z3Solver};
 
 const RUNS: usize = 10;
 
@@ -89,7 +89,7 @@ fn udiv_by_zero_follows_smt_lib_in_z3() {
     let mut prog = program();
     let p = &mut prog.pool;
     let (z_is_0, div_is_ones) = (prog.branches[3], prog.branches[4]);
-    let mut s = Z3Solver::new(Z3Settings::default());
+    let mut s = Z3Solver::new(BackendSettings::default());
     assert_eq!(s.must_be_true(p, &[z_is_0], div_is_ones).unwrap(), Some(true));
     assert_eq!(s.may_be_true(p, &[], div_is_ones).unwrap(), Some(true));
     let not_ones = p.not(div_is_ones).unwrap();
@@ -102,7 +102,7 @@ fn udiv_by_zero_follows_smt_lib_in_z3() {
 fn model_covers_query_symbols_only() {
     let mut prog = program();
     let p = &prog.pool;
-    let mut s = Z3Solver::new(Z3Settings::default());
+    let mut s = Z3Solver::new(BackendSettings::default());
     // `d > 100` only: the model must give d (and nothing else) a value.
     let m = s.model(p, &[prog.branches[6]]).unwrap().unwrap();
     let syms: Vec<_> = m.syms().map(|(s, _)| s).collect();

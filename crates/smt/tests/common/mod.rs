@@ -5,8 +5,8 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use walkdown_smt::{
-    Answer, ArrayId, ArrayValue, Assignment, ExprId, ExprPool, LayerStats, Query, Solver, SolverError, SolverSettings,
-    SolverStack, SymId, Z3Settings, Z3Solver,
+    Answer, ArrayId, ArrayValue, Assignment, BackendSettings, ExprId, ExprPool, LayerStats, Query, Solver, SolverError,
+    SolverSettings, SolverStack, SymId, Z3Solver,
 };
 
 /// splitmix64.
@@ -203,7 +203,7 @@ pub fn run(settings: SolverSettings, prog: &Program, queries: &[PathQuery]) -> R
     let calls = Rc::new(Cell::new(0));
     let constraints = Rc::new(Cell::new(0));
     let backend = CountingZ3 {
-        inner: Z3Solver::new(Z3Settings { timeout_ms: settings.timeout_ms, ..Z3Settings::default() }),
+        inner: Z3Solver::new(BackendSettings { timeout_ms: settings.timeout_ms, ..BackendSettings::default() }),
         calls: calls.clone(),
         constraints: constraints.clone(),
     };

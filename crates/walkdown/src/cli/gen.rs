@@ -76,6 +76,9 @@ pub struct GenArgs {
     /// Per-query solver timeout in milliseconds.
     #[arg(long, default_value_t = 10_000)]
     solver_timeout_ms: u32,
+    /// The solver backend every engine asks: z3, bitwuzla, or portfolio (queries with floats to Bitwuzla, the others to Z3). Default: the one the WALKDOWN_SOLVER environment variable names, else z3 (docs/solvers.md says why).
+    #[arg(long, value_enum)]
+    solver: Option<SolverArg>,
     /// concolic: first time limit (ms) of each query; one that hits it is asked again later under four times as much (up to --solver-timeout-ms), so one slow query does not hold up the others. 0: the full limit at once.
     #[arg(long, default_value_t = 500)]
     quick_query_ms: u32,
@@ -146,6 +149,27 @@ pub struct GenArgs {
     pub unit: super::unit::UnitArgs,
     #[command(flatten)]
     env: super::env::EnvArgs,
+}
+
+/// `--solver`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SolverArg {
+    /// Z3.
+    Z3,
+    /// Bitwuzla.
+    Bitwuzla,
+    /// Queries with floats to Bitwuzla, the others to Z3.
+    Portfolio,
+}
+
+impl From<SolverArg> for walkdown_smt::Backend {
+    fn from(s: SolverArg) -> Self {
+        match s {
+            SolverArg::Z3 => walkdown_smt::Backend::Z3,
+            SolverArg::Bitwuzla => walkdown_smt::Backend::Bitwuzla,
+            SolverArg::Portfolio => walkdown_smt::Backend::Portfolio,
+        }
+    }
 }
 
 /// `--refinement`.
@@ -220,6 +244,7 @@ impl GenArgs {
             no_static: self.no_static,
             max_executions: self.max_executions,
             solver_timeout_ms: self.solver_timeout_ms,
+            solver: self.solver.map(Into::into),
             quick_query_ms: self.quick_query_ms,
             max_call_depth: self.max_call_depth,
             max_steps: self.max_steps,

@@ -1,4 +1,4 @@
-//! Z3's encoding of the floating-point nodes agrees with their concrete
+//! Each backend's encoding (Z3's, Bitwuzla's) of the floating-point nodes agrees with their concrete
 //! meaning (`walkdown_smt::float`, the x86 instructions the interpreter
 //! runs) bit for bit: on special values (±0, ±inf, NaNs with payloads,
 //! subnormals, the extremes of each format, integer bounds) and on random
@@ -13,19 +13,22 @@ mod common;
 
 use common::Rng;
 use walkdown_smt::float::{self, FpBinOp, FpCmpOp};
-use walkdown_smt::{Answer, ExprId, ExprPool, Query, Solver, Z3Settings, Z3Solver};
+use walkdown_smt::{Answer, Backend, BackendSettings, ExprId, ExprPool, Query, Solver};
 
 struct Check {
     pool: ExprPool,
-    z3: Z3Solver,
+    backend: Backend,
+    solver: Box<dyn Solver>,
     checks: usize,
 }
 
 impl Check {
-    fn new() -> Self {
+    fn new(backend: Backend) -> Self {
         Check {
             pool: ExprPool::new(),
-            z3: Z3Solver::new(Z3Settings { timeout_ms: Some(60_000), max_nonlinear: None, work_limit: None }),
+            backend,
+            solver: backend
+                .make(BackendSettings { timeout_ms: Some(60_000), max_nonlinear: None, work_limit: None }, false),
             checks: 0,
         }
     }
@@ -41,8 +44,14 @@ impl Check {
     fn expect(&mut self, what: &str, mut cs: Vec<ExprId>, term: ExprId, want: ExprId) {
         let differs = self.pool.ne(term, want).unwrap();
         cs.push(differs);
-        let a = self.z3.check(&self.pool, &Query::new(&cs)).unwrap();
-        assert_eq!(a, Answer::Unsat, "{what}: z3 computes something other than {}", self.pool.display(want));
+        let a = self.solver.check(&self.pool, &Query::new(&cs)).unwrap();
+        assert_eq!(
+            a,
+            Answer::Unsat,
+            "{what}: {} computes something other than {}",
+            self.backend,
+            self.pool.display(want)
+        );
         self.checks += 1;
     }
 }
@@ -144,8 +153,14 @@ fn operands(rng: &mut Rng, w: u32, n: usize) -> Vec<(u128, u128)> {
 }
 
 #[test]
-fn z3_agrees_with_the_concrete_meaning_of_arithmetic_and_comparisons() {
-    let mut k = Check::new();
+fn backends_agree_with_the_concrete_meaning_of_arithmetic_and_comparisons() {
+    for backend in Backend::LINKED {
+        backends_agree_with_the_concrete_meaning_of_arithmetic_and_comparisons_on(backend);
+    }
+}
+
+fn backends_agree_with_the_concrete_meaning_of_arithmetic_and_comparisons_on(backend: Backend) {
+    let mut k = Check::new(backend);
     let mut rng = Rng::new(16);
     for w in [32, 64] {
         for (a, b) in operands(&mut rng, w, 60) {
@@ -171,8 +186,14 @@ fn z3_agrees_with_the_concrete_meaning_of_arithmetic_and_comparisons() {
 }
 
 #[test]
-fn z3_agrees_with_the_concrete_meaning_of_conversions() {
-    let mut k = Check::new();
+fn backends_agree_with_the_concrete_meaning_of_conversions() {
+    for backend in Backend::LINKED {
+        backends_agree_with_the_concrete_meaning_of_conversions_on(backend);
+    }
+}
+
+fn backends_agree_with_the_concrete_meaning_of_conversions_on(backend: Backend) {
+    let mut k = Check::new(backend);
     let mut rng = Rng::new(61);
     for from in [32, 64] {
         let mut values = specials(from);
@@ -213,14 +234,20 @@ fn z3_agrees_with_the_concrete_meaning_of_conversions() {
 /// exactly, are inside it.
 #[test]
 fn models_of_narrow_windows_are_bit_exact() {
+    for backend in Backend::LINKED {
+        models_of_narrow_windows_are_bit_exact_on(backend);
+    }
+}
+
+fn models_of_narrow_windows_are_bit_exact_on(backend: Backend) {
     let mut p = ExprPool::new();
     let (xs, x) = p.new_symbol("t", 32).unwrap();
     let lo = p.bv_const(32, u128::from(36.6f32.to_bits())).unwrap();
     let hi = p.bv_const(32, u128::from(36.6001f32.to_bits())).unwrap();
     let c1 = p.fp_cmp(FpCmpOp::Lt, lo, x).unwrap();
     let c2 = p.fp_cmp(FpCmpOp::Lt, x, hi).unwrap();
-    let mut z3 = Z3Solver::new(Z3Settings::default());
-    let m = match z3.check(&p, &Query::new(&[c1, c2])).unwrap() {
+    let mut solver = backend.make(BackendSettings::default(), false);
+    let m = match solver.check(&p, &Query::new(&[c1, c2])).unwrap() {
         Answer::Sat(m) => m,
         other => panic!("{other:?}"),
     };
@@ -232,7 +259,7 @@ fn models_of_narrow_windows_are_bit_exact() {
     let target = p.bv_const(64, u128::from(7.5f64.to_bits())).unwrap();
     let prod = p.fp_bin(FpBinOp::Mul, v, three).unwrap();
     let eq = p.fp_cmp(FpCmpOp::Eq, prod, target).unwrap();
-    let m = match z3.check(&p, &Query::new(&[eq])).unwrap() {
+    let m = match solver.check(&p, &Query::new(&[eq])).unwrap() {
         Answer::Sat(m) => m,
         other => panic!("{other:?}"),
     };

@@ -1,37 +1,42 @@
 //! The key soundness test of the folder and the translator: for random
-//! constants, Z3 must compute every operator to exactly the value the
+//! constants, each backend (Z3, Bitwuzla) must compute every operator to exactly the value the
 //! pool's constant folder gives.
 //!
 //! Each check asserts `x = c1 ∧ y = c2 ∧ r = op(x, y) ∧ r ≠ fold(c1, c2)`
 //! and expects unsat. `x`, `y` and `r` are symbols, so the pool cannot
-//! fold or rewrite `op(x, y)` away and Z3 has to evaluate it; the sat twin
+//! fold or rewrite `op(x, y)` away and the backend has to evaluate it; the sat twin
 //! (`r = fold(...)`) checks the model read-back, including 128-bit values.
 
 #[allow(dead_code)] // each test uses part of the shared fixtures
 mod common;
 
 use common::Rng;
-use walkdown_smt::{Answer, BvBinOp, BvUnOp, CmpOp, ExprId, ExprPool, Query, Solver, Z3Settings, Z3Solver};
+use walkdown_smt::{Answer, Backend, BackendSettings, BvBinOp, BvUnOp, CmpOp, ExprId, ExprPool, Query, Solver};
 
 const WIDTHS: [u32; 6] = [1, 7, 8, 32, 64, 128];
 const SAMPLES: usize = 12;
 
 struct Check {
     pool: ExprPool,
-    z3: Z3Solver,
+    backend: Backend,
+    solver: Box<dyn Solver>,
     checks: usize,
 }
 
 impl Check {
-    fn new() -> Self {
+    fn new(backend: Backend) -> Self {
         Check {
             pool: ExprPool::new(),
-            z3: Z3Solver::new(Z3Settings {
-                timeout_ms: Some(60_000),
-                // The folder check multiplies on purpose.
-                max_nonlinear: None,
-                work_limit: None,
-            }),
+            backend,
+            solver: backend.make(
+                BackendSettings {
+                    timeout_ms: Some(60_000),
+                    // The folder check multiplies on purpose.
+                    max_nonlinear: None,
+                    work_limit: None,
+                },
+                false,
+            ),
             checks: 0,
         }
     }
@@ -51,11 +56,17 @@ impl Check {
         let same = self.pool.eq(r, want).unwrap();
         let mut bad = cs.clone();
         bad.push(differs);
-        let a = self.z3.check(&self.pool, &Query::new(&bad)).unwrap();
-        assert_eq!(a, Answer::Unsat, "{what}: z3 computes something other than {}", self.pool.display(want));
+        let a = self.solver.check(&self.pool, &Query::new(&bad)).unwrap();
+        assert_eq!(
+            a,
+            Answer::Unsat,
+            "{what}: {} computes something other than {}",
+            self.backend,
+            self.pool.display(want)
+        );
         let mut good = cs;
         good.push(same);
-        match self.z3.check(&self.pool, &Query::new(&good)).unwrap() {
+        match self.solver.check(&self.pool, &Query::new(&good)).unwrap() {
             Answer::Sat(m) => {
                 for &(s, v) in pins {
                     let sym = match self.pool.get(s) {
@@ -72,8 +83,14 @@ impl Check {
 }
 
 #[test]
-fn z3_agrees_with_folder_on_binary_operators() {
-    let mut k = Check::new();
+fn backends_agree_with_folder_on_binary_operators() {
+    for backend in Backend::LINKED {
+        backends_agree_with_folder_on_binary_operators_on(backend);
+    }
+}
+
+fn backends_agree_with_folder_on_binary_operators_on(backend: Backend) {
+    let mut k = Check::new(backend);
     let mut rng = Rng::new(21);
     for &w in &WIDTHS {
         let x = k.pool.new_symbol("x", w).unwrap().1;
@@ -91,12 +108,18 @@ fn z3_agrees_with_folder_on_binary_operators() {
             }
         }
     }
-    println!("{} z3 checks", k.checks);
+    println!("{} {backend} checks", k.checks);
 }
 
 #[test]
-fn z3_agrees_with_folder_on_comparisons_and_unary_operators() {
-    let mut k = Check::new();
+fn backends_agree_with_folder_on_comparisons_and_unary_operators() {
+    for backend in Backend::LINKED {
+        backends_agree_with_folder_on_comparisons_and_unary_operators_on(backend);
+    }
+}
+
+fn backends_agree_with_folder_on_comparisons_and_unary_operators_on(backend: Backend) {
+    let mut k = Check::new(backend);
     let mut rng = Rng::new(22);
     for &w in &WIDTHS {
         let x = k.pool.new_symbol("x", w).unwrap().1;
@@ -128,8 +151,14 @@ fn z3_agrees_with_folder_on_comparisons_and_unary_operators() {
 }
 
 #[test]
-fn z3_agrees_with_folder_on_widths_and_arrays() {
-    let mut k = Check::new();
+fn backends_agree_with_folder_on_widths_and_arrays() {
+    for backend in Backend::LINKED {
+        backends_agree_with_folder_on_widths_and_arrays_on(backend);
+    }
+}
+
+fn backends_agree_with_folder_on_widths_and_arrays_on(backend: Backend) {
+    let mut k = Check::new(backend);
     let mut rng = Rng::new(23);
     for &w in &WIDTHS {
         let x = k.pool.new_symbol("x", w).unwrap().1;
