@@ -73,7 +73,7 @@ pub struct CoverSettings {
     pub max_queries: Option<u64>,
     /// Per-query solver limit in milliseconds. Default 10,000.
     pub timeout_ms: u32,
-    /// Per-query solver work limit (Z3 `rlimit`, see
+    /// Per-query solver work limit (Z3 `rlimit` or Bitwuzla's count, see
     /// `walkdown_smt::BackendSettings::work_limit`), for answers that must not
     /// depend on the machine's load. Default none.
     pub work_limit: Option<u32>,

@@ -273,7 +273,7 @@ impl<'c, 'p> EngineCtx<'c, 'p> {
         self.query_limit.map_or(left, |l| l.min(left))
     }
 
-    /// In shared mode, the work limit (Z3 `rlimit`) of one solver query:
+    /// In shared mode, the work limit (see `Solver::work`) of one solver query:
     /// queries end at the same point on every run, so turns, and with
     /// them the run, stay reproducible. `None` when the engine has its
     /// own worker.

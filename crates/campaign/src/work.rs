@@ -17,7 +17,7 @@
 pub const REPLAY_STEPS_PER_TICK: u64 = 150;
 /// Steps per tick when tracing a run symbolically.
 pub const TRACED_STEPS_PER_TICK: u64 = 10;
-/// Z3 resource units (`rlimit`) per tick.
+/// Solver work units (Z3's `rlimit`, Bitwuzla's scaled callback count) per tick.
 pub const SOLVER_UNITS_PER_TICK: u64 = 2;
 /// Ticks per term of a formula built (the bounded engine's unwinding:
 /// about 25,000 terms in 20 ms).
@@ -52,7 +52,7 @@ pub fn asserted(terms: u64) -> u64 {
     terms.saturating_mul(TICKS_PER_ASSERTED_TERM)
 }
 
-/// The solver work limit (Z3 `rlimit`) worth `ticks`, for queries whose
+/// The solver work limit (see `Solver::work`) worth `ticks`, for queries whose
 /// end must not depend on the machine's load.
 pub fn solver_limit(ticks: u64) -> u32 {
     ticks.saturating_mul(SOLVER_UNITS_PER_TICK).min(u64::from(u32::MAX)) as u32

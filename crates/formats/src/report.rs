@@ -475,7 +475,8 @@ pub struct SolverEntry {
     pub unknown: u64,
     /// Seconds in the backend.
     pub time_s: f64,
-    /// Work in the backend's deterministic unit (Z3: rlimit).
+    /// Work in the backend's deterministic unit (Z3: rlimit; Bitwuzla: 200
+    /// per termination-callback call).
     pub work: u64,
 }
 

@@ -108,6 +108,7 @@ const NAMES: &[Named] = &[
     n("cache", Queries, "reached the answer cache", Count),
     n("cex-cache", Queries, "reached the model cache", Count),
     n("z3", Queries, "reached Z3", Count),
+    n("bitwuzla", Queries, "reached Bitwuzla", Count),
     n("proved_unreachable", Proofs, "goals proved unreachable", Count),
     n("induction_proved", Proofs, "goals proved by induction", Count),
     n("invariants_kept", Proofs, "loop invariants proved inductive", Count),
