@@ -60,6 +60,26 @@ const UNITS_PER_CALL: u64 = 200;
 /// remembers of old queries from growing without bound.
 const RECYCLE_AFTER: u32 = 256;
 
+/// Terms above which a query counts as large (see `Instance::new`): the
+/// bounded engine's formulas have thousands, concolic and model-checker
+/// queries after slicing tens to hundreds.
+const LARGE_QUERY: usize = 2_000;
+
+/// Whether the terms under `roots` number more than `limit`.
+fn larger_than(pool: &ExprPool, roots: &[ExprId], limit: usize) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    let mut stack = roots.to_vec();
+    while let Some(e) = stack.pop() {
+        if seen.insert(e) {
+            if seen.len() > limit {
+                return true;
+            }
+            stack.extend(pool.get(e).children());
+        }
+    }
+    false
+}
+
 /// The linked Bitwuzla's version (`0.8.0`).
 pub fn bitwuzla_version() -> String {
     // SAFETY: Bitwuzla returns a static NUL-terminated string.
@@ -123,24 +143,25 @@ struct Instance {
 }
 
 impl Instance {
-    /// A new instance; `keeps_base` for one that keeps a large base
-    /// formula across queries (see [`BitwuzlaSolver::incremental`]).
-    fn new(tm: &Manager, keeps_base: bool) -> Instance {
+    /// A new instance; `large` for one that answers large formulas (a
+    /// kept base, see [`BitwuzlaSolver::incremental`], or one query of
+    /// more than [`LARGE_QUERY`] terms).
+    fn new(tm: &Manager, large: bool) -> Instance {
         let limits = Box::into_raw(Box::new(Limits { end: None, calls: 0, max_calls: None, hit: None }));
         // SAFETY: the options are copied by `bitwuzla_new`; the callback
         // state outlives the instance (see `Drop`).
         unsafe {
             let options = bw::bitwuzla_options_new();
             bw::bitwuzla_set_option(options, bw::BITWUZLA_OPT_PRODUCE_MODELS, 1);
-            if keeps_base {
-                // Variable substitution runs over the whole base formula
-                // on every check without calling the termination
-                // callback: on the bounded engine's cover of
-                // bench/real/base58.c one check sat in it (seen in gdb,
-                // `is_direct_cycle`) past the campaign's deadline. Not
-                // off elsewhere: the queries that pin symbols to
-                // constants (the float tests') need it, or Bitwuzla
-                // bit-blasts whole float circuits (minutes, gigabytes).
+            if large {
+                // Variable substitution runs over the whole formula on
+                // every check without calling the termination callback:
+                // on the bounded engine's cover of bench/real/base58.c
+                // one check sat in it (seen in gdb, `is_direct_cycle`)
+                // past the campaign's deadline. Not off for small
+                // queries: those that pin symbols to constants (the float
+                // tests') need it, or Bitwuzla bit-blasts whole float
+                // circuits (minutes, gigabytes).
                 bw::bitwuzla_set_option(options, bw::BITWUZLA_OPT_PP_VARIABLE_SUBST, 0);
             }
             let raw = bw::bitwuzla_new(tm.0, options);
@@ -460,7 +481,15 @@ impl BitwuzlaSolver {
         let asserted = self.assertions(pool, query.constraints)?;
         let end = self.query_end();
         let max_calls = self.settings.work_limit.map(|w| u64::from(w).div_ceil(UNITS_PER_CALL));
-        let inst = self.instance_for_query();
+        // A large query gets an instance of its own without variable
+        // substitution (see `Instance::new`); its set-up cost is small
+        // beside such a query's.
+        let own = (!self.keeps_base && larger_than(pool, query.constraints, LARGE_QUERY))
+            .then(|| Instance::new(&self.tm, true));
+        let inst = match &own {
+            Some(i) => i,
+            None => self.instance_for_query(),
+        };
         inst.arm(end, max_calls);
         let raw = inst.raw;
         // SAFETY: every term was made by this solver's manager.
@@ -478,8 +507,9 @@ impl BitwuzlaSolver {
             _ => Ok(Answer::Unknown(hit.unwrap_or("unknown").to_string())),
         };
         // SAFETY: the push above, on the instance `raw` is (still held by
-        // `self.instance`).
+        // `own` or `self.instance`).
         unsafe { bw::bitwuzla_pop(raw, 1) };
+        drop(own);
         self.work += calls * UNITS_PER_CALL;
         answer
     }
