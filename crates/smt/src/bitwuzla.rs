@@ -42,8 +42,8 @@ use bitwuzla_sys as bw;
 use bw::{BitwuzlaKind as Kind, BitwuzlaSort, BitwuzlaTerm};
 
 use crate::display::{array_label, sym_label};
-use crate::eval::{ArrayValue, Assignment, Env, Memo};
-use crate::expr::{ArrayId, ExprId, ExprPool, Leaf, Node, Sort as PSort, SymId};
+use crate::eval::Assignment;
+use crate::expr::{ArrayId, ExprId, ExprPool, Node, Sort as PSort, SymId};
 use crate::hash::FxHashMap;
 use crate::solver::{Answer, BackendSettings, Counter, LayerStats, Query, Solver, SolverError};
 
@@ -520,31 +520,30 @@ impl BitwuzlaSolver {
         query: &Query<'_>,
         raw: *mut bw::Bitwuzla,
     ) -> Result<Assignment, SolverError> {
-        let mut out = Assignment::new();
-        for leaf in query.leaves(pool) {
-            match leaf {
-                Leaf::Sym(sym) => out.set_sym(sym, self.sym_value(pool, sym, raw)?),
-                Leaf::Array(a) => out.set_array(a, ArrayValue::default()),
-            }
-        }
-        // As in the Z3 backend: the evaluator runs the query and asks for
-        // each byte it reads, which fills the arrays and checks the model.
-        let mut env = ModelReads { solver: self, raw, pool, syms: &out, reads: FxHashMap::default(), error: None };
-        let mut memo = Memo::default();
-        let failed = query.constraints.iter().copied().find(|&c| pool.eval_scalar(c, &mut env, &mut memo) != 1);
-        if let Some(e) = env.error.take() {
-            return Err(e);
-        }
-        let reads = std::mem::take(&mut env.reads);
-        for ((array, index), byte) in reads {
-            let mut cur = out.array(array).cloned().unwrap_or_default();
-            cur.bytes.insert(index, byte);
-            out.set_array(array, cur);
-        }
-        if let Some(c) = failed {
-            return Err(SolverError::BadModel { constraint: c, detail: pool.display(c).to_string() });
-        }
-        Ok(out)
+        crate::solver::checked_model(
+            pool,
+            query,
+            |sym| self.sym_value(pool, sym, raw),
+            |array, index| self.byte_value(pool, array, index, raw),
+        )
+    }
+
+    /// Byte `index` of `array` in the last model of `raw`.
+    fn byte_value(
+        &self,
+        pool: &ExprPool,
+        array: ArrayId,
+        index: u128,
+        raw: *mut bw::Bitwuzla,
+    ) -> Result<u8, SolverError> {
+        let a = self
+            .terms
+            .get(&pool.array_expr(array))
+            .copied()
+            .ok_or_else(|| SolverError::Backend(format!("array {} not translated", array.0)))?;
+        let m = Mk(self.tm.0);
+        let i = m.bv(pool.array_index_width(array), index);
+        value_of(raw, m.op(bw::BITWUZLA_KIND_ARRAY_SELECT, &[a, i])).map(|b| b as u8)
     }
 
     fn sym_value(&self, pool: &ExprPool, sym: SymId, raw: *mut bw::Bitwuzla) -> Result<u128, SolverError> {
@@ -566,45 +565,6 @@ fn value_of(raw: *mut bw::Bitwuzla, t: BitwuzlaTerm) -> Result<u128, SolverError
         CStr::from_ptr(bw::bitwuzla_term_value_get_str_fmt(v, 16)).to_string_lossy().into_owned()
     };
     u128::from_str_radix(&text, 16).map_err(|e| SolverError::Backend(format!("bitwuzla value {text:?}: {e}")))
-}
-
-struct ModelReads<'a> {
-    solver: &'a BitwuzlaSolver,
-    raw: *mut bw::Bitwuzla,
-    pool: &'a ExprPool,
-    syms: &'a Assignment,
-    reads: FxHashMap<(ArrayId, u128), u8>,
-    error: Option<SolverError>,
-}
-
-impl Env for ModelReads<'_> {
-    fn sym(&mut self, sym: SymId) -> u128 {
-        self.syms.sym(sym).unwrap_or(0)
-    }
-
-    fn read(&mut self, array: ArrayId, index: u128) -> u8 {
-        if let Some(&b) = self.reads.get(&(array, index)) {
-            return b;
-        }
-        let m = Mk(self.solver.tm.0);
-        let byte = match self.solver.terms.get(&self.pool.array_expr(array)) {
-            Some(&a) => {
-                let i = m.bv(self.pool.array_index_width(array), index);
-                value_of(self.raw, m.op(bw::BITWUZLA_KIND_ARRAY_SELECT, &[a, i]))
-            }
-            None => Err(SolverError::Backend(format!("array {} not translated", array.0))),
-        };
-        match byte {
-            Ok(b) => {
-                self.reads.insert((array, index), b as u8);
-                b as u8
-            }
-            Err(e) => {
-                self.error.get_or_insert(e);
-                0
-            }
-        }
-    }
 }
 
 impl Solver for BitwuzlaSolver {

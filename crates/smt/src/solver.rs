@@ -9,8 +9,9 @@
 use std::fmt;
 use std::time::Duration;
 
-use crate::eval::Assignment;
-use crate::expr::{ExprError, ExprId, ExprPool, Leaf};
+use crate::eval::{ArrayValue, Assignment, Env, Memo};
+use crate::expr::{ArrayId, ExprError, ExprId, ExprPool, Leaf, SymId};
+use crate::hash::FxHashMap;
 
 /// A satisfiability question: is the conjunction of `constraints` satisfiable?
 ///
@@ -343,5 +344,71 @@ impl<S: Solver + ?Sized> Solver for Box<S> {
     }
     fn assert_base(&mut self, pool: &ExprPool, constraints: &[ExprId]) -> Result<(), SolverError> {
         (**self).assert_base(pool, constraints)
+    }
+}
+
+/// A backend's model of `query` as an [`Assignment`], checked: every
+/// symbol of the query gets `sym_value`, and array contents are fetched
+/// only where the query reads them (the evaluator runs the query and asks
+/// `read_byte` for each byte it touches), which both fills the model and
+/// checks it. A constraint the model does not satisfy is
+/// [`SolverError::BadModel`]: the translation and the evaluator disagree.
+pub(crate) fn checked_model(
+    pool: &ExprPool,
+    query: &Query<'_>,
+    mut sym_value: impl FnMut(SymId) -> Result<u128, SolverError>,
+    read_byte: impl FnMut(ArrayId, u128) -> Result<u8, SolverError>,
+) -> Result<Assignment, SolverError> {
+    let mut out = Assignment::new();
+    for leaf in query.leaves(pool) {
+        match leaf {
+            Leaf::Sym(sym) => out.set_sym(sym, sym_value(sym)?),
+            Leaf::Array(a) => out.set_array(a, ArrayValue::default()),
+        }
+    }
+    let mut env = ModelReads { syms: &out, read_byte, reads: FxHashMap::default(), error: None };
+    let mut memo = Memo::default();
+    let failed = query.constraints.iter().copied().find(|&c| pool.eval_scalar(c, &mut env, &mut memo) != 1);
+    if let Some(e) = env.error.take() {
+        return Err(e);
+    }
+    for ((array, index), byte) in std::mem::take(&mut env.reads) {
+        let mut cur = out.array(array).cloned().unwrap_or_default();
+        cur.bytes.insert(index, byte);
+        out.set_array(array, cur);
+    }
+    if let Some(c) = failed {
+        return Err(SolverError::BadModel { constraint: c, detail: pool.display(c).to_string() });
+    }
+    Ok(out)
+}
+
+/// The evaluator's view of a backend's model (see [`checked_model`]).
+struct ModelReads<'a, R> {
+    syms: &'a Assignment,
+    read_byte: R,
+    reads: FxHashMap<(ArrayId, u128), u8>,
+    error: Option<SolverError>,
+}
+
+impl<R: FnMut(ArrayId, u128) -> Result<u8, SolverError>> Env for ModelReads<'_, R> {
+    fn sym(&mut self, sym: SymId) -> u128 {
+        self.syms.sym(sym).unwrap_or(0)
+    }
+
+    fn read(&mut self, array: ArrayId, index: u128) -> u8 {
+        if let Some(&b) = self.reads.get(&(array, index)) {
+            return b;
+        }
+        match (self.read_byte)(array, index) {
+            Ok(b) => {
+                self.reads.insert((array, index), b);
+                b
+            }
+            Err(e) => {
+                self.error.get_or_insert(e);
+                0
+            }
+        }
     }
 }

@@ -18,8 +18,8 @@ use z3::ast::{Array, Ast, Bool, Float, BV};
 use z3::{Params, SatResult, Sort, Tactic};
 
 use crate::display::{array_label, sym_label};
-use crate::eval::{ArrayValue, Assignment, Env, Memo};
-use crate::expr::{ArrayId, ExprId, ExprPool, Leaf, Node, Sort as PSort, SymId};
+use crate::eval::Assignment;
+use crate::expr::{ArrayId, ExprId, ExprPool, Node, Sort as PSort, SymId};
 use crate::hash::FxHashMap;
 use crate::solver::{Answer, BackendSettings, Counter, LayerStats, Query, Solver, SolverError};
 
@@ -268,7 +268,8 @@ impl Z3Solver {
         })
     }
 
-    fn solve(&mut self, pool: &ExprPool, query: &Query<'_>) -> Result<Answer, SolverError> {
+    /// Forgets every term when `pool` is not the one they were made for.
+    fn follow_pool(&mut self, pool: &ExprPool) {
         if pool.uid() != self.pool_uid {
             self.terms.clear();
             self.base.clear();
@@ -277,6 +278,10 @@ impl Z3Solver {
             }
             self.pool_uid = pool.uid();
         }
+    }
+
+    fn solve(&mut self, pool: &ExprPool, query: &Query<'_>) -> Result<Answer, SolverError> {
+        self.follow_pool(pool);
         let mut asserted = Vec::with_capacity(query.constraints.len());
         for &c in query.constraints {
             if self.base.contains(&c) {
@@ -354,42 +359,27 @@ impl Z3Solver {
     }
 
     fn read_model(&self, pool: &ExprPool, query: &Query<'_>, model: &z3::Model) -> Result<Assignment, SolverError> {
-        let mut out = Assignment::new();
-        let leaves = query.leaves(pool);
-        for &leaf in &leaves {
-            match leaf {
-                Leaf::Sym(sym) => {
-                    let v = self.sym_value(pool, sym, model)?;
-                    out.set_sym(sym, v);
-                }
-                Leaf::Array(a) => out.set_array(a, ArrayValue::default()),
+        crate::solver::checked_model(
+            pool,
+            query,
+            |sym| self.sym_value(pool, sym, model),
+            |array, index| self.byte_value(pool, array, index, model),
+        )
+    }
+
+    /// Byte `index` of `array` in `model`.
+    fn byte_value(&self, pool: &ExprPool, array: ArrayId, index: u128, model: &z3::Model) -> Result<u8, SolverError> {
+        match self.terms.get(&pool.array_expr(array)) {
+            Some(Term::Array(a)) => {
+                let i = bv_numeral(pool.array_index_width(array), index)?;
+                let sel = a
+                    .select(&i)
+                    .as_bv()
+                    .ok_or_else(|| SolverError::Backend("array element is not a bit-vector".to_string()))?;
+                read_bv(model, &sel, 8).map(|b| b as u8)
             }
+            _ => Err(SolverError::Backend(format!("array {} not translated", array.0))),
         }
-        // Array contents are fetched only where the query reads them: the
-        // evaluator runs the query and asks Z3 for each byte it touches,
-        // which both fills the model and checks it.
-        let mut env = ModelReads { solver: self, pool, model, syms: &out, reads: FxHashMap::default(), error: None };
-        let mut memo = Memo::default();
-        let mut failed = None;
-        for &c in query.constraints {
-            if pool.eval_scalar(c, &mut env, &mut memo) != 1 {
-                failed = Some(c);
-                break;
-            }
-        }
-        if let Some(e) = env.error.take() {
-            return Err(e);
-        }
-        let reads = std::mem::take(&mut env.reads);
-        for ((array, index), byte) in reads {
-            let mut cur = out.array(array).cloned().unwrap_or_default();
-            cur.bytes.insert(index, byte);
-            out.set_array(array, cur);
-        }
-        if let Some(c) = failed {
-            return Err(SolverError::BadModel { constraint: c, detail: pool.display(c).to_string() });
-        }
-        Ok(out)
     }
 
     fn sym_value(&self, pool: &ExprPool, sym: SymId, model: &z3::Model) -> Result<u128, SolverError> {
@@ -592,50 +582,6 @@ fn read_bv(model: &z3::Model, bv: &BV, width: u32) -> Result<u128, SolverError> 
     }
 }
 
-struct ModelReads<'a> {
-    solver: &'a Z3Solver,
-    pool: &'a ExprPool,
-    model: &'a z3::Model,
-    syms: &'a Assignment,
-    reads: FxHashMap<(ArrayId, u128), u8>,
-    error: Option<SolverError>,
-}
-
-impl Env for ModelReads<'_> {
-    fn sym(&mut self, sym: SymId) -> u128 {
-        self.syms.sym(sym).unwrap_or(0)
-    }
-
-    fn read(&mut self, array: ArrayId, index: u128) -> u8 {
-        if let Some(&b) = self.reads.get(&(array, index)) {
-            return b;
-        }
-        let expr = self.pool.array_expr(array);
-        let width = self.pool.array_index_width(array);
-        let byte = match self.solver.terms.get(&expr) {
-            Some(Term::Array(a)) => bv_numeral(width, index).and_then(|i| {
-                let sel = a
-                    .select(&i)
-                    .as_bv()
-                    .ok_or_else(|| SolverError::Backend("array element is not a bit-vector".to_string()))?;
-                read_bv(self.model, &sel, 8)
-            }),
-            _ => Err(SolverError::Backend(format!("array {} not translated", array.0))),
-        };
-        match byte {
-            Ok(b) => {
-                let b = b as u8;
-                self.reads.insert((array, index), b);
-                b
-            }
-            Err(e) => {
-                self.error.get_or_insert(e);
-                0
-            }
-        }
-    }
-}
-
 impl Solver for Z3Solver {
     fn set_deadline(&mut self, deadline: Option<std::time::Instant>) {
         self.deadline = deadline;
@@ -688,14 +634,7 @@ impl Solver for Z3Solver {
         if self.incremental.is_none() {
             return Ok(());
         }
-        if pool.uid() != self.pool_uid {
-            self.terms.clear();
-            self.base.clear();
-            if let Some(s) = &self.incremental {
-                s.reset();
-            }
-            self.pool_uid = pool.uid();
-        }
+        self.follow_pool(pool);
         for &c in constraints {
             if self.base.contains(&c) {
                 continue;
