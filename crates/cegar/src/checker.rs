@@ -21,6 +21,7 @@
 //! unreachable.
 
 mod guide;
+mod interpolate;
 mod refine;
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -68,6 +69,10 @@ pub enum Refinement {
     /// conditions (found by deletion, one query per step), wherever they
     /// are on the path; the suffix when the core gives nothing new.
     Core,
+    /// The suffix, and when it gives nothing new, the facts of Bitwuzla's
+    /// sequence interpolants of the path's steps, each at the location of
+    /// its cut (see `checker::interpolate`).
+    Interpolants,
 }
 
 impl Default for CheckerSettings {
@@ -154,6 +159,10 @@ pub struct CheckerFigures {
     pub rounds: u64,
     /// Branch edges last shared as leading to no open goal.
     pub useless_edges: u64,
+    /// Infeasible paths sent for interpolation ([`Refinement::Interpolants`]).
+    pub interpolations: u64,
+    /// Of those, paths that got no interpolants (refused, unknown, floats).
+    pub interpolation_failures: u64,
     /// States of the last monitor shared.
     pub monitor_states: u64,
 }
@@ -247,6 +256,9 @@ pub struct Checker<'m, S: Solver> {
     /// parameter is no longer tracked there.
     seen_values: HashMap<(Block, u32), HashSet<u128>>,
     given_up_values: HashSet<(Block, u32)>,
+    /// Computes interpolants for [`Refinement::Interpolants`] (made with
+    /// default settings on first use unless given).
+    interpolator: Option<walkdown_smt::Interpolator>,
     /// Figures so far.
     pub figures: CheckerFigures,
 }
@@ -281,8 +293,16 @@ impl<'m, S: Solver> Checker<'m, S> {
             tracked,
             seen_values: HashMap::new(),
             given_up_values: HashSet::new(),
+            interpolator: None,
             figures: CheckerFigures::default(),
         }
+    }
+
+    /// Uses `interpolator` (its limits and deadline) for
+    /// [`Refinement::Interpolants`].
+    pub fn with_interpolator(mut self, interpolator: walkdown_smt::Interpolator) -> Self {
+        self.interpolator = Some(interpolator);
+        self
     }
 
     /// The goals the checker stopped aiming at without a verdict, with why.

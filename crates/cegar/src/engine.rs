@@ -69,6 +69,8 @@ impl CegarEngine {
                 ("rounds", f.rounds as f64),
                 ("refinements", f.refinements as f64),
                 ("failed_refinements", f.failed_refinements as f64),
+                ("interpolations", f.interpolations as f64),
+                ("interpolation_failures", f.interpolation_failures as f64),
                 ("predicates", f.predicates as f64),
                 ("nodes", f.nodes as f64),
                 ("covered_nodes", f.covered as f64),
@@ -162,11 +164,12 @@ impl Engine for CegarEngine {
         }
         let mut solver = SolverStack::build(&solver_settings);
         walkdown_smt::Solver::set_deadline(&mut solver, Some(ctx.deadline()));
+        let interpolator = interpolator(&solver_settings, ctx.deadline());
         let aimed_goals: Vec<GoalId> = goals.goals.iter().filter(|(_, g)| aimed(&g.kind)).map(|(id, _)| id).collect();
         let mut driver = CtxDriver { ctx, closures: RefCell::new((u64::MAX, Vec::new())), dm: program.data_model };
         self.publish(ctx, "running");
         let (outcome, figures, abandoned, states) = {
-            let mut checker = Checker::new(&mut model, solver, self.settings.checker);
+            let mut checker = Checker::new(&mut model, solver, self.settings.checker).with_interpolator(interpolator);
             let outcome = checker.run(&aimed_goals, &mut driver);
             let states = matches!(outcome, Outcome::Complete { .. }).then(|| checker.location_states());
             (outcome, checker.figures, checker.abandoned(), states)
@@ -303,7 +306,8 @@ pub fn certify(
     walkdown_smt::Solver::set_deadline(&mut solver, Some(deadline));
     let mut driver = Alone { deadline, targets, reached: false };
     let (outcome, states) = {
-        let mut checker = Checker::new(&mut model, solver, settings.checker);
+        let mut checker = Checker::new(&mut model, solver, settings.checker)
+            .with_interpolator(interpolator(&settings.solver, deadline));
         let outcome = checker.run(targets, &mut driver);
         let states = matches!(outcome, Outcome::Complete { .. }).then(|| checker.location_states());
         (outcome, states)
@@ -338,4 +342,12 @@ pub fn certificate_from_formulas(
         return Err(CegarError::Unsupported { construct: "recursion deeper than the inlining bound".into(), line: 0 });
     }
     Ok(Certificate::from_formulas(model, formula_of, proved))
+}
+
+/// The interpolator of [`crate::Refinement::Interpolants`], with the
+/// solver's per-query limits and the run's deadline.
+fn interpolator(settings: &SolverSettings, deadline: std::time::Instant) -> walkdown_smt::Interpolator {
+    let mut i = walkdown_smt::Interpolator::new(settings.backend());
+    i.set_deadline(Some(deadline));
+    i
 }

@@ -113,7 +113,7 @@ pub fn selected() -> Backend {
 }
 
 /// Each backend linked in, with its version as the library reports it at
-/// run time: `[("z3", "5.4.1"), ("bitwuzla", "0.8.0")]`.
+/// run time: `[("z3", "5.4.1"), ("bitwuzla", "0.10.0")]`.
 pub fn versions() -> Vec<(&'static str, String)> {
     Backend::LINKED.iter().map(|b| (b.name(), b.version())).collect()
 }

@@ -2,9 +2,9 @@
 //! through its C API, runs Bitwuzla under a deadline and a work limit, and
 //! reads the model back.
 //!
-//! Bitwuzla 0.8.0 is built by `scripts/fetch-bitwuzla` from the source the
-//! `bitwuzla-sys` crate ships and linked statically (see
-//! `.cargo/config.toml`). It answers the same [`Query`]s as the Z3 backend
+//! Bitwuzla 0.10.0 is built by `scripts/fetch-bitwuzla` from PyPI's source
+//! package and linked statically (see `.cargo/config.toml`), through the
+//! `bitwuzla-sys` 0.8.0 bindings with the corrections of [`ffi`]. It answers the same [`Query`]s as the Z3 backend
 //! and returns models in the same form, checked the same way: the
 //! evaluator runs the query under the model, so a translation that
 //! disagrees with [`ExprPool::eval`] is an error, never a wrong test.
@@ -34,6 +34,9 @@
 //! same queries on any machine and at any load, and the work limit ends a
 //! query after a fixed number of calls. The callback also ends the query
 //! at its wall-clock end (the per-query timeout, cut to the deadline).
+
+mod ffi;
+pub mod interpolate;
 
 use std::ffi::{c_void, CStr, CString};
 use std::time::{Duration, Instant};
@@ -80,7 +83,7 @@ fn larger_than(pool: &ExprPool, roots: &[ExprId], limit: usize) -> bool {
     false
 }
 
-/// The linked Bitwuzla's version (`0.8.0`).
+/// The linked Bitwuzla's version (`0.10.0`).
 pub fn bitwuzla_version() -> String {
     // SAFETY: Bitwuzla returns a static NUL-terminated string.
     unsafe { CStr::from_ptr(bw::bitwuzla_version()) }.to_string_lossy().into_owned()
@@ -147,23 +150,42 @@ impl Instance {
     /// kept base, see [`BitwuzlaSolver::incremental`], or one query of
     /// more than [`LARGE_QUERY`] terms).
     fn new(tm: &Manager, large: bool) -> Instance {
+        Instance::with_options(tm, |options| {
+            // SAFETY: a valid options object; numbers of the linked version.
+            unsafe {
+                bw::bitwuzla_set_option(options, ffi::OPT_PRODUCE_MODELS, 1);
+                if large {
+                    // Variable substitution runs over the whole formula on
+                    // every check without calling the termination callback:
+                    // on the bounded engine's cover of bench/real/base58.c
+                    // one check sat in it (seen in gdb, `is_direct_cycle`)
+                    // past the campaign's deadline. Not off for small
+                    // queries: those that pin symbols to constants (the float
+                    // tests') need it, or Bitwuzla bit-blasts whole float
+                    // circuits (minutes, gigabytes).
+                    bw::bitwuzla_set_option(options, ffi::OPT_PP_VARIABLE_SUBST, 0);
+                }
+            }
+        })
+    }
+
+    /// A new instance that produces interpolants (see [`interpolate`]).
+    fn interpolating(tm: &Manager) -> Instance {
+        // SAFETY: a valid options object; numbers of the linked version.
+        Instance::with_options(tm, |options| unsafe {
+            bw::bitwuzla_set_option(options, ffi::OPT_PRODUCE_INTERPOLANTS, 1)
+        })
+    }
+
+    /// A new instance with the options `set` sets, and the callback.
+    fn with_options(tm: &Manager, set: impl FnOnce(*mut bw::BitwuzlaOptions)) -> Instance {
+        debug_assert_eq!(bitwuzla_version(), ffi::HEADER_VERSION, "option numbers of another version");
         let limits = Box::into_raw(Box::new(Limits { end: None, calls: 0, max_calls: None, hit: None }));
         // SAFETY: the options are copied by `bitwuzla_new`; the callback
         // state outlives the instance (see `Drop`).
         unsafe {
             let options = bw::bitwuzla_options_new();
-            bw::bitwuzla_set_option(options, bw::BITWUZLA_OPT_PRODUCE_MODELS, 1);
-            if large {
-                // Variable substitution runs over the whole formula on
-                // every check without calling the termination callback:
-                // on the bounded engine's cover of bench/real/base58.c
-                // one check sat in it (seen in gdb, `is_direct_cycle`)
-                // past the campaign's deadline. Not off for small
-                // queries: those that pin symbols to constants (the float
-                // tests') need it, or Bitwuzla bit-blasts whole float
-                // circuits (minutes, gigabytes).
-                bw::bitwuzla_set_option(options, bw::BITWUZLA_OPT_PP_VARIABLE_SUBST, 0);
-            }
+            set(options);
             let raw = bw::bitwuzla_new(tm.0, options);
             bw::bitwuzla_options_delete(options);
             bw::bitwuzla_set_termination_callback(raw, Some(terminate), limits as *mut c_void);

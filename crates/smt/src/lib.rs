@@ -47,6 +47,7 @@ pub mod tally;
 mod z3backend;
 
 pub use backend::Backend;
+pub use bitwuzla::interpolate::{Interpolation, Interpolator};
 pub use bitwuzla::{bitwuzla_version, BitwuzlaSolver};
 pub use chc::{Clause, HornAnswer, HornSettings, HornSystem, RelId};
 pub use display::ExprDisplay;

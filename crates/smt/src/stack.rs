@@ -55,6 +55,13 @@ pub struct SolverStack {
     top: Box<dyn Solver>,
 }
 
+impl SolverSettings {
+    /// The backend settings these stand for (the per-query limits).
+    pub fn backend(&self) -> BackendSettings {
+        BackendSettings { timeout_ms: self.timeout_ms, work_limit: self.work_limit, ..BackendSettings::default() }
+    }
+}
+
 impl SolverStack {
     /// Builds the stack over a fresh backend of the selected kind (see
     /// [`crate::backend::selected`]).
@@ -64,14 +71,7 @@ impl SolverStack {
 
     /// Builds the stack over a fresh backend of kind `backend`.
     pub fn build_with(settings: &SolverSettings, backend: Backend) -> Self {
-        let backend = backend.make(
-            BackendSettings {
-                timeout_ms: settings.timeout_ms,
-                work_limit: settings.work_limit,
-                ..BackendSettings::default()
-            },
-            false,
-        );
+        let backend = backend.make(settings.backend(), false);
         Self::build_on(settings, backend)
     }
 

@@ -202,6 +202,13 @@ impl<S: Solver> Checker<'_, S> {
                 break;
             }
         }
+        // Interpolation costs more than the suffix (a proof-producing
+        // check of the whole path: milliseconds for ten steps, seconds
+        // for a hundred), so it is asked only for the paths the suffix
+        // cannot remove.
+        if self.figures.predicates == before && self.settings.refinement == Refinement::Interpolants {
+            self.refine_by_interpolants(path, fin, driver);
+        }
         std::mem::take(&mut self.touched)
     }
 

@@ -29,6 +29,7 @@ impl SubTest for Cegar {
         settings.checker.refinement = match run.get("refinement") {
             None | Some("suffix") => Refinement::Suffix,
             Some("core") => Refinement::Core,
+            Some("interpolants") => Refinement::Interpolants,
             Some(r) => return Err(format!("no refinement {r}")),
         };
         let (snap, engine) = run_cegar(program, goals, settings, Duration::from_secs(20), &AtomicBool::new(false))

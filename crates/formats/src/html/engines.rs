@@ -114,6 +114,8 @@ const NAMES: &[Named] = &[
     n("invariants_kept", Proofs, "loop invariants proved inductive", Count),
     n("refinements", Proofs, "refinements", Count),
     n("failed_refinements", Proofs, "refinements that failed", Count),
+    n("interpolations", Proofs, "paths sent for interpolation", Count),
+    n("interpolation_failures", Proofs, "paths without interpolants", Count),
     n("predicates", Proofs, "predicates", Count),
     n("duplicates", Dropped, "duplicate candidates", Count),
     n("dropped", Dropped, "candidates (too many waiting)", Count),

@@ -134,7 +134,7 @@ pub struct GenArgs {
     /// Write every query a solver backend answers into DIR as an SMT-LIB 2 file, headed by the engine that asked it, the task, the backend's answer and its time (the corpus scripts/bench-solvers replays).
     #[arg(long, value_name = "DIR")]
     dump_queries: Option<PathBuf>,
-    /// cegar: which steps of an infeasible path give predicates: suffix (the longest suffix infeasible from any state) or core (a minimal unsatisfiable core of the step conditions).
+    /// cegar: which steps of an infeasible path give predicates: suffix (the longest suffix infeasible from any state), core (a minimal unsatisfiable core of the step conditions) or interpolants (the suffix, and for a path it cannot remove, Bitwuzla's sequence interpolants of the path's steps, each at its cut's location).
     #[arg(long, value_enum, default_value = "suffix")]
     refinement: RefinementArg,
     /// Verification annotations to read, comma-separated: source (`__VERIFIER_assumed(cond, "id")` and `__VERIFIER_assert_verified(cond, "premise")` in the program), self (error sites walkdown's static analysis proves safe; and, under the assumption no_overflow tracked at each add/sub/mul it needed, those its interval analysis proves assuming no signed overflow), eva (checks Frama-C EVA raises no alarm for, under its no-overflow assumptions; needs frama-c). With `--property coverage-error` or `errors`, the concolic engine then skips executions already verified (see `--verification`); report.json lists every error goal's status.
@@ -179,6 +179,8 @@ pub enum RefinementArg {
     Suffix,
     /// A minimal unsatisfiable core of the path's step conditions.
     Core,
+    /// The suffix; Bitwuzla's sequence interpolants where it fails.
+    Interpolants,
 }
 
 /// An engine of the portfolio.
@@ -262,6 +264,7 @@ impl GenArgs {
             refinement: match self.refinement {
                 RefinementArg::Suffix => walkdown_cegar::Refinement::Suffix,
                 RefinementArg::Core => walkdown_cegar::Refinement::Core,
+                RefinementArg::Interpolants => walkdown_cegar::Refinement::Interpolants,
             },
             annotations: self.annotations.iter().map(|a| a.source()).collect(),
             eva: self.eva.settings(),
