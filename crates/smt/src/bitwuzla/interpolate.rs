@@ -216,6 +216,7 @@ impl Reader<'_> {
         Ok(self.memo[&root])
     }
 
+    /// The pool's form of `t`, whose operands are `a` (read already).
     fn rebuild(
         &mut self,
         t: BitwuzlaTerm,
@@ -229,73 +230,103 @@ impl Reader<'_> {
                 return self.leaves.get(&t).copied().ok_or_else(|| "an interpolant names a constant of no part".into())
             }
             bw::BITWUZLA_KIND_VALUE => return value(p, t),
-            bw::BITWUZLA_KIND_NOT => p.not(a[0]),
-            bw::BITWUZLA_KIND_AND => p.and(a),
-            bw::BITWUZLA_KIND_OR => p.or(a),
-            bw::BITWUZLA_KIND_IMPLIES => p.implies(a[0], a[1]),
-            bw::BITWUZLA_KIND_XOR => p.xor(a[0], a[1]),
-            bw::BITWUZLA_KIND_IFF => p.eq(a[0], a[1]),
-            bw::BITWUZLA_KIND_ITE => p.ite(a[0], a[1], a[2]),
-            bw::BITWUZLA_KIND_EQUAL => chain(p, a, |p, x, y| p.eq(x, y)),
-            bw::BITWUZLA_KIND_DISTINCT => distinct(p, a),
-            bw::BITWUZLA_KIND_BV_ADD => fold(p, a, BvBinOp::Add),
-            bw::BITWUZLA_KIND_BV_MUL => fold(p, a, BvBinOp::Mul),
-            bw::BITWUZLA_KIND_BV_AND => fold(p, a, BvBinOp::And),
-            bw::BITWUZLA_KIND_BV_OR => fold(p, a, BvBinOp::Or),
-            bw::BITWUZLA_KIND_BV_XOR => fold(p, a, BvBinOp::Xor),
-            bw::BITWUZLA_KIND_BV_SUB => fold(p, a, BvBinOp::Sub),
-            bw::BITWUZLA_KIND_BV_UDIV => p.binop(BvBinOp::UDiv, a[0], a[1]),
-            bw::BITWUZLA_KIND_BV_UREM => p.binop(BvBinOp::URem, a[0], a[1]),
-            bw::BITWUZLA_KIND_BV_SDIV => p.binop(BvBinOp::SDiv, a[0], a[1]),
-            bw::BITWUZLA_KIND_BV_SREM => p.binop(BvBinOp::SRem, a[0], a[1]),
-            bw::BITWUZLA_KIND_BV_SHL => p.binop(BvBinOp::Shl, a[0], a[1]),
-            bw::BITWUZLA_KIND_BV_SHR => p.binop(BvBinOp::LShr, a[0], a[1]),
-            bw::BITWUZLA_KIND_BV_ASHR => p.binop(BvBinOp::AShr, a[0], a[1]),
-            bw::BITWUZLA_KIND_BV_NOT => p.unop(BvUnOp::Not, a[0]),
-            bw::BITWUZLA_KIND_BV_NEG => p.unop(BvUnOp::Neg, a[0]),
-            bw::BITWUZLA_KIND_BV_NAND => fold(p, a, BvBinOp::And).and_then(|x| p.unop(BvUnOp::Not, x)),
-            bw::BITWUZLA_KIND_BV_NOR => fold(p, a, BvBinOp::Or).and_then(|x| p.unop(BvUnOp::Not, x)),
-            bw::BITWUZLA_KIND_BV_XNOR => fold(p, a, BvBinOp::Xor).and_then(|x| p.unop(BvUnOp::Not, x)),
-            bw::BITWUZLA_KIND_BV_INC | bw::BITWUZLA_KIND_BV_DEC => step(p, kind == bw::BITWUZLA_KIND_BV_INC, a[0]),
-            bw::BITWUZLA_KIND_BV_COMP => p.eq(a[0], a[1]).and_then(|eq| bit(p, eq)),
-            bw::BITWUZLA_KIND_BV_REDOR | bw::BITWUZLA_KIND_BV_REDAND => {
-                reduce(p, kind == bw::BITWUZLA_KIND_BV_REDOR, a[0])
-            }
-            bw::BITWUZLA_KIND_BV_ULT => p.cmp(CmpOp::Ult, a[0], a[1]),
-            bw::BITWUZLA_KIND_BV_ULE => p.cmp(CmpOp::Ule, a[0], a[1]),
-            bw::BITWUZLA_KIND_BV_SLT => p.cmp(CmpOp::Slt, a[0], a[1]),
-            bw::BITWUZLA_KIND_BV_SLE => p.cmp(CmpOp::Sle, a[0], a[1]),
-            bw::BITWUZLA_KIND_BV_UGT => p.ugt(a[0], a[1]),
-            bw::BITWUZLA_KIND_BV_UGE => p.uge(a[0], a[1]),
-            bw::BITWUZLA_KIND_BV_SGT => p.sgt(a[0], a[1]),
-            bw::BITWUZLA_KIND_BV_SGE => p.sge(a[0], a[1]),
-            bw::BITWUZLA_KIND_BV_CONCAT => chain_fold(p, a, |p, x, y| p.concat(x, y)),
-            bw::BITWUZLA_KIND_BV_EXTRACT => p.extract(a[0], idx[0] as u32, idx[1] as u32),
-            bw::BITWUZLA_KIND_BV_ZERO_EXTEND => extend(p, false, a[0], idx[0]),
-            bw::BITWUZLA_KIND_BV_SIGN_EXTEND => extend(p, true, a[0], idx[0]),
-            bw::BITWUZLA_KIND_BV_REPEAT => chain_fold(p, &vec![a[0]; idx[0] as usize], |p, x, y| p.concat(x, y)),
-            bw::BITWUZLA_KIND_BV_ROLI => rotate_left(p, a[0], idx[0]),
-            bw::BITWUZLA_KIND_BV_RORI => {
-                // Rotating right by k is rotating left by w - k.
-                let w = u64::from(p.width(a[0]).unwrap_or(1));
-                rotate_left(p, a[0], w - idx[0] % w)
-            }
-            bw::BITWUZLA_KIND_ARRAY_SELECT => p.select(a[0], a[1]),
-            bw::BITWUZLA_KIND_ARRAY_STORE => p.store(a[0], a[1], a[2]),
             bw::BITWUZLA_KIND_CONST_ARRAY => {
                 let (Some(w), Some(v)) = (index_width(t), p.as_bv_const(a[0])) else {
                     return Err("an interpolant has a constant array of a symbolic value".into());
                 };
                 p.const_array(w, v as u8)
             }
-            other => {
-                // SAFETY: Bitwuzla returns a static string for each kind.
-                let name = unsafe { CStr::from_ptr(bw::bitwuzla_kind_to_string(other)) }.to_string_lossy();
-                return Err(format!("an interpolant uses {name}, which the pool lacks"));
-            }
+            _ => match logic(p, kind, a).or_else(|| words(p, kind, a)).or_else(|| bits(p, kind, a, idx)) {
+                Some(r) => r,
+                None => {
+                    // SAFETY: Bitwuzla returns a static string for each kind.
+                    let name = unsafe { CStr::from_ptr(bw::bitwuzla_kind_to_string(kind)) }.to_string_lossy();
+                    return Err(format!("an interpolant uses {name}, which the pool lacks"));
+                }
+            },
         };
         r.map_err(|e| format!("rebuilding an interpolant: {e}"))
     }
+}
+
+/// Boolean connectives, `=`, `distinct`, `ite` and arrays' operations.
+fn logic(p: &mut ExprPool, kind: bw::BitwuzlaKind, a: &[ExprId]) -> Option<R> {
+    Some(match kind {
+        bw::BITWUZLA_KIND_NOT => p.not(a[0]),
+        bw::BITWUZLA_KIND_AND => p.and(a),
+        bw::BITWUZLA_KIND_OR => p.or(a),
+        bw::BITWUZLA_KIND_IMPLIES => p.implies(a[0], a[1]),
+        bw::BITWUZLA_KIND_XOR => p.xor(a[0], a[1]),
+        bw::BITWUZLA_KIND_IFF => p.eq(a[0], a[1]),
+        bw::BITWUZLA_KIND_ITE => p.ite(a[0], a[1], a[2]),
+        bw::BITWUZLA_KIND_EQUAL => chain(p, a, |p, x, y| p.eq(x, y)),
+        bw::BITWUZLA_KIND_DISTINCT => distinct(p, a),
+        bw::BITWUZLA_KIND_ARRAY_SELECT => p.select(a[0], a[1]),
+        bw::BITWUZLA_KIND_ARRAY_STORE => p.store(a[0], a[1], a[2]),
+        _ => return None,
+    })
+}
+
+/// Bit-vector arithmetic, logic and comparisons.
+fn words(p: &mut ExprPool, kind: bw::BitwuzlaKind, a: &[ExprId]) -> Option<R> {
+    // Binary operators, folded over n operands (Bitwuzla's associative
+    // ones are n-ary), the negated ones negated after.
+    let op = match kind {
+        bw::BITWUZLA_KIND_BV_ADD => Some(BvBinOp::Add),
+        bw::BITWUZLA_KIND_BV_MUL => Some(BvBinOp::Mul),
+        bw::BITWUZLA_KIND_BV_AND | bw::BITWUZLA_KIND_BV_NAND => Some(BvBinOp::And),
+        bw::BITWUZLA_KIND_BV_OR | bw::BITWUZLA_KIND_BV_NOR => Some(BvBinOp::Or),
+        bw::BITWUZLA_KIND_BV_XOR | bw::BITWUZLA_KIND_BV_XNOR => Some(BvBinOp::Xor),
+        bw::BITWUZLA_KIND_BV_SUB => Some(BvBinOp::Sub),
+        bw::BITWUZLA_KIND_BV_UDIV => Some(BvBinOp::UDiv),
+        bw::BITWUZLA_KIND_BV_UREM => Some(BvBinOp::URem),
+        bw::BITWUZLA_KIND_BV_SDIV => Some(BvBinOp::SDiv),
+        bw::BITWUZLA_KIND_BV_SREM => Some(BvBinOp::SRem),
+        bw::BITWUZLA_KIND_BV_SHL => Some(BvBinOp::Shl),
+        bw::BITWUZLA_KIND_BV_SHR => Some(BvBinOp::LShr),
+        bw::BITWUZLA_KIND_BV_ASHR => Some(BvBinOp::AShr),
+        _ => None,
+    };
+    if let Some(op) = op {
+        let negated = matches!(kind, bw::BITWUZLA_KIND_BV_NAND | bw::BITWUZLA_KIND_BV_NOR | bw::BITWUZLA_KIND_BV_XNOR);
+        let r = fold(p, a, op);
+        return Some(if negated { r.and_then(|x| p.unop(BvUnOp::Not, x)) } else { r });
+    }
+    Some(match kind {
+        bw::BITWUZLA_KIND_BV_NOT => p.unop(BvUnOp::Not, a[0]),
+        bw::BITWUZLA_KIND_BV_NEG => p.unop(BvUnOp::Neg, a[0]),
+        bw::BITWUZLA_KIND_BV_INC | bw::BITWUZLA_KIND_BV_DEC => step(p, kind == bw::BITWUZLA_KIND_BV_INC, a[0]),
+        bw::BITWUZLA_KIND_BV_ULT => p.cmp(CmpOp::Ult, a[0], a[1]),
+        bw::BITWUZLA_KIND_BV_ULE => p.cmp(CmpOp::Ule, a[0], a[1]),
+        bw::BITWUZLA_KIND_BV_SLT => p.cmp(CmpOp::Slt, a[0], a[1]),
+        bw::BITWUZLA_KIND_BV_SLE => p.cmp(CmpOp::Sle, a[0], a[1]),
+        bw::BITWUZLA_KIND_BV_UGT => p.ugt(a[0], a[1]),
+        bw::BITWUZLA_KIND_BV_UGE => p.uge(a[0], a[1]),
+        bw::BITWUZLA_KIND_BV_SGT => p.sgt(a[0], a[1]),
+        bw::BITWUZLA_KIND_BV_SGE => p.sge(a[0], a[1]),
+        _ => return None,
+    })
+}
+
+/// Operations on a bit-vector's bits: slices, extensions, rotations and
+/// reductions.
+fn bits(p: &mut ExprPool, kind: bw::BitwuzlaKind, a: &[ExprId], idx: &[u64]) -> Option<R> {
+    Some(match kind {
+        bw::BITWUZLA_KIND_BV_CONCAT => chain_fold(p, a, |p, x, y| p.concat(x, y)),
+        bw::BITWUZLA_KIND_BV_EXTRACT => p.extract(a[0], idx[0] as u32, idx[1] as u32),
+        bw::BITWUZLA_KIND_BV_ZERO_EXTEND => extend(p, false, a[0], idx[0]),
+        bw::BITWUZLA_KIND_BV_SIGN_EXTEND => extend(p, true, a[0], idx[0]),
+        bw::BITWUZLA_KIND_BV_REPEAT => chain_fold(p, &vec![a[0]; idx[0] as usize], |p, x, y| p.concat(x, y)),
+        bw::BITWUZLA_KIND_BV_ROLI => rotate_left(p, a[0], idx[0]),
+        bw::BITWUZLA_KIND_BV_RORI => {
+            // Rotating right by k is rotating left by w - k.
+            let w = u64::from(p.width(a[0]).unwrap_or(1));
+            rotate_left(p, a[0], w - idx[0] % w)
+        }
+        bw::BITWUZLA_KIND_BV_COMP => p.eq(a[0], a[1]).and_then(|eq| bit(p, eq)),
+        bw::BITWUZLA_KIND_BV_REDOR | bw::BITWUZLA_KIND_BV_REDAND => reduce(p, kind == bw::BITWUZLA_KIND_BV_REDOR, a[0]),
+        _ => return None,
+    })
 }
 
 type R = Result<ExprId, crate::ExprError>;
