@@ -22,6 +22,8 @@ pub const HEADER_VERSION: &str = "0.10.0";
 pub const OPT_PRODUCE_MODELS: BitwuzlaOption = 1;
 /// `BITWUZLA_OPT_PRODUCE_INTERPOLANTS`.
 pub const OPT_PRODUCE_INTERPOLANTS: BitwuzlaOption = 2;
+/// `BITWUZLA_OPT_INTERPOLANTS_SUBST`.
+pub const OPT_INTERPOLANTS_SUBST: BitwuzlaOption = 42;
 /// `BITWUZLA_OPT_PP_VARIABLE_SUBST`.
 pub const OPT_PP_VARIABLE_SUBST: BitwuzlaOption = 57;
 
