@@ -17,9 +17,9 @@
 //! memory names earlier copies and is dropped: interpolation refines over
 //! scalar state only.
 //!
-//! **Words, not bits.** Bitwuzla interpolates at the level of its SAT
-//! proof, so an interpolant is typically a conjunction of single bits of
-//! the state (`(= ((_ extract 4 4) x) #b0)` for each of bits 4 to 31: "x
+//! **Words, not bits.** Bitwuzla computes an interpolant by substitution
+//! where it can (word-level: `0 < cap`, `k = 0`), else from its SAT proof,
+//! and then it is typically a conjunction of single bits of the state (`(= ((_ extract 4 4) x) #b0)` for each of bits 4 to 31: "x
 //! is below 16"). As atoms, each bit would be a predicate of its own, and
 //! the abstraction's cost grows with the number of predicates; so the
 //! fixed bits of one variable become one word-level fact, `x < 2^k` when
