@@ -50,11 +50,15 @@ use crate::expr::{ArrayId, ExprId, ExprPool, Node, Sort as PSort, SymId};
 use crate::hash::FxHashMap;
 use crate::solver::{Answer, BackendSettings, Counter, LayerStats, Query, Solver, SolverError};
 
-/// Bitwuzla's work, in termination-callback calls, per unit of work this
-/// backend reports: scaled so that a second of Bitwuzla's search counts
-/// about as much as a second of Z3's resource count (see
-/// `docs/solvers.md`), since schedulers compare the two.
-const UNITS_PER_CALL: u64 = 200;
+/// Units of work this backend reports per termination-callback call:
+/// scaled so that a second of Bitwuzla's search counts about as much as a
+/// second of Z3's resource count (0.4 to 4.5 million units), since
+/// schedulers compare the two and work limits count in these units.
+/// Bitwuzla 0.10.0 calls back 70,000 to 200,000 times a second on the
+/// float queries of `bench/floats/product.c` (0.8.0: 1,300 to 15,000,
+/// when this was 200, which with 0.10.0 ended those queries at a tenth
+/// of their time).
+const UNITS_PER_CALL: u64 = 20;
 
 /// Queries a non-incremental solver's instance answers before it is
 /// replaced: one instance with push and pop per query avoids Bitwuzla's
