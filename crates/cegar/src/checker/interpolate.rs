@@ -18,18 +18,19 @@
 //! scalar state only.
 //!
 //! **Words, not bits.** Bitwuzla computes an interpolant by substitution
-//! where it can (word-level: `0 < cap`, `k = 0`), else from its SAT proof,
-//! and then it is typically a conjunction of single bits of the state (`(= ((_ extract 4 4) x) #b0)` for each of bits 4 to 31: "x
-//! is below 16"). As atoms, each bit would be a predicate of its own, and
+//! where it can (word-level: `0 < cap`, `k = 0`), else from its SAT
+//! proof, and then it is typically a conjunction of single bits of the
+//! state (`(= ((_ extract 4 4) x) #b0)` for each of bits 4 to 31: "x is
+//! below 16"). As atoms, each bit would be a predicate of its own, and
 //! the abstraction's cost grows with the number of predicates; so the
 //! fixed bits of one variable become one word-level fact, `x < 2^k` when
 //! they are the zero high bits and `(x & mask) = value` otherwise
 //! ([`word_facts`]), and every other conjunct is kept whole.
 //!
 //! Interpolation is asked for the paths the suffix refinement cannot
-//! remove (see `refine`). Predicates are only ever added:
-//! the abstraction stays sound whatever they are, so an interpolant read
-//! back wrongly can cost precision, not a proof.
+//! remove (see `refine`). Predicates are only ever added: the
+//! abstraction stays sound whatever they are, so an interpolant read back
+//! wrongly can cost precision, not a proof.
 
 use super::*;
 use walkdown_smt::{Interpolation, Interpolator};
