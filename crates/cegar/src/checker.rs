@@ -256,9 +256,11 @@ pub struct Checker<'m, S: Solver> {
     /// parameter is no longer tracked there.
     seen_values: HashMap<(Block, u32), HashSet<u128>>,
     given_up_values: HashSet<(Block, u32)>,
-    /// Computes interpolants for [`Refinement::Interpolants`] (made with
-    /// default settings on first use unless given).
+    /// Computes interpolants for [`Refinement::Interpolants`], made on
+    /// first use with `interpolation_limits`.
     interpolator: Option<walkdown_smt::Interpolator>,
+    /// The per-query limits and the deadline of interpolation.
+    interpolation_limits: (walkdown_smt::BackendSettings, Option<std::time::Instant>),
     /// Figures so far.
     pub figures: CheckerFigures,
 }
@@ -294,14 +296,20 @@ impl<'m, S: Solver> Checker<'m, S> {
             seen_values: HashMap::new(),
             given_up_values: HashSet::new(),
             interpolator: None,
+            interpolation_limits: Default::default(),
             figures: CheckerFigures::default(),
         }
     }
 
-    /// Uses `interpolator` (its limits and deadline) for
-    /// [`Refinement::Interpolants`].
-    pub fn with_interpolator(mut self, interpolator: walkdown_smt::Interpolator) -> Self {
-        self.interpolator = Some(interpolator);
+    /// Interpolates under these per-query limits and this deadline (for
+    /// [`Refinement::Interpolants`]; default: the backend's defaults and
+    /// no deadline).
+    pub fn with_interpolation_limits(
+        mut self,
+        settings: walkdown_smt::BackendSettings,
+        deadline: Option<std::time::Instant>,
+    ) -> Self {
+        self.interpolation_limits = (settings, deadline);
         self
     }
 

@@ -164,12 +164,12 @@ impl Engine for CegarEngine {
         }
         let mut solver = SolverStack::build(&solver_settings);
         walkdown_smt::Solver::set_deadline(&mut solver, Some(ctx.deadline()));
-        let interpolator = interpolator(&solver_settings, ctx.deadline());
         let aimed_goals: Vec<GoalId> = goals.goals.iter().filter(|(_, g)| aimed(&g.kind)).map(|(id, _)| id).collect();
         let mut driver = CtxDriver { ctx, closures: RefCell::new((u64::MAX, Vec::new())), dm: program.data_model };
         self.publish(ctx, "running");
         let (outcome, figures, abandoned, states) = {
-            let mut checker = Checker::new(&mut model, solver, self.settings.checker).with_interpolator(interpolator);
+            let mut checker = Checker::new(&mut model, solver, self.settings.checker)
+                .with_interpolation_limits(solver_settings.backend(), Some(ctx.deadline()));
             let outcome = checker.run(&aimed_goals, &mut driver);
             let states = matches!(outcome, Outcome::Complete { .. }).then(|| checker.location_states());
             (outcome, checker.figures, checker.abandoned(), states)
@@ -307,7 +307,7 @@ pub fn certify(
     let mut driver = Alone { deadline, targets, reached: false };
     let (outcome, states) = {
         let mut checker = Checker::new(&mut model, solver, settings.checker)
-            .with_interpolator(interpolator(&settings.solver, deadline));
+            .with_interpolation_limits(settings.solver.backend(), Some(deadline));
         let outcome = checker.run(targets, &mut driver);
         let states = matches!(outcome, Outcome::Complete { .. }).then(|| checker.location_states());
         (outcome, states)
@@ -342,12 +342,4 @@ pub fn certificate_from_formulas(
         return Err(CegarError::Unsupported { construct: "recursion deeper than the inlining bound".into(), line: 0 });
     }
     Ok(Certificate::from_formulas(model, formula_of, proved))
-}
-
-/// The interpolator of [`crate::Refinement::Interpolants`], with the
-/// solver's per-query limits and the run's deadline.
-fn interpolator(settings: &SolverSettings, deadline: std::time::Instant) -> walkdown_smt::Interpolator {
-    let mut i = walkdown_smt::Interpolator::new(settings.backend());
-    i.set_deadline(Some(deadline));
-    i
 }

@@ -59,7 +59,12 @@ impl<S: Solver> Checker<'_, S> {
         if parts.len() < 2 {
             return false;
         }
-        let interpolator = self.interpolator.get_or_insert_with(|| Interpolator::new(Default::default()));
+        let (settings, deadline) = self.interpolation_limits;
+        let interpolator = self.interpolator.get_or_insert_with(|| {
+            let mut i = Interpolator::new(settings);
+            i.set_deadline(deadline);
+            i
+        });
         let (before, started) = (interpolator.work(), std::time::Instant::now());
         let answer = interpolator.sequence(&mut self.m.pool, &parts);
         driver.charge(interpolator.work().saturating_sub(before), parts.len() as u64);
@@ -98,29 +103,16 @@ impl<S: Solver> Checker<'_, S> {
             Final::Error(_) => path.len(),
         };
         for pos in 0..=last {
-            let loc = if pos < path.len() { path[pos].0 } else { self.final_loc(path) };
-            let mut map = self.m.state_map(loc, &params, mem);
-            let (cond, locals, post) = if pos < path.len() {
-                let s = &self.m.steps[loc.index()][path[pos].1 as usize];
-                (s.guard, s.locals.clone(), Some((s.post_params.clone(), s.post_mem, s.to)))
-            } else {
-                let Final::Error(ei) = fin else { unreachable!("an edge path ends with its last step") };
-                let e = &self.m.errors[loc.index()][ei];
-                (e.fails, e.locals.clone(), None)
-            };
-            for l in locals {
-                let (c, _) = self.copy_of(l, pos);
-                map.insert(l, c);
-            }
+            let at = self.position(path, fin, pos, &params, mem).expect("positions up to the last exist");
             let mut memo = HashMap::new();
-            let mut conj = vec![self.m.pool.substitute(cond, &map, &mut memo).expect("sorts")];
-            if let (Some((pp, pm, to)), true) = (post, pos < last) {
+            let mut conj = vec![self.m.pool.substitute(at.cond, &at.map, &mut memo).expect("sorts")];
+            if let (Some((pp, pm, to)), true) = (at.post, pos < last) {
                 let (next_params, back) = self.state_copies(to, pos + 1);
                 for (&copy, &value) in next_params.iter().zip(&pp) {
-                    let v = self.m.pool.substitute(value, &map, &mut memo).expect("sorts");
+                    let v = self.m.pool.substitute(value, &at.map, &mut memo).expect("sorts");
                     conj.push(self.m.pool.eq(copy, v).expect("sorts"));
                 }
-                mem = Some(self.m.pool.substitute(pm, &map, &mut memo).expect("sorts"));
+                mem = Some(self.m.pool.substitute(pm, &at.map, &mut memo).expect("sorts"));
                 cuts.push((to, back));
                 params = next_params;
             }

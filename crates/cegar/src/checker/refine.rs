@@ -6,6 +6,18 @@
 
 use super::*;
 
+/// One position of a path, as [`Checker::position`] gives it.
+pub(super) struct At {
+    /// The location's state and the step's locals, renamed for the position.
+    pub map: HashMap<Leaf, ExprId>,
+    /// The step's guard, or the final check's failure.
+    pub cond: ExprId,
+    /// The inputs the step reads.
+    pub sites: Vec<InputSite>,
+    /// The step's results (parameters, memory) and its target.
+    pub post: Option<(Vec<ExprId>, ExprId, Block)>,
+}
+
 impl<S: Solver> Checker<'_, S> {
     /// The steps from the root to node `id`, in order.
     pub(super) fn path_to(&self, id: usize) -> Vec<(Block, u32)> {
@@ -55,38 +67,50 @@ impl<S: Solver> Checker<'_, S> {
         let start = if from < path.len() { path[from].0 } else { self.final_loc(path) };
         let mut params: Vec<ExprId> = self.m.states[start.index()].params.clone();
         let mut mem: Option<ExprId> = self.m.states[start.index()].mem;
-        let total = path.len() + 1;
-        for pos in from..total {
-            let loc = if pos < path.len() { path[pos].0 } else { self.final_loc(path) };
-            let mut map = self.m.state_map(loc, &params, mem);
-            let (cond, locals, sites, post) = if pos < path.len() {
-                let s = &self.m.steps[loc.index()][path[pos].1 as usize];
-                (s.guard, s.locals.clone(), s.inputs.clone(), Some((s.post_params.clone(), s.post_mem, s.to)))
-            } else {
-                match fin {
-                    Final::Edge(_) => break,
-                    Final::Error(ei) => {
-                        let e = &self.m.errors[loc.index()][ei];
-                        (e.fails, e.locals.clone(), e.inputs.clone(), None)
-                    }
-                }
-            };
-            for l in locals {
-                let (c, _) = self.copy_of(l, pos);
-                map.insert(l, c);
-            }
+        for pos in from..=path.len() {
+            let Some(at) = self.position(path, fin, pos, &params, mem) else { break };
             let mut memo = HashMap::new();
-            conds.push(self.m.pool.substitute(cond, &map, &mut memo).expect("substitution keeps sorts"));
-            for site in sites {
+            conds.push(self.m.pool.substitute(at.cond, &at.map, &mut memo).expect("substitution keeps sorts"));
+            for site in at.sites {
                 let (_, s) = self.copy_of(Leaf::Sym(site.sym), pos);
                 inputs.push((site, s.expect("an input is a symbol")));
             }
-            if let Some((pp, pm, _)) = post {
-                params = pp.iter().map(|&t| self.m.pool.substitute(t, &map, &mut memo).expect("sorts")).collect();
-                mem = Some(self.m.pool.substitute(pm, &map, &mut memo).expect("sorts"));
+            if let Some((pp, pm, _)) = at.post {
+                params = pp.iter().map(|&t| self.m.pool.substitute(t, &at.map, &mut memo).expect("sorts")).collect();
+                mem = Some(self.m.pool.substitute(pm, &at.map, &mut memo).expect("sorts"));
             }
         }
         (conds, inputs)
+    }
+
+    /// Path position `pos` with the state there given as `params`/`mem`:
+    /// its location, the substitution onto that state and the position's
+    /// own copies of the step's locals, and the step's condition, inputs
+    /// and results; past the last step, the final check's (`None` for an
+    /// edge path, which ends with its last step).
+    pub(super) fn position(
+        &mut self,
+        path: &[(Block, u32)],
+        fin: Final,
+        pos: usize,
+        params: &[ExprId],
+        mem: Option<ExprId>,
+    ) -> Option<At> {
+        let loc = if pos < path.len() { path[pos].0 } else { self.final_loc(path) };
+        let (cond, locals, sites, post) = if pos < path.len() {
+            let s = &self.m.steps[loc.index()][path[pos].1 as usize];
+            (s.guard, s.locals.clone(), s.inputs.clone(), Some((s.post_params.clone(), s.post_mem, s.to)))
+        } else {
+            let Final::Error(ei) = fin else { return None };
+            let e = &self.m.errors[loc.index()][ei];
+            (e.fails, e.locals.clone(), e.inputs.clone(), None)
+        };
+        let mut map = self.m.state_map(loc, params, mem);
+        for l in locals {
+            let (c, _) = self.copy_of(l, pos);
+            map.insert(l, c);
+        }
+        Some(At { map, cond, sites, post })
     }
 
     pub(super) fn final_loc(&self, path: &[(Block, u32)]) -> Block {
