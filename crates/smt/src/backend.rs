@@ -24,7 +24,8 @@ pub enum Backend {
     Z3,
     /// Bitwuzla ([`BitwuzlaSolver`]).
     Bitwuzla,
-    /// Floats to Bitwuzla, the rest to Z3 ([`PortfolioSolver`]).
+    /// The proof engines' queries to Bitwuzla and concolic testing's to
+    /// Z3, floats the other way round ([`PortfolioSolver`]).
     Portfolio,
 }
 

@@ -66,6 +66,12 @@ pub fn enabled() -> bool {
     TARGET.lock().map(|t| t.is_some()).unwrap_or(false)
 }
 
+/// The engine this thread's queries are labelled with (`"unknown"` outside
+/// every [`engine_scope`]); the portfolio backend picks by it.
+pub fn current_engine() -> &'static str {
+    ENGINE.with(|e| e.get())
+}
+
 /// Labels this thread's queries with `engine` until the guard drops.
 pub fn engine_scope(engine: &'static str) -> EngineScope {
     let previous = ENGINE.with(|e| e.replace(engine));
