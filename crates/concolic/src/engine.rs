@@ -203,6 +203,9 @@ pub struct Stats {
     /// Mutants that put one of the program's words into its environment
     /// (see [`crate::words`]).
     pub word_mutations: u64,
+    /// Mutants that put a part of another kept test's environment into
+    /// one's (see [`crate::splice`]).
+    pub splice_mutations: u64,
     /// Traced runs a `prune` of the annotation pass stopped (not submitted).
     pub pruned: u64,
     /// `tryfirst` candidates solved ahead of the others.
@@ -415,6 +418,7 @@ impl walkdown_campaign::Engine for ConcolicEngine {
             dictionary: Vec::new(),
             dictionary_seen: HashSet::new(),
             words: crate::words::EnvWords::of(program),
+            env: program.environment.clone().filter(|e| !e.is_empty()),
             float_inputs: Default::default(),
             float_constants: crate::floatmut::program_constants(program),
             guidance_version: 0,
@@ -458,6 +462,8 @@ enum Mutant {
     Float,
     /// The environment, with one of the program's words.
     Word,
+    /// The environment, with a part of another kept test's.
+    Splice,
 }
 
 fn closed_flags(closures: &[GoalClosure]) -> Vec<bool> {
@@ -502,6 +508,8 @@ struct Search<'a, 's, 'k, 'p> {
     dictionary_seen: HashSet<u64>,
     /// The program's words for its environment (see [`crate::words`]).
     words: Option<crate::words::EnvWords>,
+    /// The program's environment, for splices (see [`crate::splice`]).
+    env: Option<walkdown_ir::env::Environment>,
     /// Input positions traced runs read as floats, with their type.
     float_inputs: std::collections::BTreeMap<usize, walkdown_ir::Type>,
     /// The program's float constants (see [`crate::floatmut`]).
@@ -746,6 +754,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
             ("mutations_kept", s.mutations_kept as f64),
             ("float_mutations", s.float_mutations as f64),
             ("word_mutations", s.word_mutations as f64),
+            ("splice_mutations", s.splice_mutations as f64),
             ("pruned", s.pruned as f64),
             ("tryfirst", s.tryfirst as f64),
             ("slow_queued", s.slow_queued as f64),
@@ -975,6 +984,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
             self.stats.mutations += 1;
             self.stats.float_mutations += u64::from(kind == Mutant::Float);
             self.stats.word_mutations += u64::from(kind == Mutant::Word);
+            self.stats.splice_mutations += u64::from(kind == Mutant::Splice);
             if self.submit(&vector) {
                 self.stats.mutations_kept += 1;
                 let trace = tracer.run(&mut self.pool, &vector.values, &self.settings.trace, self.ctx.deadline());
@@ -990,10 +1000,19 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
     /// A mutant of a random kept test, and what kind of mutant it is.
     fn mutate(&mut self) -> (TestVector, Mutant) {
         let base = &self.bases[self.rng.below(self.bases.len() as u64) as usize];
-        if let Some(words) = &self.words {
-            // A quarter of the mutants of a program with an environment.
-            if self.rng.below(4) == 0 {
-                return (TestVector { values: words.mutate(&mut self.rng, &base.values) }, Mutant::Word);
+        if let Some(env) = &self.env {
+            // Of the mutants of a program with an environment, a quarter
+            // get a word and an eighth a splice.
+            match (self.rng.below(8), &self.words) {
+                (0 | 1, Some(words)) => {
+                    return (TestVector { values: words.mutate(&mut self.rng, &base.values) }, Mutant::Word);
+                }
+                (2, _) => {
+                    let donor = &self.bases[self.rng.below(self.bases.len() as u64) as usize];
+                    let values = crate::splice::splice(env, &mut self.rng, &base.values, &donor.values);
+                    return (TestVector { values }, Mutant::Splice);
+                }
+                _ => {}
             }
         }
         let mut values = base.values.clone();
