@@ -32,9 +32,19 @@ pub fn replay(steps: u64) -> u64 {
     1 + steps / REPLAY_STEPS_PER_TICK
 }
 
+/// Units of expression-pool work (terms built, leaf-set elements merged:
+/// `ExprPool::work`) per tick: a merged element takes a few nanoseconds.
+pub const POOL_UNITS_PER_TICK: u64 = 256;
+
 /// Ticks of a traced run of `steps` steps.
 pub fn traced(steps: u64) -> u64 {
     1 + steps / TRACED_STEPS_PER_TICK
+}
+
+/// Ticks of `units` of expression-pool work a run built (see
+/// [`POOL_UNITS_PER_TICK`]).
+pub fn built(units: u64) -> u64 {
+    units / POOL_UNITS_PER_TICK
 }
 
 /// Ticks of `units` of solver work (see `Solver::work`).

@@ -206,6 +206,9 @@ pub struct Stats {
     /// Mutants that put a part of another kept test's environment into
     /// one's (see [`crate::splice`]).
     pub splice_mutations: u64,
+    /// Traced runs cut at their limit of terms built
+    /// (`TraceLimits::max_built`).
+    pub over_built: u64,
     /// Traced runs a `prune` of the annotation pass stopped (not submitted).
     pub pruned: u64,
     /// `tryfirst` candidates solved ahead of the others.
@@ -695,6 +698,13 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
         }
     }
 
+    /// Charges a traced run's work (steps and the terms it built) and
+    /// counts a run cut at its build limit.
+    fn charge_trace(&mut self, trace: &Trace) {
+        self.ctx.charge(work::traced(trace.steps) + work::built(trace.built));
+        self.stats.over_built += u64::from(trace.over_built);
+    }
+
     /// Takes in the goals other engines (or this one) closed.
     fn refresh_closures(&mut self) {
         let epoch = self.ctx.epoch();
@@ -718,7 +728,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
                 let t = Instant::now();
                 let trace = tracer.run(&mut self.pool, &vector.values, &self.settings.trace, deadline);
                 self.stats.trace_time += t.elapsed();
-                self.ctx.charge(work::traced(trace.steps));
+                self.charge_trace(&trace);
                 self.stats.executions += 1;
                 self.stats.adopted += 1;
                 let run_no = self.stats.executions;
@@ -755,6 +765,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
             ("float_mutations", s.float_mutations as f64),
             ("word_mutations", s.word_mutations as f64),
             ("splice_mutations", s.splice_mutations as f64),
+            ("runs_over_built", s.over_built as f64),
             ("pruned", s.pruned as f64),
             ("tryfirst", s.tryfirst as f64),
             ("slow_queued", s.slow_queued as f64),
@@ -945,7 +956,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
         let t = Instant::now();
         let trace = tracer.run(&mut self.pool, &vector.values, &self.settings.trace, self.ctx.deadline());
         self.stats.trace_time += t.elapsed();
-        self.ctx.charge(work::traced(trace.steps));
+        self.charge_trace(&trace);
         self.stats.executions += 1;
         let run_no = self.stats.executions;
         if trace.end == crate::symex::TraceEnd::Pruned {
@@ -988,7 +999,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
             if self.submit(&vector) {
                 self.stats.mutations_kept += 1;
                 let trace = tracer.run(&mut self.pool, &vector.values, &self.settings.trace, self.ctx.deadline());
-                self.ctx.charge(work::traced(trace.steps));
+                self.charge_trace(&trace);
                 self.stats.executions += 1;
                 let run_no = self.stats.executions;
                 self.expand(trace, vector, 0, run_no);

@@ -152,6 +152,13 @@ pub struct TraceLimits {
     /// iterations) otherwise spends the budget building terms no query can
     /// solve. Default 2,000.
     pub max_float_ops: u64,
+    /// Expression-pool work a run may build ([`Trace::built`]); a run
+    /// past it ends as [`TraceEnd::Limit`], as at the step limit. Steps do
+    /// not bound a run whose terms grow with it (an input summed per
+    /// iteration: `jain_7-2.c`'s first run took the whole 30 s budget,
+    /// so no other engine had a turn), and one run is never preempted
+    /// for another engine's turn. Default 2^26, about a second of merging.
+    pub max_built: u64,
 }
 
 impl Default for TraceLimits {
@@ -168,6 +175,7 @@ impl Default for TraceLimits {
             max_trip_symbols: 64,
             symbolic_floats: true,
             max_float_ops: 2_000,
+            max_built: 1 << 26,
         }
     }
 }
@@ -245,6 +253,16 @@ pub struct Trace {
     pub end: TraceEnd,
     /// Steps executed.
     pub steps: u64,
+    /// The expression pool's work during the run ([`ExprPool::work`]:
+    /// terms built and leaf-set elements merged). Steps alone undercount a
+    /// run whose terms grow with it: a loop that sums an input per
+    /// iteration merges a leaf set as long as the iteration count at each
+    /// step, and a run of a few thousand steps takes seconds.
+    ///
+    /// [`ExprPool::work`]: walkdown_smt::ExprPool::work
+    pub built: u64,
+    /// The run ended at [`TraceLimits::max_built`].
+    pub over_built: bool,
     /// Values concretized with their equality recorded.
     pub concretizations: u64,
     /// Branch constraints left out of `path` (past a site's visit cap, the
@@ -324,6 +342,11 @@ struct Run<'p, 'a> {
     frames: Vec<Frame<'p>>,
     trace: Trace,
     deadline: std::time::Instant,
+    /// The pool's work when the run began.
+    work_start: u64,
+    /// The pool's work at which the clock is read next (besides every
+    /// 4096 steps), so a run of costly steps ends near its deadline too.
+    clock_at_work: u64,
     visits: HashMap<(FuncId, Block), u32>,
     /// Branch points of string functions per calling block (apart from
     /// `visits`, so a call's loop does not use up its block's own branch).
@@ -418,6 +441,7 @@ impl<'p> Tracer<'p> {
         let mut mem = self.prepared.memory.clone();
         mem.set_max_live_bytes(limits.exec.max_memory);
         let goal_words = self.goals.len().div_ceil(64);
+        let work_before = pool.work();
         let mut run = Run {
             t: self,
             sym: Sym::new(pool),
@@ -429,6 +453,8 @@ impl<'p> Tracer<'p> {
             frames: Vec::new(),
             trace: Trace::default(),
             deadline,
+            work_start: work_before,
+            clock_at_work: work_before + CLOCK_WORK,
             visits: HashMap::new(),
             string_visits: HashMap::new(),
             path_facts: std::collections::HashSet::new(),
@@ -447,6 +473,7 @@ impl<'p> Tracer<'p> {
             Err(Stop::End(e)) => e,
         };
         run.trace.end = end;
+        run.trace.built = run.sym.pool().work() - work_before;
         let mut trace = run.trace;
         trace.covered.sort();
         trace
@@ -472,6 +499,10 @@ impl<'p> Tracer<'p> {
     }
 }
 
+/// Pool work between two readings of the clock within a run (a few
+/// milliseconds of merging leaf sets).
+const CLOCK_WORK: u64 = 1 << 20;
+
 impl<'p, 'a> Run<'p, 'a> {
     fn start(&mut self) -> Result<(), Stop> {
         let entry = self.t.program.entry().ok_or_else(|| unsupported("the program has no `main`".into()))?;
@@ -481,8 +512,13 @@ impl<'p, 'a> Run<'p, 'a> {
             if self.trace.steps >= self.limits.exec.max_steps {
                 return Err(Stop::End(TraceEnd::Limit));
             }
-            if self.trace.steps.is_multiple_of(4096) && std::time::Instant::now() >= self.deadline {
-                return Err(Stop::End(TraceEnd::Limit));
+            let work = self.sym.pool().work();
+            if self.trace.steps.is_multiple_of(4096) || work >= self.clock_at_work {
+                self.clock_at_work = work + CLOCK_WORK;
+                self.trace.over_built = work - self.work_start >= self.limits.max_built;
+                if self.trace.over_built || std::time::Instant::now() >= self.deadline {
+                    return Err(Stop::End(TraceEnd::Limit));
+                }
             }
             self.trace.steps += 1;
             let frame = self.frames.last().expect("a frame is active");
