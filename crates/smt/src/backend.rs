@@ -24,8 +24,7 @@ pub enum Backend {
     Z3,
     /// Bitwuzla ([`BitwuzlaSolver`]).
     Bitwuzla,
-    /// The proof engines' queries to Bitwuzla and concolic testing's to
-    /// Z3, floats the other way round ([`PortfolioSolver`]).
+    /// By the asking engine and floats ([`PortfolioSolver`]).
     Portfolio,
 }
 
@@ -37,7 +36,7 @@ impl Backend {
     pub const LINKED: [Backend; 2] = [Backend::Z3, Backend::Bitwuzla];
 
     /// The default when neither `--solver` nor `WALKDOWN_SOLVER` says.
-    pub const DEFAULT: Backend = Backend::Z3;
+    pub const DEFAULT: Backend = Backend::Portfolio;
 
     /// The name `--solver` takes.
     pub fn name(self) -> &'static str {

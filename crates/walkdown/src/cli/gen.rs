@@ -76,7 +76,7 @@ pub struct GenArgs {
     /// Per-query solver timeout in milliseconds.
     #[arg(long, default_value_t = 10_000)]
     solver_timeout_ms: u32,
-    /// The solver backend every engine asks: z3, bitwuzla, or portfolio (the proof engines' queries to Bitwuzla, but those with floats; concolic testing's to Z3, but those with floats). Default: the one the WALKDOWN_SOLVER environment variable names, else z3 (docs/solvers.md says why).
+    /// The solver backend every engine asks: z3, bitwuzla, or portfolio (the bounded engine's, induction's and the witness check's queries to Bitwuzla, the others to Z3; of float queries, concolic testing's to Bitwuzla and the others to Z3). Default: the one the WALKDOWN_SOLVER environment variable names, else portfolio (docs/solvers.md says why).
     #[arg(long, value_enum)]
     solver: Option<SolverArg>,
     /// concolic: first time limit (ms) of each query; one that hits it is asked again later under four times as much (up to --solver-timeout-ms), so one slow query does not hold up the others. 0: the full limit at once.
@@ -158,7 +158,7 @@ pub enum SolverArg {
     Z3,
     /// Bitwuzla.
     Bitwuzla,
-    /// The proof engines' queries to Bitwuzla, but those with floats; concolic testing's to Z3, but those with floats.
+    /// The bounded engine's, induction's and the witness check's queries to Bitwuzla, the others to Z3; of float queries, concolic testing's to Bitwuzla.
     Portfolio,
 }
 
