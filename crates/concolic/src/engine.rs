@@ -1016,7 +1016,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
             // get a word and an eighth a splice.
             match (self.rng.below(8), &self.words) {
                 (0 | 1, Some(words)) => {
-                    return (TestVector { values: words.mutate(&mut self.rng, &base.values) }, Mutant::Word);
+                    return (TestVector { values: words.mutate(env, &mut self.rng, &base.values) }, Mutant::Word);
                 }
                 (2, _) => {
                     let donor = &self.bases[self.rng.below(self.bases.len() as u64) as usize];

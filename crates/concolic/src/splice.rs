@@ -21,16 +21,16 @@
 //! from kept tests, so they are within the environment's bounds.
 
 use crate::search::Rng;
-use walkdown_ir::env::{EnvInputs, Environment};
+use crate::words::{edit_env, put_argument};
+use walkdown_ir::env::Environment;
 use walkdown_ir::testvec::InputValue;
 
 /// `base` with one part of `donor`'s environment (an argument into any
 /// slot, standard input, a file's contents), or with two of its own
 /// arguments swapped.
 pub fn splice(env: &Environment, rng: &mut Rng, base: &[InputValue], donor: &[InputValue]) -> Vec<InputValue> {
-    let (mut inputs, rest) = env.decode_lenient(base);
     let (given, _) = env.decode_lenient(donor);
-    match rng.below(4) {
+    edit_env(env, base, |inputs| match rng.below(4) {
         0 if inputs.args.len() >= 2 => {
             let n = inputs.args.len() as u64;
             let i = rng.below(n);
@@ -45,33 +45,19 @@ pub fn splice(env: &Environment, rng: &mut Rng, base: &[InputValue], donor: &[In
                 f.1 = bytes.clone();
             }
         }
-        _ => put_argument(env, rng, &mut inputs, &given),
-    }
-    let mut out = env.encode(&inputs).unwrap_or_else(|_| base.to_vec());
-    out.extend_from_slice(&rest);
-    out
-}
-
-/// One of `given`'s arguments replaces one of `inputs`' or follows its
-/// last, within the argument count.
-fn put_argument(env: &Environment, rng: &mut Rng, inputs: &mut EnvInputs, given: &EnvInputs) {
-    let Some(bound) = env.args else { return };
-    if given.args.is_empty() || bound.count == 0 {
-        return;
-    }
-    let arg = given.args[rng.below(given.args.len() as u64) as usize].clone();
-    let slot = (rng.below(inputs.args.len() as u64 + 1) as usize).min(bound.count as usize - 1);
-    if slot < inputs.args.len() {
-        inputs.args[slot] = arg;
-    } else {
-        inputs.args.push(arg);
-    }
+        _ => {
+            if let (Some(bound), false) = (env.args, given.args.is_empty()) {
+                let arg = given.args[rng.below(given.args.len() as u64) as usize].clone();
+                put_argument(bound, rng, &mut inputs.args, arg);
+            }
+        }
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use walkdown_ir::env::ArgBound;
+    use walkdown_ir::env::{ArgBound, EnvInputs};
 
     fn env() -> Environment {
         Environment { args: Some(ArgBound { count: 3, len: 6 }), stdin: Some(8), files: Vec::new() }

@@ -34,7 +34,7 @@
 
 use crate::search::Rng;
 use std::collections::BTreeSet;
-use walkdown_ir::env::{EnvInputs, Environment};
+use walkdown_ir::env::{ArgBound, EnvInputs, Environment};
 use walkdown_ir::testvec::InputValue;
 use walkdown_ir::{GlobalId, Operand, Program, RelocTarget};
 
@@ -43,9 +43,9 @@ const MAX_WORDS: usize = 512;
 /// Strings longer than this are text (messages), not words.
 const MAX_STRING: usize = 64;
 
-/// The words of a program with an environment.
+/// The words of a program with an environment (the environment itself
+/// is the program's; [`EnvWords::mutate`] is given it).
 pub struct EnvWords {
-    env: Environment,
     words: Vec<Vec<u8>>,
 }
 
@@ -53,7 +53,7 @@ impl EnvWords {
     /// The words of `program`; `None` when it has no environment or no
     /// word fits it.
     pub fn of(program: &Program) -> Option<EnvWords> {
-        let env = program.environment.clone()?;
+        let env = program.environment.as_ref()?;
         let longest = env.args.map_or(0, |a| a.len as usize).max(env.stdin.unwrap_or(0) as usize);
         let mut words = BTreeSet::new();
         let numerals = if parses_numbers(program) { NUMERALS } else { &[] };
@@ -67,44 +67,62 @@ impl EnvWords {
             }
         }
         let words: Vec<Vec<u8>> = words.into_iter().take(MAX_WORDS).collect();
-        (!words.is_empty()).then_some(EnvWords { env, words })
+        (!words.is_empty()).then_some(EnvWords { words })
     }
 
     /// `values` with one to three words put into its arguments or its
     /// standard input. Several at once because one behaviour often needs
     /// a combination: an option and its argument (`-f` `%g`), an option
     /// and an input line that exercises it (`-ba` and a line to number).
-    pub fn mutate(&self, rng: &mut Rng, values: &[InputValue]) -> Vec<InputValue> {
-        let (mut inputs, rest) = self.env.decode_lenient(values);
-        for _ in 0..=rng.below(3) {
-            self.place(rng, &mut inputs);
-        }
-        let mut out = self.env.encode(&inputs).unwrap_or_else(|_| values.to_vec());
-        out.extend_from_slice(&rest);
-        out
+    pub fn mutate(&self, env: &Environment, rng: &mut Rng, values: &[InputValue]) -> Vec<InputValue> {
+        edit_env(env, values, |inputs| {
+            for _ in 0..=rng.below(3) {
+                self.place(env, rng, inputs);
+            }
+        })
     }
 
     /// Puts one word into an argument or into standard input.
-    fn place(&self, rng: &mut Rng, inputs: &mut EnvInputs) {
+    fn place(&self, env: &Environment, rng: &mut Rng, inputs: &mut EnvInputs) {
         let word = &self.words[rng.below(self.words.len() as u64) as usize];
-        let use_stdin = match (self.env.args, self.env.stdin) {
+        let use_stdin = match (env.args, env.stdin) {
             (Some(_), Some(_)) => rng.below(2) == 0,
             (None, Some(_)) => true,
             _ => false,
         };
         if use_stdin {
-            let most = self.env.stdin.unwrap_or(0) as usize;
+            let most = env.stdin.unwrap_or(0) as usize;
             put_in_stdin(&mut inputs.stdin, word, most, rng);
-        } else if let Some(a) = self.env.args {
+        } else if let Some(a) = env.args {
             let arg: Vec<u8> = word.iter().copied().take(a.len as usize).take_while(|&b| b != 0).collect();
-            // Replace an argument given, or add one after the last.
-            let slot = rng.below(inputs.args.len() as u64 + 1).min(u64::from(a.count.saturating_sub(1))) as usize;
-            if slot < inputs.args.len() {
-                inputs.args[slot] = arg;
-            } else if a.count > 0 {
-                inputs.args.push(arg);
-            }
+            put_argument(a, rng, &mut inputs.args, arg);
         }
+    }
+}
+
+/// `values` with its environment prefix (decoded as the native harness
+/// reads it) changed by `edit`, and the program's own values after it
+/// kept; `values` unchanged when the edit leaves the environment's bounds.
+pub(crate) fn edit_env(env: &Environment, values: &[InputValue], edit: impl FnOnce(&mut EnvInputs)) -> Vec<InputValue> {
+    let (mut inputs, rest) = env.decode_lenient(values);
+    edit(&mut inputs);
+    match env.encode(&inputs) {
+        Ok(mut out) => {
+            out.extend_from_slice(&rest);
+            out
+        }
+        Err(_) => values.to_vec(),
+    }
+}
+
+/// Puts `arg` in place of one of `args` or after the last, within the
+/// argument count of `bound`.
+pub(crate) fn put_argument(bound: ArgBound, rng: &mut Rng, args: &mut Vec<Vec<u8>>, arg: Vec<u8>) {
+    let slot = rng.below(args.len() as u64 + 1).min(u64::from(bound.count.saturating_sub(1))) as usize;
+    if slot < args.len() {
+        args[slot] = arg;
+    } else if bound.count > 0 {
+        args.push(arg);
     }
 }
 
@@ -271,7 +289,6 @@ fn is_long_option_name(s: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use walkdown_ir::env::ArgBound;
 
     fn words(s: &str) -> Vec<String> {
         words_of(s.as_bytes()).into_iter().map(|w| String::from_utf8(w).unwrap()).collect()
@@ -319,11 +336,11 @@ mod tests {
     #[test]
     fn a_word_lands_in_an_argument_within_the_bounds() {
         let env = Environment { args: Some(ArgBound { count: 2, len: 4 }), stdin: None, files: Vec::new() };
-        let w = EnvWords { env: env.clone(), words: vec![b"--multiple".to_vec()] };
+        let w = EnvWords { words: vec![b"--multiple".to_vec()] };
         let mut rng = Rng::new(7);
         let base = env.encode(&Default::default()).unwrap();
         for _ in 0..20 {
-            let out = w.mutate(&mut rng, &base);
+            let out = w.mutate(&env, &mut rng, &base);
             let (inputs, rest) = env.decode(&out).expect("the mutant stays within the bounds");
             assert!(rest.is_empty());
             assert!(!inputs.args.is_empty() && inputs.args.len() <= 2, "{:?}", inputs.args);
