@@ -37,6 +37,7 @@
 
 mod ffi;
 pub mod interpolate;
+mod stray;
 
 use std::ffi::{c_void, CStr, CString};
 use std::time::{Duration, Instant};
@@ -250,6 +251,8 @@ pub struct BitwuzlaSolver {
     deadline: Option<Instant>,
     work: u64,
     fresh: u64,
+    /// A check left running at its query's end (see [`stray`]).
+    stray: Option<stray::Stray>,
 }
 
 impl BitwuzlaSolver {
@@ -269,6 +272,7 @@ impl BitwuzlaSolver {
             deadline: None,
             work: 0,
             fresh: 0,
+            stray: None,
         }
     }
 
@@ -286,6 +290,7 @@ impl BitwuzlaSolver {
         if pool.uid() == self.pool_uid {
             return;
         }
+        self.abandon_stray();
         self.instance = None;
         self.terms.clear();
         self.fp_defs.clear();
@@ -500,6 +505,40 @@ impl BitwuzlaSolver {
         self.instance.as_ref().expect("made above")
     }
 
+    /// Waits for a stray check (see [`stray`]), and pops its query from
+    /// the kept instance; false, without waiting, while it still runs
+    /// past the deadline.
+    fn settle_stray(&mut self) -> bool {
+        let Some(s) = self.stray.take() else { return true };
+        if !s.is_finished() && self.deadline.is_some_and(|d| Instant::now() >= d) {
+            self.stray = Some(s);
+            return false;
+        }
+        let kept = s.own.is_none();
+        s.finish();
+        if let (true, Some(inst)) = (kept, &self.instance) {
+            // SAFETY: the stray's push, on the kept instance, which no
+            // check uses any more.
+            unsafe { bw::bitwuzla_pop(inst.raw, 1) };
+        }
+        true
+    }
+
+    /// Hands a stray check, with the instance and the manager it uses, to
+    /// a thread that frees them when it ends (see [`stray`]); the solver
+    /// goes on with a new manager and no terms.
+    fn abandon_stray(&mut self) {
+        let Some(s) = self.stray.take() else { return };
+        stray::abandon(stray::Abandoned {
+            stray: Some(s),
+            _instance: self.instance.take(),
+            _manager: std::mem::replace(&mut self.tm, Manager::new()),
+        });
+        self.terms.clear();
+        self.fp_defs.clear();
+        self.base.clear();
+    }
+
     /// When the current query must end: its timeout, cut to the deadline.
     fn query_end(&self) -> Option<Instant> {
         let timeout = self.settings.timeout_ms.map(|ms| Instant::now() + Duration::from_millis(u64::from(ms)));
@@ -510,6 +549,9 @@ impl BitwuzlaSolver {
     }
 
     fn solve(&mut self, pool: &ExprPool, query: &Query<'_>) -> Result<Answer, SolverError> {
+        if !self.settle_stray() {
+            return Ok(Answer::Unknown("timeout (an earlier check is still stopping)".into()));
+        }
         self.follow_pool(pool);
         let asserted = self.assertions(pool, query.constraints)?;
         let end = self.query_end();
@@ -517,8 +559,8 @@ impl BitwuzlaSolver {
         // A large query gets an instance of its own without variable
         // substitution (see `Instance::new`); its set-up cost is small
         // beside such a query's.
-        let own = (!self.keeps_base && larger_than(pool, query.constraints, LARGE_QUERY))
-            .then(|| Instance::new(&self.tm, true));
+        let large = larger_than(pool, query.constraints, LARGE_QUERY);
+        let own = (!self.keeps_base && large).then(|| Instance::new(&self.tm, true));
         let inst = match &own {
             Some(i) => i,
             None => self.instance_for_query(),
@@ -526,13 +568,25 @@ impl BitwuzlaSolver {
         inst.arm(end, max_calls);
         let raw = inst.raw;
         // SAFETY: every term was made by this solver's manager.
-        let result = unsafe {
+        unsafe {
             bw::bitwuzla_push(raw, 1);
             for &t in &asserted {
                 bw::bitwuzla_assert(raw, t);
             }
-            bw::bitwuzla_check_sat(raw)
+        }
+        // Large checks, and those of a kept base, on a thread of their own
+        // (see [`stray`]).
+        let threaded = if large || self.keeps_base { stray::check(raw, end) } else { None };
+        let result = match threaded {
+            Some(stray::Checked::Done(result)) => result,
+            Some(stray::Checked::Running(handle)) => {
+                self.stray = Some(stray::Stray { handle, own });
+                return Ok(Answer::Unknown("timeout (Bitwuzla was still bit-blasting)".into()));
+            }
+            // SAFETY: as above.
+            None => unsafe { bw::bitwuzla_check_sat(raw) },
         };
+        let inst = own.as_ref().or(self.instance.as_ref()).expect("the instance checked");
         let (calls, hit) = inst.outcome();
         let answer = match result {
             bw::BITWUZLA_UNSAT => Ok(Answer::Unsat),
@@ -631,6 +685,10 @@ impl Solver for BitwuzlaSolver {
         if !self.keeps_base {
             return Ok(());
         }
+        if !self.settle_stray() {
+            // Not asserted: later queries assert these constraints themselves.
+            return Err(SolverError::Backend("an earlier check is still stopping".into()));
+        }
         self.follow_pool(pool);
         let new: Vec<ExprId> = constraints.iter().copied().filter(|c| !self.base.contains(c)).collect();
         let terms = self.assertions(pool, &new)?;
@@ -648,6 +706,11 @@ impl BitwuzlaSolver {
     /// Writes the query to the corpus (see [`crate::dump`]) as Bitwuzla's
     /// SMT-LIB printer shows it, from an instance holding just the query.
     fn dump(&mut self, pool: &ExprPool, query: &Query<'_>, answer: Option<&Answer>, time: Duration, work: u64) {
+        // A stray past the deadline holds the manager: that query is not
+        // written.
+        if !self.settle_stray() {
+            return;
+        }
         let saved = std::mem::take(&mut self.base);
         let terms = self.assertions(pool, query.constraints);
         self.base = saved;
@@ -676,6 +739,12 @@ impl BitwuzlaSolver {
         let text = text.replacen("(set-logic ALL)", &format!("(set-logic {logic})"), 1);
         let backend = format!("bitwuzla {}", bitwuzla_version());
         crate::dump::write(&crate::dump::Record { backend: &backend, smtlib: &text, answer, time, work });
+    }
+}
+
+impl Drop for BitwuzlaSolver {
+    fn drop(&mut self) {
+        self.abandon_stray();
     }
 }
 

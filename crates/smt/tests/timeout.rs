@@ -92,3 +92,62 @@ fn work_limit_on(backend: Backend) {
     assert!(took < Duration::from_secs(30), "{backend} took {took:?}");
     println!("{backend}: work {w1} in {took:?}");
 }
+
+/// `y == 12345` after `n` steps of `y = (x_k == k) ? y + k % 7 : y - 1`
+/// over fresh inputs `x_k`: the shape of the bounded engine's formula of
+/// a long straight-line program, which Bitwuzla bit-blasts for seconds
+/// without a termination callback. The query and, for a later query that
+/// contradicts it, `x_0 == 2` against its `x_0 == 1`.
+fn long_sum(pool: &mut ExprPool, n: u128) -> (walkdown_smt::ExprId, walkdown_smt::ExprId, walkdown_smt::ExprId) {
+    let mut y = pool.bv_const(32, 0).unwrap();
+    let mut first = None;
+    for k in 0..n {
+        let x = pool.new_symbol(&format!("x{k}"), 32).unwrap().1;
+        first.get_or_insert(x);
+        let (kk, step, one) =
+            (pool.bv_const(32, k).unwrap(), pool.bv_const(32, k % 7).unwrap(), pool.bv_const(32, 1).unwrap());
+        let hit = pool.eq(x, kk).unwrap();
+        let (up, down) = (pool.add(y, step).unwrap(), pool.sub(y, one).unwrap());
+        y = pool.ite(hit, up, down).unwrap();
+    }
+    let target = pool.bv_const(32, 12345).unwrap();
+    let goal = pool.eq(y, target).unwrap();
+    let x0 = first.unwrap();
+    let (c1, c2) = (pool.bv_const(32, 1).unwrap(), pool.bv_const(32, 2).unwrap());
+    (goal, pool.eq(x0, c1).unwrap(), pool.eq(x0, c2).unwrap())
+}
+
+/// A large check ends at the deadline, though Bitwuzla cannot be stopped
+/// while it bit-blasts (a campaign with a 2 s budget ran 4.8 s); the
+/// solver answers correctly afterwards, the check it walked away from
+/// popped (`x_0 == 1` is gone), in both modes (an incremental solver
+/// runs every check on the instance it keeps).
+///
+/// Bitwuzla only: Z3 cannot be stopped while it internalizes a formula
+/// either (this one: 1.5 s at a 100 ms deadline), and its context belongs
+/// to the thread that made it, so a check cannot be walked away from.
+/// The portfolio sends the large formulas (the bounded engine's and
+/// induction's) to Bitwuzla.
+#[test]
+fn a_large_check_ends_at_the_deadline() {
+    for backend in [Backend::Bitwuzla] {
+        for incremental in [false, true] {
+            let mut pool = ExprPool::new();
+            let (goal, one, two) = long_sum(&mut pool, 4000);
+            let mut solver = backend.make(walkdown_smt::BackendSettings::default(), incremental);
+            let start = Instant::now();
+            solver.set_deadline(Some(start + Duration::from_millis(100)));
+            let answer = solver.check(&pool, &Query::new(&[goal, one])).unwrap();
+            let took = start.elapsed();
+            let case = format!("{backend}, incremental {incremental}");
+            assert!(matches!(answer, Answer::Unknown(_)) || took < Duration::from_millis(100), "{case}: {answer:?}");
+            assert!(took < Duration::from_millis(800), "{case}: the check took {took:?} of 100 ms");
+            solver.set_deadline(None);
+            let small = pool.new_symbol("z", 8).unwrap().1;
+            let three = pool.bv_const(8, 3).unwrap();
+            let z3 = pool.eq(small, three).unwrap();
+            let later = solver.check(&pool, &Query::new(&[z3, two])).unwrap();
+            assert!(later.is_sat(), "{case}: {later:?}");
+        }
+    }
+}
