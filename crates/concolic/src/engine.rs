@@ -206,6 +206,9 @@ pub struct Stats {
     /// Mutants that put a part of another kept test's environment into
     /// one's (see [`crate::splice`]).
     pub splice_mutations: u64,
+    /// Mutants that change the shape of a kept test's environment (see
+    /// [`crate::shape`]).
+    pub shape_mutations: u64,
     /// Traced runs cut at their limit of terms built
     /// (`TraceLimits::max_built`).
     pub over_built: u64,
@@ -467,6 +470,9 @@ enum Mutant {
     Word,
     /// The environment, with a part of another kept test's.
     Splice,
+    /// The environment's shape: a line or an argument ended, a piece
+    /// repeated or removed.
+    Shape,
 }
 
 fn closed_flags(closures: &[GoalClosure]) -> Vec<bool> {
@@ -765,6 +771,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
             ("float_mutations", s.float_mutations as f64),
             ("word_mutations", s.word_mutations as f64),
             ("splice_mutations", s.splice_mutations as f64),
+            ("shape_mutations", s.shape_mutations as f64),
             ("runs_over_built", s.over_built as f64),
             ("pruned", s.pruned as f64),
             ("tryfirst", s.tryfirst as f64),
@@ -996,6 +1003,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
             self.stats.float_mutations += u64::from(kind == Mutant::Float);
             self.stats.word_mutations += u64::from(kind == Mutant::Word);
             self.stats.splice_mutations += u64::from(kind == Mutant::Splice);
+            self.stats.shape_mutations += u64::from(kind == Mutant::Shape);
             if self.submit(&vector) {
                 self.stats.mutations_kept += 1;
                 let trace = tracer.run(&mut self.pool, &vector.values, &self.settings.trace, self.ctx.deadline());
@@ -1013,7 +1021,7 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
         let base = &self.bases[self.rng.below(self.bases.len() as u64) as usize];
         if let Some(env) = &self.env {
             // Of the mutants of a program with an environment, a quarter
-            // get a word and an eighth a splice.
+            // get a word, an eighth a splice and an eighth a new shape.
             match (self.rng.below(8), &self.words) {
                 (0 | 1, Some(words)) => {
                     return (TestVector { values: words.mutate(env, &mut self.rng, &base.values) }, Mutant::Word);
@@ -1022,6 +1030,10 @@ impl<'a, 's, 'k, 'p> Search<'a, 's, 'k, 'p> {
                     let donor = &self.bases[self.rng.below(self.bases.len() as u64) as usize];
                     let values = crate::splice::splice(env, &mut self.rng, &base.values, &donor.values);
                     return (TestVector { values }, Mutant::Splice);
+                }
+                (3, _) => {
+                    let values = crate::shape::reshape(env, &mut self.rng, &base.values);
+                    return (TestVector { values }, Mutant::Shape);
                 }
                 _ => {}
             }

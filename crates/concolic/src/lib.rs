@@ -16,6 +16,7 @@ pub mod engine;
 pub mod floatmut;
 pub mod schedule;
 pub mod search;
+pub mod shape;
 pub mod splice;
 pub mod sym;
 pub mod symex;
