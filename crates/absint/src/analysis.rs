@@ -420,6 +420,17 @@ impl<'p> Analysis<'p> {
         self.funcs.get(&func).map(|s| s.entry[block].clone()).unwrap_or_else(IntervalState::bottom)
     }
 
+    /// The states on the edges into `block` when it only branches on a
+    /// parameter (see [`crate::fixpoint::edge_states_into`]).
+    pub fn edge_states_into(&self, func: FuncId, block: Block) -> Option<Vec<IntervalState>> {
+        let sol = self.funcs.get(&func)?;
+        let body = self.program.funcs.get(func)?.body.as_ref()?;
+        let t = IntervalTransfer::new(self.program, body)
+            .with_summaries(&self.summaries)
+            .assuming_no_signed_overflow(self.no_signed_overflow);
+        crate::fixpoint::edge_states_into(body, &t, sol, block)
+    }
+
     /// The interval of value `v` on entry to `block` of `func`, clamped to
     /// its type (top for floats and pointers).
     pub fn interval_at(&self, func: FuncId, block: Block, v: walkdown_ir::Value) -> Interval {

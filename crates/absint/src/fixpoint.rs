@@ -5,6 +5,19 @@
 //! The engine is generic over a [`Transfer`] (what a block and an edge do
 //! to a state of some [`Domain`]), so every domain reuses it. Results are
 //! side tables keyed by [`Block`] ids.
+//!
+//! **Branches on a joined condition.** `while (a && b)` compiles to a block
+//! per operand, each passing `true` or `false` to a block that only
+//! branches on that parameter. The state at that block is the join of its
+//! incoming edges, which forgets which guard held with which value, so its
+//! branch could not refine `a`'s and `b`'s operands (SV-COMP's
+//! `SpamAssassin-loop`: `j < limit` was lost, `j` widened past the top and
+//! wrapped). The edges out of such a block ([`param_branches`]) are taken
+//! from each edge into it separately ([`edge_state`]); that is the same
+//! states joined in another order, so only as precise or more. Loop heads
+//! are left out, since the iteration widens there.
+
+use std::collections::HashSet;
 
 use crate::domain::Domain;
 use walkdown_ir::entity::SecondaryMap;
@@ -181,6 +194,60 @@ struct Engine<'a, T: Transfer> {
     cfg: &'a Cfg,
     sol: Solution<T::State>,
     opts: FixpointOptions,
+    /// See [`param_branches`].
+    joined: HashSet<Block>,
+}
+
+/// The blocks that only branch on one of their own parameters and are not
+/// the entry or a loop head (see the module doc).
+pub fn param_branches(body: &Body, order: &[WtoElem]) -> HashSet<Block> {
+    fn heads(order: &[WtoElem], out: &mut HashSet<Block>) {
+        for el in order {
+            if let WtoElem::Component(h, rest) = el {
+                out.insert(*h);
+                heads(rest, out);
+            }
+        }
+    }
+    let mut loop_heads = HashSet::new();
+    heads(order, &mut loop_heads);
+    body.blocks
+        .iter()
+        .filter(|(b, data)| {
+            *b != Body::ENTRY
+                && data.insts.is_empty()
+                && !loop_heads.contains(b)
+                && matches!(&data.term, walkdown_ir::Terminator::Branch { cond: walkdown_ir::Operand::Value(v), .. }
+                    if data.params.contains(v))
+        })
+        .map(|(b, _)| b)
+        .collect()
+}
+
+/// The state on edge `succ` out of `p` from the states after the blocks
+/// `out`: for a block of `joined`, from each edge into it separately.
+fn edge_state<T: Transfer>(
+    t: &T,
+    cfg: &Cfg,
+    joined: &HashSet<Block>,
+    out: &SecondaryMap<Block, T::State>,
+    p: Block,
+    succ: u32,
+) -> T::State {
+    if !joined.contains(&p) {
+        return t.edge(p, &out[p], succ);
+    }
+    let mut s = T::State::bottom();
+    for &(q, j) in &cfg.preds[p] {
+        if out[q].is_bottom() {
+            continue;
+        }
+        let into = t.edge(q, &out[q], j);
+        if !into.is_bottom() {
+            s = s.join(&t.edge(p, &t.block(p, &into), succ));
+        }
+    }
+    s
 }
 
 /// Computes the states of every block of `body`.
@@ -192,7 +259,8 @@ pub fn solve<T: Transfer>(body: &Body, t: &T, opts: FixpointOptions) -> Solution
         out: SecondaryMap::with_default(T::State::bottom()),
         wto: Vec::new(),
     };
-    let mut e = Engine { t, cfg: &cfg, sol, opts };
+    let joined = param_branches(body, &order);
+    let mut e = Engine { t, cfg: &cfg, sol, opts, joined };
     for el in &order {
         if opts.over() {
             break;
@@ -219,7 +287,7 @@ impl<T: Transfer> Engine<'_, T> {
             if out.is_bottom() {
                 continue;
             }
-            s = s.join(&self.t.edge(p, out, i));
+            s = s.join(&edge_state(self.t, self.cfg, &self.joined, &self.sol.out, p, i));
         }
         s
     }
@@ -278,6 +346,24 @@ impl<T: Transfer> Engine<'_, T> {
     }
 }
 
+/// The states on the edges into `b` that some execution may take, one per
+/// edge in predecessor order, when `b` is a block of [`param_branches`]
+/// (its entry state is their join, which loses what the successors keep);
+/// `None` for any other block.
+pub fn edge_states_into<T: Transfer>(body: &Body, t: &T, sol: &Solution<T::State>, b: Block) -> Option<Vec<T::State>> {
+    if !param_branches(body, &sol.wto).contains(&b) {
+        return None;
+    }
+    let cfg = Cfg::new(body);
+    let states = cfg.preds[b]
+        .iter()
+        .filter(|&&(q, _)| !sol.out[q].is_bottom())
+        .map(|&(q, j)| t.edge(q, &sol.out[q], j))
+        .filter(|s| !s.is_bottom())
+        .collect();
+    Some(states)
+}
+
 /// Branch and switch outcomes of `body` that no execution takes, given the
 /// function's solution (`None`: the function is never entered, so every
 /// outcome is dead): the block is unreachable or the edge's guard makes
@@ -288,6 +374,10 @@ pub fn dead_edges_of<T: Transfer>(
     sol: Option<&Solution<T::State>>,
     out: &mut Vec<(Block, u32)>,
 ) {
+    let (cfg, joined) = match sol {
+        Some(sol) => (Cfg::new(body), param_branches(body, &sol.wto)),
+        None => (Cfg::new(body), HashSet::new()),
+    };
     for (b, data) in body.blocks.iter() {
         let n = match &data.term {
             walkdown_ir::Terminator::Branch { .. } => 2,
@@ -299,7 +389,7 @@ pub fn dead_edges_of<T: Transfer>(
                 None => true,
                 Some(sol) => {
                     let state = &sol.out[b];
-                    state.is_bottom() || t.edge(b, state, succ).is_bottom()
+                    state.is_bottom() || edge_state(t, &cfg, &joined, &sol.out, b, succ).is_bottom()
                 }
             };
             if dead {

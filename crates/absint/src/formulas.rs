@@ -16,7 +16,10 @@ use crate::interval::{is_full, norm};
 use crate::relational::RelAnalysis;
 
 /// What the analyses know on entry to `block` of `func`; `None` when no
-/// execution gets there.
+/// execution gets there. For a block that only branches on a parameter,
+/// the disjunction of what they know on each edge into it: the analyses'
+/// successor states come from those edges one at a time (see
+/// `crate::fixpoint`), so their join alone would not imply them.
 pub fn entry_formula(
     intervals: &Analysis<'_>,
     relational: Option<&RelAnalysis<'_>>,
@@ -29,13 +32,35 @@ pub fn entry_formula(
     if !body.blocks.is_valid(block) {
         return None;
     }
+    if let Some(ivs) = intervals.edge_states_into(func, block) {
+        let rels = relational.map(|r| r.edge_states_into(func, block));
+        // The two analyses list the same edges when both reach the block;
+        // otherwise the intervals' edges alone.
+        let rels = match rels {
+            Some(Some(r)) if r.len() == ivs.len() => r.into_iter().map(Some).collect(),
+            _ => vec![None; ivs.len()],
+        };
+        let parts: Vec<Formula> =
+            ivs.iter().zip(&rels).filter_map(|(iv, rel)| state_formula(body, dm, iv, rel.as_ref())).collect();
+        return (!parts.is_empty()).then(|| Formula::or(parts));
+    }
     let iv = intervals.entry_state(func, block);
     let rel = relational.map(|r| r.entry_state(func, block));
-    if iv.is_bottom() || rel.as_ref().is_some_and(|r| r.iv.is_bottom() || r.eq.is_bottom()) {
+    state_formula(body, dm, &iv, rel.as_ref())
+}
+
+/// The formula of an interval state and a relational one (`None`: bottom).
+fn state_formula(
+    body: &walkdown_ir::Body,
+    dm: walkdown_ir::DataModel,
+    iv: &crate::state::IntervalState,
+    rel: Option<&crate::relational::RelState>,
+) -> Option<Formula> {
+    if iv.is_bottom() || rel.is_some_and(|r| r.iv.is_bottom() || r.eq.is_bottom()) {
         return None;
     }
     let mut values: Vec<walkdown_ir::Value> = iv.constrained().map(|(v, _)| v).collect();
-    if let Some(r) = &rel {
+    if let Some(r) = rel {
         values.extend(r.iv.constrained().map(|(v, _)| v));
     }
     values.sort();
@@ -48,7 +73,7 @@ pub fn entry_formula(
         }
         let w = ty.bits(dm);
         let mut range = norm(iv.get(v), w);
-        if let Some(r) = &rel {
+        if let Some(r) = rel {
             range = range.meet(norm(r.iv.get(v), w));
         }
         if range.is_bottom() {
@@ -77,7 +102,7 @@ pub fn entry_formula(
             atoms.push(Formula::Cmp { pred: CmpPred::Sle, ty, lhs: value, rhs: constant(ty, range.hi, dm) });
         }
     }
-    if let Some(r) = &rel {
+    if let Some(r) = rel {
         let proj = r.eq.project(|v| matches!(v, Var::Val(_)));
         for row in proj.rows() {
             let terms: Option<Vec<(i64, walkdown_ir::Value)>> = row
@@ -97,7 +122,7 @@ pub fn entry_formula(
             }
         }
     }
-    if let Some(r) = &rel {
+    if let Some(r) = rel {
         for ((x, sx, y, sy), c) in r.stated_octagon(body, dm) {
             let (Var::Val(x), Var::Val(y)) = (x, y) else { continue };
             if let Some(f) = octagonal(body, dm, (x, sx), (y, sy), c) {

@@ -835,6 +835,15 @@ impl<'p> RelAnalysis<'p> {
         self.funcs.get(&func).map(|s| s.sol.entry[block].clone()).unwrap_or_else(RelState::bottom)
     }
 
+    /// The states on the edges into `block` when it only branches on a
+    /// parameter (see [`crate::fixpoint::edge_states_into`]).
+    pub fn edge_states_into(&self, func: FuncId, block: Block) -> Option<Vec<RelState>> {
+        let rf = self.funcs.get(&func)?;
+        let body = self.program.funcs.get(func)?.body.as_ref()?;
+        let t = RelTransfer::new(self.program, body).with_summaries(&self.summaries);
+        crate::fixpoint::edge_states_into(body, &t, &rf.sol, block)
+    }
+
     /// The input symbols of `func`: results of `nondet` instructions
     /// outside every loop, in id order.
     pub fn input_symbols(&self, func: FuncId) -> Vec<Value> {

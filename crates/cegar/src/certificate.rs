@@ -442,7 +442,15 @@ impl Certificate {
                 }
                 let q = self.path_to_error(inv[p], &longer, b, ei);
                 report.queries += 1;
-                if !matches!(solver.is_sat(&self.model.pool, &[q]), Ok(Some(false))) {
+                let ans = solver.is_sat(&self.model.pool, &[q]);
+                if std::env::var_os("WALKDOWN_WITNESS_DEBUG").is_some() {
+                    let path: Vec<String> = longer.iter().map(|&(x, _)| self.describe(Block::new(x))).collect();
+                    eprintln!(
+                        "certificate: look-back {path:?} -> {ans:?}; start inv {}",
+                        self.model.pool.display(inv[p])
+                    );
+                }
+                if !matches!(ans, Ok(Some(false))) {
                     open.push(longer);
                 }
             }
