@@ -59,7 +59,10 @@ impl EnvWords {
         let numerals = if parses_numbers(program) { NUMERALS } else { &[] };
         let conventions = if parses_options(program) { OPTION_CONVENTIONS } else { &[] };
         let given = numerals.iter().chain(conventions).map(|n| n.as_bytes().to_vec());
-        for s in own_strings(program).into_iter().chain(given) {
+        let strings = constant_strings(program);
+        let tokens: Vec<Vec<u8>> = strings.iter().flat_map(|s| bracketed_tokens(s)).collect();
+        let whole = strings.into_iter().filter(|s| is_word_like(s));
+        for s in whole.chain(tokens).chain(given) {
             for w in words_of(&s) {
                 if !w.is_empty() && w.len() <= longest {
                     words.insert(w);
@@ -203,8 +206,8 @@ fn parses_numbers(program: &Program) -> bool {
 }
 
 /// The constant strings the program's own functions reference, directly
-/// or through a constant table of addresses.
-fn own_strings(program: &Program) -> Vec<Vec<u8>> {
+/// or through a constant table of addresses (each NUL-terminated piece).
+fn constant_strings(program: &Program) -> Vec<Vec<u8>> {
     let mut globals: BTreeSet<GlobalId> = BTreeSet::new();
     for (_, f) in program.funcs.iter() {
         let Some(body) = &f.body else { continue };
@@ -235,13 +238,35 @@ fn own_strings(program: &Program) -> Vec<Vec<u8>> {
         if !data.constant || !data.relocs.is_empty() {
             continue;
         }
-        for s in data.init.split(|&b| b == 0) {
-            if !s.is_empty() && s.len() <= MAX_STRING && s.iter().all(|b| b.is_ascii_graphic() || *b == b' ') {
-                out.push(s.to_vec());
-            }
-        }
+        out.extend(data.init.split(|&b| b == 0).filter(|s| !s.is_empty()).map(<[u8]>::to_vec));
     }
     out
+}
+
+/// Whether a constant string is short, printable text on one line: a word
+/// as it is; longer text is a message.
+fn is_word_like(s: &[u8]) -> bool {
+    s.len() <= MAX_STRING && s.iter().all(|b| b.is_ascii_graphic() || *b == b' ')
+}
+
+/// The bracketed tokens of a text (`[=CHAR=]`, `[::]`, `[c*]`), quotes
+/// and trailing punctuation stripped: how usage texts and error messages
+/// spell the syntax a program reads (`tr`'s `--help` lists `[=CHAR=]`
+/// and `[CHAR*REPEAT]`, its messages `'[==]'`), which no single constant
+/// string of the program holds.
+fn bracketed_tokens(text: &[u8]) -> Vec<Vec<u8>> {
+    let quotes: &[u8] = b"'\"`";
+    text.split(|b| b.is_ascii_whitespace())
+        .map(|t| {
+            let t = t.trim_ascii();
+            let t = t.strip_suffix(b",").or_else(|| t.strip_suffix(b".")).or_else(|| t.strip_suffix(b";")).unwrap_or(t);
+            let start = t.iter().position(|b| !quotes.contains(b)).unwrap_or(t.len());
+            let end = t.iter().rposition(|b| !quotes.contains(b)).map_or(start, |e| e + 1);
+            &t[start..end.max(start)]
+        })
+        .filter(|t| t.len() >= 3 && t[0] == b'[' && t[t.len() - 1] == b']' && t.iter().all(u8::is_ascii_graphic))
+        .map(<[u8]>::to_vec)
+        .collect()
 }
 
 /// The words a constant string `s` stands for: itself; `-c` for each
@@ -317,6 +342,17 @@ mod tests {
         std::fs::remove_dir_all(&dir).ok();
         let words = EnvWords::of(&program).map_or(Vec::new(), |w| w.words);
         words.into_iter().map(|w| String::from_utf8(w).unwrap()).collect()
+    }
+
+    #[test]
+    fn bracketed_tokens_come_out_of_usage_text_and_messages() {
+        let usage = b"  [:alnum:]       all letters and digits\n  [=CHAR=]        all characters equivalent to CHAR\n  [CHAR*REPEAT]   REPEAT copies of CHAR,";
+        let got: Vec<String> =
+            bracketed_tokens(usage).iter().map(|t| String::from_utf8_lossy(t).into_owned()).collect();
+        assert_eq!(got, ["[:alnum:]", "[=CHAR=]", "[CHAR*REPEAT]"]);
+        let message = b"missing equivalence class character '[==]'";
+        assert_eq!(bracketed_tokens(message), [b"[==]".to_vec()]);
+        assert!(bracketed_tokens(b"Usage: %s [] x").is_empty(), "too short to be syntax");
     }
 
     #[test]
