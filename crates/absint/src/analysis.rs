@@ -23,7 +23,7 @@
 //! so all its branch outcomes are dead.
 
 use crate::domain::Domain;
-use crate::fixpoint::{solve, FixpointOptions, Solution, WtoElem};
+use crate::fixpoint::{solve, FixpointOptions, Solution};
 use crate::interval::{norm, Interval};
 use crate::state::IntervalState;
 use crate::transfer::{IntervalTransfer, ReturnSummary, Summaries};
@@ -606,19 +606,7 @@ impl<'p> Analysis<'p> {
     /// The loop heads of `func` (heads of the weak topological order's
     /// components), outermost first.
     pub fn loop_heads(&self, func: FuncId) -> Vec<Block> {
-        fn walk(els: &[WtoElem], out: &mut Vec<Block>) {
-            for e in els {
-                if let WtoElem::Component(h, body) = e {
-                    out.push(*h);
-                    walk(body, out);
-                }
-            }
-        }
-        let mut out = Vec::new();
-        if let Some(s) = self.funcs.get(&func) {
-            walk(&s.wto, &mut out);
-        }
-        out
+        self.funcs.get(&func).map(|s| crate::fixpoint::component_heads(&s.wto)).unwrap_or_default()
     }
 
     /// A report of the invariants at every loop head (the intervals of the

@@ -13,7 +13,7 @@
 //! branch could not refine `a`'s and `b`'s operands (SV-COMP's
 //! `SpamAssassin-loop`: `j < limit` was lost, `j` widened past the top and
 //! wrapped). The edges out of such a block ([`param_branches`]) are taken
-//! from each edge into it separately ([`edge_state`]); that is the same
+//! from each edge into it separately (`edge_state`); that is the same
 //! states joined in another order, so only as precise or more. Loop heads
 //! are left out, since the iteration widens there.
 
@@ -187,6 +187,9 @@ pub struct Solution<S: Domain> {
     pub out: SecondaryMap<Block, S>,
     /// The weak topological order used.
     pub wto: Vec<WtoElem>,
+    /// The blocks whose outgoing edges are taken edge by edge (see
+    /// [`param_branches`]).
+    pub joined: HashSet<Block>,
 }
 
 struct Engine<'a, T: Transfer> {
@@ -194,23 +197,12 @@ struct Engine<'a, T: Transfer> {
     cfg: &'a Cfg,
     sol: Solution<T::State>,
     opts: FixpointOptions,
-    /// See [`param_branches`].
-    joined: HashSet<Block>,
 }
 
 /// The blocks that only branch on one of their own parameters and are not
 /// the entry or a loop head (see the module doc).
-pub fn param_branches(body: &Body, order: &[WtoElem]) -> HashSet<Block> {
-    fn heads(order: &[WtoElem], out: &mut HashSet<Block>) {
-        for el in order {
-            if let WtoElem::Component(h, rest) = el {
-                out.insert(*h);
-                heads(rest, out);
-            }
-        }
-    }
-    let mut loop_heads = HashSet::new();
-    heads(order, &mut loop_heads);
+fn param_branches(body: &Body, order: &[WtoElem]) -> HashSet<Block> {
+    let loop_heads: HashSet<Block> = component_heads(order).into_iter().collect();
     body.blocks
         .iter()
         .filter(|(b, data)| {
@@ -222,6 +214,22 @@ pub fn param_branches(body: &Body, order: &[WtoElem]) -> HashSet<Block> {
         })
         .map(|(b, _)| b)
         .collect()
+}
+
+/// The heads of the components of a weak topological order, outermost
+/// first: the loop heads.
+pub fn component_heads(order: &[WtoElem]) -> Vec<Block> {
+    fn walk(els: &[WtoElem], out: &mut Vec<Block>) {
+        for e in els {
+            if let WtoElem::Component(h, body) = e {
+                out.push(*h);
+                walk(body, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(order, &mut out);
+    out
 }
 
 /// The state on edge `succ` out of `p` from the states after the blocks
@@ -258,9 +266,9 @@ pub fn solve<T: Transfer>(body: &Body, t: &T, opts: FixpointOptions) -> Solution
         entry: SecondaryMap::with_default(T::State::bottom()),
         out: SecondaryMap::with_default(T::State::bottom()),
         wto: Vec::new(),
+        joined: param_branches(body, &order),
     };
-    let joined = param_branches(body, &order);
-    let mut e = Engine { t, cfg: &cfg, sol, opts, joined };
+    let mut e = Engine { t, cfg: &cfg, sol, opts };
     for el in &order {
         if opts.over() {
             break;
@@ -287,7 +295,7 @@ impl<T: Transfer> Engine<'_, T> {
             if out.is_bottom() {
                 continue;
             }
-            s = s.join(&edge_state(self.t, self.cfg, &self.joined, &self.sol.out, p, i));
+            s = s.join(&edge_state(self.t, self.cfg, &self.sol.joined, &self.sol.out, p, i));
         }
         s
     }
@@ -351,7 +359,7 @@ impl<T: Transfer> Engine<'_, T> {
 /// (its entry state is their join, which loses what the successors keep);
 /// `None` for any other block.
 pub fn edge_states_into<T: Transfer>(body: &Body, t: &T, sol: &Solution<T::State>, b: Block) -> Option<Vec<T::State>> {
-    if !param_branches(body, &sol.wto).contains(&b) {
+    if !sol.joined.contains(&b) {
         return None;
     }
     let cfg = Cfg::new(body);
@@ -374,10 +382,7 @@ pub fn dead_edges_of<T: Transfer>(
     sol: Option<&Solution<T::State>>,
     out: &mut Vec<(Block, u32)>,
 ) {
-    let (cfg, joined) = match sol {
-        Some(sol) => (Cfg::new(body), param_branches(body, &sol.wto)),
-        None => (Cfg::new(body), HashSet::new()),
-    };
+    let cfg = Cfg::new(body);
     for (b, data) in body.blocks.iter() {
         let n = match &data.term {
             walkdown_ir::Terminator::Branch { .. } => 2,
@@ -389,7 +394,7 @@ pub fn dead_edges_of<T: Transfer>(
                 None => true,
                 Some(sol) => {
                     let state = &sol.out[b];
-                    state.is_bottom() || edge_state(t, &cfg, &joined, &sol.out, b, succ).is_bottom()
+                    state.is_bottom() || edge_state(t, &cfg, &sol.joined, &sol.out, b, succ).is_bottom()
                 }
             };
             if dead {

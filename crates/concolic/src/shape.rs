@@ -105,19 +105,14 @@ fn insert(bytes: &mut Vec<u8>, at: usize, piece: &[u8], most: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use walkdown_ir::env::{ArgBound, EnvInputs};
+    use walkdown_ir::env::ArgBound;
 
     fn env() -> Environment {
         Environment { args: Some(ArgBound { count: 2, len: 6 }), stdin: Some(8), files: Vec::new() }
     }
 
     fn vector(args: &[&str], stdin: &str) -> Vec<InputValue> {
-        let inputs = EnvInputs {
-            args: args.iter().map(|a| a.as_bytes().to_vec()).collect(),
-            stdin: stdin.as_bytes().to_vec(),
-            files: Vec::new(),
-        };
-        env().encode(&inputs).unwrap()
+        crate::words::test_vector(&env(), args, stdin)
     }
 
     /// From `\:x`, edits reach a footer line (`\:` then a newline) and a

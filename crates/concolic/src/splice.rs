@@ -57,19 +57,14 @@ pub fn splice(env: &Environment, rng: &mut Rng, base: &[InputValue], donor: &[In
 #[cfg(test)]
 mod tests {
     use super::*;
-    use walkdown_ir::env::{ArgBound, EnvInputs};
+    use walkdown_ir::env::ArgBound;
 
     fn env() -> Environment {
         Environment { args: Some(ArgBound { count: 3, len: 6 }), stdin: Some(8), files: Vec::new() }
     }
 
     fn vector(args: &[&str], stdin: &str) -> Vec<InputValue> {
-        let inputs = EnvInputs {
-            args: args.iter().map(|a| a.as_bytes().to_vec()).collect(),
-            stdin: stdin.as_bytes().to_vec(),
-            files: Vec::new(),
-        };
-        env().encode(&inputs).unwrap()
+        crate::words::test_vector(&env(), args, stdin)
     }
 
     #[test]

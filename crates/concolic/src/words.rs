@@ -103,6 +103,18 @@ impl EnvWords {
     }
 }
 
+/// The input values of a test with these arguments and this standard
+/// input under `env` (for the environment mutations' unit tests).
+#[cfg(test)]
+pub(crate) fn test_vector(env: &Environment, args: &[&str], stdin: &str) -> Vec<InputValue> {
+    let inputs = EnvInputs {
+        args: args.iter().map(|a| a.as_bytes().to_vec()).collect(),
+        stdin: stdin.as_bytes().to_vec(),
+        files: Vec::new(),
+    };
+    env.encode(&inputs).expect("within the bounds")
+}
+
 /// `values` with its environment prefix (decoded as the native harness
 /// reads it) changed by `edit`, and the program's own values after it
 /// kept; `values` unchanged when the edit leaves the environment's bounds.

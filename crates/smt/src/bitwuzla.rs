@@ -559,8 +559,9 @@ impl BitwuzlaSolver {
         // A large query gets an instance of its own without variable
         // substitution (see `Instance::new`); its set-up cost is small
         // beside such a query's.
-        let large = larger_than(pool, query.constraints, LARGE_QUERY);
-        let own = (!self.keeps_base && large).then(|| Instance::new(&self.tm, true));
+        // (An incremental instance is large already: it keeps the base.)
+        let large = !self.keeps_base && larger_than(pool, query.constraints, LARGE_QUERY);
+        let own = large.then(|| Instance::new(&self.tm, true));
         let inst = match &own {
             Some(i) => i,
             None => self.instance_for_query(),
