@@ -303,7 +303,9 @@ pub fn run_depth(ctx: &EngineCtx<'_, '_>, settings: &BmcSettings, k: u32) -> Res
     let mut ledger = Ledger { ctx, dm: program.data_model, replays: 0, divergences: 0 };
     // A query at a time holds the worker; between queries the engine
     // yields and learns what other engines closed.
-    let stop_check = charging_stop(ctx, vc.size());
+    let in_campaign = crate::induction::InCampaign::new(ctx);
+    let terms = vc.size();
+    let stop_check = |units: u64| crate::induction::StepBudget::stop(&in_campaign, units, terms);
     let closures = std::cell::RefCell::new((ctx.epoch(), ctx.closures()));
     let dropped = |g: usize| {
         if g >= goals.len() {
@@ -418,22 +420,6 @@ pub fn run_depth(ctx: &EngineCtx<'_, '_>, settings: &BmcSettings, k: u32) -> Res
     result.vc_terms = vc.size();
     result.elapsed = start.elapsed();
     Ok(result)
-}
-
-/// A cover's stop check (asked before each query) that charges the engine
-/// the cover's work as it goes, so a shared worker changes hands by work,
-/// reproducibly: the solver's work since the last check and asserting a
-/// formula of `terms` terms.
-pub(crate) fn charging_stop<'c, 'a, 'p>(
-    ctx: &'c EngineCtx<'a, 'p>,
-    terms: usize,
-) -> impl Fn(u64) -> bool + use<'c, 'a, 'p> {
-    let charged = std::cell::Cell::new(0u64);
-    move |units| {
-        ctx.charge(1 + work::solver(units.saturating_sub(charged.get())) + work::asserted(terms as u64));
-        charged.set(units.max(charged.get()));
-        !ctx.checkpoint()
-    }
 }
 
 /// The targets of the engine's cover: every copy of every branch-outcome

@@ -14,10 +14,18 @@
 //! some can, those candidates are dropped and the rest checked again (the
 //! dropped ones no longer help), at most [`MAX_ROUNDS`] times; a run that
 //! does not settle keeps none.
+//!
+//! **Witnesses.** [`check_witness`] runs the same check outside the
+//! campaign on the loop invariants a correctness witness would state (any
+//! formula C can print, not only equalities), with the program's
+//! `reach_error` checks asked in the same step case: once no candidate
+//! fails, the kept ones are inductive, and the answer for those checks says
+//! whether they exclude the error within one iteration of every loop.
 
 use std::collections::BTreeMap;
+use std::time::Instant;
 
-use crate::induction::prove_in;
+use crate::induction::{prove_in, Alone, InCampaign, StepBudget};
 use crate::{BmcError, BmcSettings};
 use walkdown_campaign::EngineCtx;
 use walkdown_ir::entity::EntityRef;
@@ -25,8 +33,12 @@ use walkdown_ir::formula::{BlockInvariant, LinearEquality};
 use walkdown_ir::goals::{GoalId, Goals};
 use walkdown_ir::{Block, BlockCall, CheckKind, FuncId, Inst, InstKind, Loc, Operand, Program, Terminator, Value};
 
-/// Rounds of checking before giving up.
+/// Rounds of checking before giving up, in the campaign.
 pub const MAX_ROUNDS: u32 = 4;
+
+/// Rounds of checking a witness's candidates before giving up (each drops
+/// at least one candidate; the deadline usually ends it first).
+pub const WITNESS_ROUNDS: u32 = 16;
 
 /// What the check kept.
 #[derive(Debug, Default)]
@@ -48,50 +60,144 @@ pub fn inductive_subset(
     base: &Program,
     candidates: &[LinearEquality],
 ) -> Result<Checked, BmcError> {
-    let mut out = Checked::default();
-    let mut cands = candidates.to_vec();
-    while !cands.is_empty() && out.rounds < MAX_ROUNDS && !ctx.stopped() {
+    let dm = base.data_model;
+    let as_invariants: Vec<BlockInvariant> = candidates.iter().map(|c| as_invariant(c, dm)).collect();
+    let run = houdini(&InCampaign::new(ctx), settings, base, &as_invariants, &[], MAX_ROUNDS)?;
+    let kept = if run.settled { run.kept.iter().map(|&k| candidates[k].clone()).collect() } else { Vec::new() };
+    Ok(Checked { kept, rounds: run.rounds, queries: run.queries })
+}
+
+/// The outcome of [`check_witness`].
+#[derive(Debug, Default)]
+pub struct WitnessCheck {
+    /// The candidates kept: inductive, each one.
+    pub kept: Vec<BlockInvariant>,
+    /// Whether the check settled (no candidate left failing); else `kept`
+    /// is empty.
+    pub settled: bool,
+    /// Whether, under the kept candidates, no `reach_error` check of
+    /// `targets` can fail (only when settled).
+    pub excluded: bool,
+    /// Why no step case could be run, if none could.
+    pub skipped: Option<String>,
+    /// Rounds run.
+    pub rounds: u32,
+    /// Solver queries.
+    pub queries: u64,
+}
+
+/// Houdini over `candidates` (formulas at loop heads, over each head's
+/// values) on `program`, outside a campaign, until `deadline`; the error
+/// checks of `targets` (goals of `goals`, the program's own table) are
+/// asked in each step case too. The encoding's addresses are `interp`'s.
+pub fn check_witness(
+    program: &Program,
+    goals: &Goals,
+    interp: &walkdown_interp::Interpreter,
+    settings: &BmcSettings,
+    candidates: &[BlockInvariant],
+    targets: &[GoalId],
+    deadline: Instant,
+) -> Result<WitnessCheck, BmcError> {
+    let sites: Vec<(FuncId, Inst)> = targets
+        .iter()
+        .filter_map(|g| match goals.goals[*g].kind {
+            walkdown_ir::goals::GoalKind::Error { func, inst, .. } => Some((func, inst)),
+            _ => None,
+        })
+        .collect();
+    let run = houdini(&Alone { interp, deadline }, settings, program, candidates, &sites, WITNESS_ROUNDS)?;
+    let kept = if run.settled { run.kept.iter().map(|&k| candidates[k].clone()).collect() } else { Vec::new() };
+    Ok(WitnessCheck {
+        kept,
+        settled: run.settled,
+        excluded: run.settled && run.sites_excluded,
+        skipped: run.skipped,
+        rounds: run.rounds,
+        queries: run.queries,
+    })
+}
+
+/// One Houdini run: the indices of the candidates kept.
+#[derive(Debug, Default)]
+struct Run {
+    kept: Vec<usize>,
+    settled: bool,
+    sites_excluded: bool,
+    skipped: Option<String>,
+    rounds: u32,
+    queries: u64,
+}
+
+fn houdini(
+    budget: &dyn StepBudget,
+    settings: &BmcSettings,
+    base: &Program,
+    candidates: &[BlockInvariant],
+    sites: &[(FuncId, Inst)],
+    max_rounds: u32,
+) -> Result<Run, BmcError> {
+    let mut out = Run::default();
+    let mut live: Vec<usize> = (0..candidates.len()).collect();
+    while out.rounds < max_rounds && !budget.stopped() {
         out.rounds += 1;
+        let cands: Vec<BlockInvariant> = live.iter().map(|&k| candidates[k].clone()).collect();
         let (program, checks) = check_program(base, &cands);
         let goals = Goals::compute(&program);
         let ids: Option<Vec<GoalId>> = checks.iter().map(|&(_, f, i)| goals.error_site(f, i)).collect();
-        let Some(ids) = ids else { return Ok(Checked { kept: Vec::new(), ..out }) };
-        let (step, proved) = prove_in(ctx, settings, &program, &goals, &ids)?;
+        let site_ids: Option<Vec<GoalId>> = sites.iter().map(|&(f, i)| goals.error_site(f, i)).collect();
+        let (Some(ids), Some(site_ids)) = (ids, site_ids) else {
+            out.skipped = Some("a check did not become a goal".into());
+            return Ok(out);
+        };
+        if ids.is_empty() && site_ids.is_empty() {
+            out.settled = true;
+            out.sites_excluded = true;
+            return Ok(out);
+        }
+        let asked: Vec<GoalId> = ids.iter().chain(&site_ids).copied().collect();
+        let (step, proved) = prove_in(budget, settings, &program, &goals, &asked)?;
         out.queries += step.queries;
-        if step.skipped.is_some() || ctx.stopped() {
+        if step.skipped.is_some() || budget.stopped() {
+            out.skipped = step.skipped;
             break;
         }
-        let mut holds = vec![true; cands.len()];
+        let is_proved = |id: &GoalId| proved.get(id.index()).copied().unwrap_or(false);
+        let mut holds = vec![true; live.len()];
         for (&(k, _, _), id) in checks.iter().zip(&ids) {
-            if !proved.get(id.index()).copied().unwrap_or(false) {
+            if !is_proved(id) {
                 holds[k] = false;
             }
         }
         if holds.iter().all(|&h| h) {
-            out.kept = cands;
+            out.kept = live;
+            out.settled = true;
+            out.sites_excluded = site_ids.iter().all(is_proved);
             return Ok(out);
         }
-        cands = cands.into_iter().zip(holds).filter_map(|(c, h)| h.then_some(c)).collect();
+        live = live.into_iter().zip(holds).filter_map(|(c, h)| h.then_some(c)).collect();
     }
-    out.kept.clear();
     Ok(out)
+}
+
+/// An equality as the formula it states at its head.
+fn as_invariant(c: &LinearEquality, dm: walkdown_ir::DataModel) -> BlockInvariant {
+    BlockInvariant { func: c.func, block: c.block, formula: c.formula(dm, &|v| v), loc: Loc::UNKNOWN }
 }
 
 /// `program` with the candidates kept, as `assume`s at their heads.
 pub fn assume_kept(program: &Program, kept: &[LinearEquality]) -> Program {
     let dm = program.data_model;
-    let invariants: Vec<BlockInvariant> = kept
-        .iter()
-        .map(|c| BlockInvariant { func: c.func, block: c.block, formula: c.formula(dm, &|v| v), loc: Loc::UNKNOWN })
-        .collect();
+    let invariants: Vec<BlockInvariant> = kept.iter().map(|c| as_invariant(c, dm)).collect();
     walkdown_ir::formula::instrument_assumes(program, &invariants)
 }
 
 /// The copy that assumes each candidate at its head and checks it on every
 /// edge into the head; the checks, as (candidate, function, instruction).
-fn check_program(base: &Program, cands: &[LinearEquality]) -> (Program, Vec<(usize, FuncId, Inst)>) {
-    let mut p = assume_kept(base, cands);
-    let dm = p.data_model;
+fn check_program(base: &Program, cands: &[BlockInvariant]) -> (Program, Vec<(usize, FuncId, Inst)>) {
+    let assumed: Vec<BlockInvariant> =
+        cands.iter().map(|c| BlockInvariant { loc: Loc::UNKNOWN, ..c.clone() }).collect();
+    let mut p = walkdown_ir::formula::instrument_assumes(base, &assumed);
     let mut by_head: BTreeMap<(FuncId, Block), Vec<usize>> = BTreeMap::new();
     for (k, c) in cands.iter().enumerate() {
         by_head.entry((c.func, c.block)).or_default().push(k);
@@ -126,7 +232,7 @@ fn check_program(base: &Program, cands: &[LinearEquality]) -> (Program, Vec<(usi
             let fresh: Vec<Value> = params.iter().map(|&v| body.add_param(edge, body.values[v].ty)).collect();
             let rename = |v: Value| params.iter().position(|&q| q == v).map_or(v, |i| fresh[i]);
             for &k in &ks {
-                let cond = cands[k].formula(dm, &rename).emit(body, edge, Loc::UNKNOWN);
+                let cond = cands[k].formula.rename(&rename).emit(body, edge, Loc::UNKNOWN);
                 let (check, _) = body.append(edge, InstKind::Check { kind: CheckKind::Assertion, cond }, loc);
                 checks.push((k, f, check));
             }
@@ -137,5 +243,6 @@ fn check_program(base: &Program, cands: &[LinearEquality]) -> (Program, Vec<(usi
             }
         }
     }
+    walkdown_ir::verify::verify_after("the invariant check's copy", &p);
     (p, checks)
 }

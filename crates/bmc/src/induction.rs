@@ -59,7 +59,7 @@ pub fn prove_unreachable(
 ) -> Result<InductionOutcome, BmcError> {
     let campaign = ctx.campaign();
     let program = strengthened.unwrap_or(campaign.program());
-    let (mut out, status) = prove_in(ctx, settings, program, campaign.goals(), candidates)?;
+    let (mut out, status) = prove_in(&InCampaign::new(ctx), settings, program, campaign.goals(), candidates)?;
     let closures = ctx.closures();
     for &g in candidates {
         if status.get(g.index()).copied().unwrap_or(false) && closures[g.index()] == GoalClosure::Open {
@@ -69,11 +69,100 @@ pub fn prove_unreachable(
     Ok(out)
 }
 
+/// What the step case runs under: an engine of the campaign (its
+/// interpreter, deadline, query limits and work accounting), or a check
+/// of its own after the campaign ([`Alone`]).
+pub(crate) trait StepBudget {
+    /// The interpreter whose addresses the encoding uses.
+    fn interpreter(&self) -> &walkdown_interp::Interpreter;
+    /// When the step case must end.
+    fn deadline(&self) -> Instant;
+    /// The longest one query may take.
+    fn query_limit(&self) -> std::time::Duration;
+    /// The solver work one query may take, when work is counted.
+    fn query_work_limit(&self) -> Option<u32>;
+    /// Accounts for a formula of `terms` terms being built.
+    fn charge_formula(&self, terms: u64);
+    /// The cover's stop check, asked before each query: accounts for
+    /// `units` of solver work so far on a formula of `terms` terms (so a
+    /// shared worker changes hands by work, reproducibly); whether to stop.
+    fn stop(&self, units: u64, terms: usize) -> bool;
+    /// Whether the run must stop (never blocks).
+    fn stopped(&self) -> bool;
+}
+
+/// An engine of the campaign.
+pub(crate) struct InCampaign<'a, 'c, 'p> {
+    pub(crate) ctx: &'a EngineCtx<'c, 'p>,
+    charged: std::cell::Cell<u64>,
+}
+
+impl<'a, 'c, 'p> InCampaign<'a, 'c, 'p> {
+    pub(crate) fn new(ctx: &'a EngineCtx<'c, 'p>) -> Self {
+        InCampaign { ctx, charged: std::cell::Cell::new(0) }
+    }
+}
+
+impl StepBudget for InCampaign<'_, '_, '_> {
+    fn interpreter(&self) -> &walkdown_interp::Interpreter {
+        self.ctx.campaign().interpreter()
+    }
+    fn deadline(&self) -> Instant {
+        self.ctx.deadline()
+    }
+    fn query_limit(&self) -> std::time::Duration {
+        self.ctx.query_limit()
+    }
+    fn query_work_limit(&self) -> Option<u32> {
+        self.ctx.query_work_limit()
+    }
+    fn charge_formula(&self, terms: u64) {
+        self.ctx.charge(work::formula(terms));
+    }
+    fn stop(&self, units: u64, terms: usize) -> bool {
+        let charged = &self.charged;
+        self.ctx.charge(1 + work::solver(units.saturating_sub(charged.get())) + work::asserted(terms as u64));
+        charged.set(units.max(charged.get()));
+        !self.ctx.checkpoint()
+    }
+    fn stopped(&self) -> bool {
+        self.ctx.stopped()
+    }
+}
+
+/// A check of its own, outside any campaign: a deadline, no work counted.
+pub(crate) struct Alone<'a> {
+    pub(crate) interp: &'a walkdown_interp::Interpreter,
+    pub(crate) deadline: Instant,
+}
+
+impl StepBudget for Alone<'_> {
+    fn interpreter(&self) -> &walkdown_interp::Interpreter {
+        self.interp
+    }
+    fn deadline(&self) -> Instant {
+        self.deadline
+    }
+    fn query_limit(&self) -> std::time::Duration {
+        self.deadline.saturating_duration_since(Instant::now())
+    }
+    fn query_work_limit(&self) -> Option<u32> {
+        None
+    }
+    fn charge_formula(&self, _terms: u64) {}
+    fn stop(&self, _units: u64, _terms: usize) -> bool {
+        Instant::now() >= self.deadline
+    }
+    fn stopped(&self) -> bool {
+        Instant::now() >= self.deadline
+    }
+}
+
 /// The step case on `program` with its own goal table `goals` (it adds
 /// blocks or checks to the campaign's program, but neither globals nor
 /// functions): for each goal id, whether it was proved unreachable.
 pub(crate) fn prove_in(
-    ctx: &EngineCtx<'_, '_>,
+    budget: &dyn StepBudget,
     settings: &BmcSettings,
     program: &walkdown_ir::Program,
     goals: &walkdown_ir::goals::Goals,
@@ -83,7 +172,7 @@ pub(crate) fn prove_in(
     if candidates.is_empty() {
         return Ok((out, Vec::new()));
     }
-    let interp = ctx.campaign().interpreter();
+    let interp = budget.interpreter();
     let vc_settings = VcSettings { termination: Termination::Prefix, havoc_loop_entries: true, ..settings.vc };
     let (unwound, mut vc) = match encode_unwound(program, goals, interp, 1, settings.max_blocks, &vc_settings)? {
         Ok(built) => built,
@@ -92,7 +181,7 @@ pub(crate) fn prove_in(
             return Ok((out, Vec::new()));
         }
     };
-    ctx.charge(work::formula(vc.size() as u64));
+    budget.charge_formula(vc.size() as u64);
     if unwound.prov.cuts.iter().any(|c| matches!(c.reason, CutReason::Recursion { .. })) {
         out.skipped = Some("recursion is cut, not abstracted".into());
         return Ok((out, Vec::new()));
@@ -113,11 +202,14 @@ pub(crate) fn prove_in(
     // The abstraction's queries are often harder than the bounded ones
     // (nonlinear loop bodies over arbitrary states); deepening should not
     // wait long for them.
-    cs.timeout_ms = cs.timeout_ms.min(3000).min(ctx.query_limit().as_millis().clamp(100, u128::from(u32::MAX)) as u32);
-    cs.time = ctx.deadline().saturating_duration_since(Instant::now());
-    cs.work_limit =
-        ctx.query_work_limit().map(|w| w.min(work::solver_limit(work::of_duration(std::time::Duration::from_secs(3)))));
-    let stop = crate::engine::charging_stop(ctx, vc.size());
+    cs.timeout_ms =
+        cs.timeout_ms.min(3000).min(budget.query_limit().as_millis().clamp(100, u128::from(u32::MAX)) as u32);
+    cs.time = budget.deadline().saturating_duration_since(Instant::now());
+    cs.work_limit = budget
+        .query_work_limit()
+        .map(|w| w.min(work::solver_limit(work::of_duration(std::time::Duration::from_secs(3)))));
+    let terms = vc.size();
+    let stop = |units: u64| budget.stop(units, terms);
     let outcome = cover(
         &mut vc,
         &targets,

@@ -36,6 +36,7 @@ use walkdown_ir::goals::{GoalId, GoalKind};
 use walkdown_ir::testvec::{InputValue, TestVector};
 use walkdown_smt::{SolverSettings, SolverStack};
 
+use crate::certificate::Certificate;
 use crate::engine::aimed;
 use crate::model::{Model, ModelSettings};
 pub use search::{GiveUp, Hooks, Search, SearchEnd, SearchSettings};
@@ -68,6 +69,10 @@ pub struct ExplicitEngine {
     pub states: usize,
     /// How the last run ended, in words.
     pub end: String,
+    /// After a complete search: its states at each loop head (values of
+    /// the head's parameters; memory is not stated), as the invariants of
+    /// a certificate, for the witness's candidates.
+    pub certificate: Option<Certificate>,
 }
 
 impl ExplicitEngine {
@@ -160,13 +165,57 @@ impl Engine for ExplicitEngine {
         let mut search = Search::new(&mut model, solver, self.settings.search);
         let end = search.run(&mut hooks).map_err(|e| EngineError(e.to_string()))?;
         let queries = search.total_queries;
+        // The goals a complete search proves: those no feasible step reached.
+        let proved: Option<Vec<GoalId>> = match &end {
+            SearchEnd::Complete { reached, .. } => {
+                Some(targets.iter().copied().filter(|g| !reached.contains(g)).collect())
+            }
+            SearchEnd::GaveUp { .. } => None,
+        };
+        let complete = proved.is_some();
+        let head_states: Vec<(walkdown_ir::Block, Vec<u128>)> =
+            if complete { search.head_states().map(|(b, v)| (b, v.to_vec())).collect() } else { Vec::new() };
+        drop(search);
         let (states, end) = settle(end, &targets, &mut hooks);
+        if let Some(proved) = proved.filter(|_| head_states.len() <= MAX_CERTIFIED_STATES) {
+            self.certificate = state_certificate(model, &head_states, proved).ok();
+        }
         self.states = states;
         self.end = end;
         let figures = vec![("states", self.states as f64), ("queries", queries as f64)];
         ctx.publish(&self.end.clone(), figures);
         Ok(EngineEnd::new(self.end.clone()))
     }
+}
+
+/// States beyond which a certificate is not made: a witness states each.
+const MAX_CERTIFIED_STATES: usize = 4096;
+
+/// The certificate whose invariant at each loop head is the disjunction of
+/// the search's states there, each the conjunction of `param == value`.
+fn state_certificate(
+    mut model: Model,
+    head_states: &[(walkdown_ir::Block, Vec<u128>)],
+    proved: Vec<GoalId>,
+) -> Result<Certificate, walkdown_smt::ExprError> {
+    let mut states: Vec<Vec<Vec<walkdown_smt::ExprId>>> = vec![Vec::new(); model.body.blocks.len()];
+    for (block, values) in head_states {
+        let params = model.states[block.index()].params.clone();
+        let mut lits = Vec::with_capacity(params.len());
+        for (&p, &v) in params.iter().zip(values) {
+            let lit = match model.pool.width(p) {
+                Some(w) => {
+                    let c = model.pool.bv_const(w, v)?;
+                    model.pool.eq(p, c)?
+                }
+                None if v != 0 => p,
+                None => model.pool.not(p)?,
+            };
+            lits.push(lit);
+        }
+        states[block.index()].push(lits);
+    }
+    Ok(Certificate::new(model, states, HashSet::new(), proved))
 }
 
 /// Claims or notes every target by how the search ended; returns the

@@ -3,7 +3,8 @@
 //! the first prover that gives a certificate: the campaign's model
 //! checker's complete graph, the Horn engine's solution, the abstract
 //! interpretation's states (alone, then with the equalities the bounded
-//! engine's induction step kept), or a Horn-clause or model-checking run
+//! engine's induction step kept), the candidates of those that the
+//! induction step keeps (Houdini), or a Horn-clause or model-checking run
 //! of its own in what is left of the budget.
 
 use std::collections::HashMap;
@@ -14,7 +15,7 @@ use walkdown_absint::RelAnalysis;
 use walkdown_campaign::{Campaign, Snapshot};
 use walkdown_cegar::{CegarEngine, CegarSettings, Certificate, HornEngine, HornEngineSettings};
 use walkdown_formats::report::WitnessEntry;
-use walkdown_ir::formula::{Formula, LinearEquality};
+use walkdown_ir::formula::{BlockInvariant, Formula, LinearEquality};
 use walkdown_ir::goals::{GoalId, Goals};
 use walkdown_ir::source::SourceInfo;
 use walkdown_ir::verify::Dominators;
@@ -58,6 +59,7 @@ impl Certify<'_, '_> {
         snap: &Snapshot,
         cegar: Option<&mut CegarEngine>,
         horn: Option<&mut HornEngine>,
+        explicit_states: Option<Certificate>,
     ) -> Option<WitnessEntry> {
         // The certificate's queries (the model checker's, after the run).
         let _label = walkdown_smt::dump::engine_scope("certify");
@@ -105,11 +107,26 @@ impl Certify<'_, '_> {
                 .ok()
                 .flatten()
         };
+        let mut induction_check = |candidates: &[BlockInvariant], targets: &[GoalId]| {
+            // The step case in half of the witness's time left (the tests
+            // are replayed with what it keeps), at most 30 s.
+            let left = (deadline.saturating_duration_since(Instant::now()) / 2).min(Duration::from_secs(30));
+            if left < Duration::from_millis(500) || self.interrupt.load(Ordering::Relaxed) {
+                return None;
+            }
+            let settings = walkdown_bmc::BmcSettings::default();
+            let end = Instant::now() + left;
+            walkdown_bmc::houdini::check_witness(self.program, self.goals, interp, &settings, candidates, targets, end)
+                .ok()
+        };
         let provers = crate::witness::Provers {
             campaign_graph: cegar.and_then(|e| e.certificate.as_mut()),
             campaign_horn: horn.and_then(|e| e.certificate.as_mut()),
+            explicit_states: explicit_states.as_ref(),
             from_analysis: &mut from_analysis,
             from_induction: &mut from_induction,
+            induction_check: &mut induction_check,
+            equalities: self.induction_kept,
             horn_run: &mut horn_run,
             model_check: &mut model_check,
         };

@@ -32,9 +32,10 @@ pub fn cegar_settings(plan: &Plan) -> CegarSettings {
     settings
 }
 
-/// Builds the plan's engines. The model checker is `cegar` and the Horn
-/// engine `horn`, made by the caller, who keeps them: a complete graph's
-/// invariants, or Spacer's, make the correctness witness after the run.
+/// Builds the plan's engines. The model checker is `cegar`, the Horn
+/// engine `horn` and the explicit-state engine `explicit`, made by the
+/// caller, who keeps them: a complete graph's invariants, Spacer's, or the
+/// explicit states make the correctness witness after the run.
 /// `instrumented` is the annotation pass's program, for the concolic
 /// engine.
 pub fn build<'e>(
@@ -44,6 +45,7 @@ pub fn build<'e>(
     instrumented: Option<Arc<Program>>,
     mut cegar: Option<&'e mut CegarEngine>,
     mut horn: Option<&'e mut HornEngine>,
+    mut explicit: Option<&'e mut ExplicitEngine>,
 ) -> Members<'e> {
     let mut members = Members { engines: Vec::new(), described: Vec::new(), bmc_kept: KeptInvariants::default() };
     for e in &plan.engines {
@@ -73,8 +75,10 @@ pub fn build<'e>(
                 }
             }
             EngineKind::Explicit => {
-                members.described.push("explicit (loop-head states, hashed)".to_string());
-                members.engines.push(Box::new(ExplicitEngine::new(explicit(plan))));
+                if let Some(engine) = explicit.take() {
+                    members.described.push("explicit (loop-head states, hashed)".to_string());
+                    members.engines.push(Box::new(engine));
+                }
             }
         }
     }
@@ -83,7 +87,7 @@ pub fn build<'e>(
 
 /// The explicit-state engine's settings: its solver's limit per query is
 /// its own default or the plan's, whichever is shorter.
-fn explicit(plan: &Plan) -> ExplicitSettings {
+pub fn explicit_settings(plan: &Plan) -> ExplicitSettings {
     let default = ExplicitSettings::default();
     ExplicitSettings { timeout_ms: plan.options.solver_timeout_ms.min(default.timeout_ms), ..default }
 }

@@ -31,7 +31,7 @@ use walkdown_campaign::{
     Campaign, CampaignSettings, KeptTest, MemoryBound, NativeVerdict, PortfolioSettings, Property, ReplayTime,
     Snapshot, TestSink, Verdict, NOT_IN_THIS_MODE,
 };
-use walkdown_cegar::{CegarEngine, HornEngine, HornEngineSettings};
+use walkdown_cegar::{CegarEngine, ExplicitEngine, HornEngine, HornEngineSettings};
 use walkdown_formats::envtest::{EnvTest, ENV_TESTS_DIR};
 use walkdown_formats::report::{AnnotationsEntry, Report};
 use walkdown_formats::{Metadata, Specification, TestCase};
@@ -232,8 +232,17 @@ fn campaign(
     let cegar_settings = crate::engines::cegar_settings(plan);
     let mut cegar = plan.has(EngineKind::Cegar).then(|| CegarEngine::new(cegar_settings.clone()));
     let mut horn = plan.has(EngineKind::Horn).then(|| HornEngine::new(HornEngineSettings::default()));
-    let Members { engines, described, bmc_kept } =
-        crate::engines::build(plan, &l.program, &statics, instrumented, cegar.as_mut(), horn.as_mut());
+    let mut explicit =
+        plan.has(EngineKind::Explicit).then(|| ExplicitEngine::new(crate::engines::explicit_settings(plan)));
+    let Members { engines, described, bmc_kept } = crate::engines::build(
+        plan,
+        &l.program,
+        &statics,
+        instrumented,
+        cegar.as_mut(),
+        horn.as_mut(),
+        explicit.as_mut(),
+    );
     let portfolio = PortfolioSettings {
         jobs: plan.jobs.unwrap_or(PortfolioSettings::default().jobs),
         ..PortfolioSettings::default()
@@ -264,7 +273,7 @@ fn campaign(
             cegar_settings: &cegar_settings,
             interrupt,
         };
-        report.witness = certify.witness(&snap, cegar.as_mut(), horn.as_mut());
+        report.witness = certify.witness(&snap, cegar.as_mut(), horn.as_mut(), explicit.and_then(|e| e.certificate));
         if report.witness.as_ref().is_some_and(|w| w.status == "written") {
             manifest.record(WITNESS_FILE).map_err(|e| DriverError::Step { step: Step::Write, message: e })?;
         }

@@ -18,19 +18,27 @@
 use std::path::Path;
 use std::time::Instant;
 
+use std::collections::HashMap;
+use walkdown_bmc::houdini::WitnessCheck;
 use walkdown_campaign::{Snapshot, Verdict};
 use walkdown_cegar::Certificate;
 use walkdown_formats::report::WitnessEntry;
 use walkdown_formats::witness::{c_expression, write_correctness_witness, LoopInvariantEntry, WitnessTask};
 use walkdown_interp::{Interpreter, Outcome, RunOptions};
 use walkdown_ir::entity::EntityRef;
-use walkdown_ir::formula::{instrument_checks, BlockInvariant};
+
+use walkdown_ir::formula::{instrument_checks, restate_equalities, BlockInvariant, Formula, LinearEquality};
 use walkdown_ir::goals::{ErrorSite, GoalId, GoalKind, Goals};
 use walkdown_ir::source::SourceInfo;
-use walkdown_ir::{CheckKind, Operand, Program, Type, Value};
+use walkdown_ir::verify::Dominators;
+use walkdown_ir::{CheckKind, FuncId, Loc, Operand, Program, Type, Value};
 
 /// The witness file in the output directory.
 pub const WITNESS_FILE: &str = "witness.yml";
+
+/// Houdini over candidate invariants with these goals' error checks
+/// (`None`: no time left).
+pub type InductionCheck<'a> = dyn FnMut(&[BlockInvariant], &[GoalId]) -> Option<WitnessCheck> + 'a;
 
 /// The ways to a certificate for the `reach_error` goals, tried in order.
 pub struct Provers<'a> {
@@ -38,11 +46,23 @@ pub struct Provers<'a> {
     pub campaign_graph: Option<&'a mut Certificate>,
     /// The campaign's Horn engine's solution, if it proved something.
     pub campaign_horn: Option<&'a mut Certificate>,
+    /// The explicit-state search's states at the loop heads, if it
+    /// completed (candidates only: other blocks get no invariant).
+    pub explicit_states: Option<&'a Certificate>,
     /// The abstract interpretation's states over the model.
     pub from_analysis: &'a mut dyn FnMut(&[GoalId]) -> Option<Certificate>,
     /// Those states with the equalities the bounded engine's induction
     /// step proved inductive (`None`: it kept none).
     pub from_induction: &'a mut dyn FnMut(&[GoalId]) -> Option<Certificate>,
+    /// The bounded engine's induction step as the checker: which of these
+    /// candidate invariants at loop heads are inductive (Houdini), and
+    /// whether under them no `reach_error` check of these goals can fail
+    /// within one iteration of every loop (`None`: no time left).
+    pub induction_check: &'a mut InductionCheck<'a>,
+    /// The loop equalities the bounded engine's induction step proved
+    /// inductive (candidates again, restated over the C variables in scope
+    /// at each head).
+    pub equalities: &'a [LinearEquality],
     /// A Horn-clause run of its own, with these goals as queries.
     pub horn_run: &'a mut dyn FnMut(&[GoalId]) -> Option<Certificate>,
     /// A model-checking run of its own, with these goals as targets.
@@ -56,6 +76,12 @@ const ANALYSIS: &str = "abstract interpretation (intervals, equalities)";
 const INDUCTION: &str =
     "abstract interpretation with the loop equalities the bounded engine's induction step proved inductive";
 const UNWINDING: &str = "the bounded engine's complete unwinding";
+const STEP: &str = "the induction step: Houdini over the candidate invariants of the analyses, the model \
+                    checkers and the explicit-state search kept inductive ones, which exclude reach_error within \
+                    one iteration of every loop";
+/// The proof is a complete unwinding; the invariants the induction step
+/// kept are stated, though they do not exclude the error on their own.
+const UNWINDING_BOUNDS: &str = "complete unwinding";
 
 /// Whether `verdict` is the bounded engine's proof that no execution
 /// reaches the goal and none is longer than the unwinding (exact on a
@@ -128,25 +154,75 @@ pub fn write_witness(
         }
     };
     let covers = |c: &&mut Certificate| reach.iter().all(|g| c.proved().contains(g));
-    if let Some(c) = provers.campaign_graph.filter(covers) {
+    let mut campaign_graph = provers.campaign_graph.filter(covers);
+    let mut campaign_horn = provers.campaign_horn.filter(covers);
+    if let Some(c) = campaign_graph.as_deref_mut() {
         checked = attempt(c, PREDICATES, &mut failures);
     }
     if checked.is_none() {
-        if let Some(c) = provers.campaign_horn.filter(covers) {
+        if let Some(c) = campaign_horn.as_deref_mut() {
             checked = attempt(c, HORN, &mut failures);
         }
     }
+    let mut from_analysis = None;
     if checked.is_none() {
-        match (provers.from_analysis)(&reach) {
-            Some(mut c) => checked = attempt(&mut c, ANALYSIS, &mut failures),
+        from_analysis = (provers.from_analysis)(&reach);
+        match from_analysis.as_mut() {
+            Some(c) => checked = attempt(c, ANALYSIS, &mut failures),
             None => failures.push(format!(
                 "{ANALYSIS}: no states over the model (recursion deeper than the inlining bound, or no model)"
             )),
         }
     }
+    let mut from_induction = None;
     if checked.is_none() {
-        if let Some(mut c) = (provers.from_induction)(&reach) {
-            checked = attempt(&mut c, INDUCTION, &mut failures);
+        from_induction = (provers.from_induction)(&reach);
+        if let Some(c) = from_induction.as_mut() {
+            checked = attempt(c, INDUCTION, &mut failures);
+        }
+    }
+    if checked.is_none() && !heads.is_empty() {
+        let certificates: Vec<&Certificate> = [
+            campaign_graph.as_deref(),
+            campaign_horn.as_deref(),
+            provers.explicit_states,
+            from_analysis.as_ref(),
+            from_induction.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let namer = Namer { program, sources };
+        let candidates = head_candidates(&certificates, provers.equalities, &heads, &namer);
+        if std::env::var_os("WALKDOWN_WITNESS_DEBUG").is_some() {
+            for c in &candidates {
+                let l = sources.loop_at(c.func, c.block).map_or(0, |l| l.keyword.line);
+                let text = c_expression(&c.formula, &|v| namer.name_of(c.func, c.block, v));
+                eprintln!("witness: candidate at line {l}: {}", text.unwrap_or_else(|| format!("{:?}", c.formula)));
+            }
+        }
+        let unwound = reach.iter().all(|g| complete_unwinding(&snap.goals[g.index()].verdict));
+        match (provers.induction_check)(&candidates, &reach) {
+            Some(r) if r.settled && (r.excluded || unwound) => {
+                let method = if r.excluded { STEP } else { UNWINDING_BOUNDS };
+                match namer.entries(&r.kept) {
+                    Ok((entries, checks)) => {
+                        checked = Some(Checked { entries, checks, queries: r.queries, method });
+                    }
+                    Err(why) => failures.push(format!("induction step: {why}")),
+                }
+            }
+            Some(r) => failures.push(format!(
+                "induction step: {} of {} candidate invariants checked, {}",
+                r.kept.len(),
+                candidates.len(),
+                match (&r.skipped, r.settled) {
+                    (Some(why), _) => format!("no step case ({why})"),
+                    (None, false) => "not settled in the time left".to_string(),
+                    (None, true) => "the kept ones do not exclude reach_error within one iteration".to_string(),
+                }
+            )),
+            None => failures.push("induction step: no time left".into()),
         }
     }
     if checked.is_none() {
@@ -216,6 +292,13 @@ pub fn write_witness(
                     format!("the proof was checked with invariants from {}", checked.method)
                 }
             )
+        } else if checked.method == UNWINDING_BOUNDS {
+            format!(
+                "every reach_error goal ({}) is proved unreachable by {UNWINDING}; the invariants are the \
+                 candidates the induction step kept inductive (Houdini): loop bounds and other facts a validator \
+                 may use, which do not exclude reach_error on their own",
+                reach.len(),
+            )
         } else {
             format!(
                 "every reach_error goal ({}) is proved unreachable; the invariants are from {}",
@@ -241,17 +324,8 @@ fn state_invariants(
     reach: &[GoalId],
     deadline: Instant,
 ) -> Result<Checked, String> {
-    let name_of = |f: walkdown_ir::FuncId, head: walkdown_ir::Block, v: Value| -> Option<String> {
-        let l = sources.loop_at(f, head)?;
-        l.vars.iter().find(|sv| sv.value == Operand::Value(v)).map(|sv| sv.name.clone())
-    };
-    let keep = |f: walkdown_ir::FuncId, head: walkdown_ir::Block, v: Value| -> bool {
-        let Some(body) = program.funcs[f].body.as_ref() else {
-            return false;
-        };
-        let int = body.values.get(v).is_some_and(|d| matches!(d.ty, Type::I8 | Type::I16 | Type::I32 | Type::I64));
-        int && name_of(f, head, v).is_some()
-    };
+    let namer = Namer { program, sources };
+    let keep = |f, head, v| namer.keep(f, head, v);
     let mut last_failure = String::new();
     let mut queries = 0;
     // Only a graph tracks values apart from its predicates.
@@ -264,13 +338,63 @@ fn state_invariants(
             last_failure = format!("the invariants as C can state them are not inductive: {}", report.failure);
             continue;
         }
+        let stated: Vec<BlockInvariant> = invariants
+            .iter()
+            .map(|inv| BlockInvariant {
+                func: inv.func,
+                block: inv.head,
+                formula: inv.formula.clone(),
+                loc: Loc::UNKNOWN,
+            })
+            .collect();
+        let (entries, checks) = namer.entries(&stated)?;
+        return Ok(Checked { entries, checks, queries, method });
+    }
+    Err(last_failure)
+}
+
+/// The C names of the values at the source loops' heads.
+struct Namer<'a> {
+    program: &'a Program,
+    sources: &'a SourceInfo,
+}
+
+impl Namer<'_> {
+    /// The C variable that holds `v` at the loop whose head is `head`.
+    fn name_of(&self, f: FuncId, head: walkdown_ir::Block, v: Value) -> Option<String> {
+        let l = self.sources.loop_at(f, head)?;
+        l.vars.iter().find(|sv| sv.value == Operand::Value(v)).map(|sv| sv.name.clone())
+    }
+
+    /// Whether a witness may state a fact about `v` at `head`: an integer
+    /// a C variable in scope there holds.
+    fn keep(&self, f: FuncId, head: walkdown_ir::Block, v: Value) -> bool {
+        let Some(body) = self.program.funcs[f].body.as_ref() else {
+            return false;
+        };
+        let int = body.values.get(v).is_some_and(|d| matches!(d.ty, Type::I8 | Type::I16 | Type::I32 | Type::I64));
+        int && self.name_of(f, head, v).is_some()
+    }
+
+    /// The invariants (conjoined per head) as witness entries, and as the
+    /// checks the tests replay with.
+    fn entries(&self, invariants: &[BlockInvariant]) -> Result<(Vec<LoopInvariantEntry>, Vec<BlockInvariant>), String> {
+        let mut per_head: Vec<((FuncId, walkdown_ir::Block), Vec<Formula>)> = Vec::new();
+        for inv in invariants {
+            let key = (inv.func, inv.block);
+            match per_head.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, fs)) => fs.push(inv.formula.clone()),
+                None => per_head.push((key, vec![inv.formula.clone()])),
+            }
+        }
         let mut entries = Vec::new();
         let mut checks = Vec::new();
-        for inv in &invariants {
-            let Some(l) = sources.loop_at(inv.func, inv.head) else {
+        for ((func, head), parts) in per_head {
+            let Some(l) = self.sources.loop_at(func, head) else {
                 continue;
             };
-            let Some(value) = c_expression(&inv.formula, &|v| name_of(inv.func, inv.head, v)) else {
+            let formula = Formula::and(parts);
+            let Some(value) = c_expression(&formula, &|v| self.name_of(func, head, v)) else {
                 return Err(format!("the invariant at line {} reads a value C cannot name (a bug)", l.keyword.line));
             };
             if std::env::var_os("WALKDOWN_WITNESS_DEBUG").is_some() {
@@ -279,19 +403,60 @@ fn state_invariants(
             entries.push(LoopInvariantEntry {
                 line: l.keyword.line,
                 column: l.keyword.col,
-                function: program.funcs[inv.func].name.clone(),
+                function: self.program.funcs[func].name.clone(),
                 value,
             });
-            checks.push(BlockInvariant {
-                func: inv.func,
-                block: inv.head,
-                formula: inv.formula.clone(),
-                loc: l.keyword,
-            });
+            checks.push(BlockInvariant { func, block: head, formula, loc: l.keyword });
         }
-        return Ok(Checked { entries, checks, queries, method });
+        Ok((entries, checks))
     }
-    Err(last_failure)
+}
+
+/// Candidate invariants for the induction step's check: what each
+/// certificate says at each loop head as C can state it, a per-block
+/// analysis' conjunction split into its conjuncts (Houdini drops the ones
+/// that are not inductive on their own), a graph's disjunction whole.
+fn head_candidates(
+    certificates: &[&Certificate],
+    equalities: &[LinearEquality],
+    heads: &[(FuncId, walkdown_ir::Block)],
+    namer: &Namer<'_>,
+) -> Vec<BlockInvariant> {
+    let keep = |f, head, v| namer.keep(f, head, v);
+    let mut out: Vec<BlockInvariant> = Vec::new();
+    let mut push = |cand: BlockInvariant| {
+        if cand.formula != Formula::Bool(true) && !out.contains(&cand) {
+            out.push(cand);
+        }
+    };
+    // An equality holds wherever its head dominates (its values are the
+    // last visit's); restated over what C names at each head.
+    let dm = namer.program.data_model;
+    let mut dominators: HashMap<FuncId, Dominators> = HashMap::new();
+    for &(func, head) in heads {
+        let Some(body) = namer.program.funcs[func].body.as_ref() else { continue };
+        let dom = dominators.entry(func).or_insert_with(|| Dominators::compute(body));
+        let holding: Vec<LinearEquality> =
+            equalities.iter().filter(|e| e.func == func && dom.dominates(e.block, head)).cloned().collect();
+        for e in restate_equalities(&holding, dm, &|v| namer.keep(func, head, v)) {
+            push(BlockInvariant { func, block: head, formula: e.formula(dm, &|v| v), loc: Loc::UNKNOWN });
+        }
+    }
+    for c in certificates {
+        let variants: &[bool] = if c.from_graph() { &[false, true] } else { &[false] };
+        for &with_values in variants {
+            for inv in c.head_invariants(heads, &keep, with_values) {
+                let parts = match inv.formula {
+                    Formula::And(parts) if !c.from_graph() => parts,
+                    f => vec![f],
+                };
+                for formula in parts {
+                    push(BlockInvariant { func: inv.func, block: inv.head, formula, loc: Loc::UNKNOWN });
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Replays every kept test on `program` with each invariant checked at its

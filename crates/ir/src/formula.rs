@@ -89,6 +89,20 @@ impl Term {
             Term::Cast { arg, .. } => arg.values(out),
         }
     }
+
+    /// The term with every value read as `rename` says.
+    pub fn rename(&self, rename: &dyn Fn(Value) -> Value) -> Term {
+        match self {
+            Term::Operand(Operand::Value(v)) => Term::value(rename(*v)),
+            Term::Operand(o) => Term::Operand(*o),
+            Term::Bin { op, ty, lhs, rhs } => {
+                Term::Bin { op: *op, ty: *ty, lhs: Box::new(lhs.rename(rename)), rhs: Box::new(rhs.rename(rename)) }
+            }
+            Term::Cast { op, from, to, arg } => {
+                Term::Cast { op: *op, from: *from, to: *to, arg: Box::new(arg.rename(rename)) }
+            }
+        }
+    }
 }
 
 impl Formula {
@@ -164,6 +178,20 @@ impl Formula {
             },
             Formula::And(fs) => Formula::and(fs.iter().map(|f| f.restrict(keep)).collect()),
             Formula::Or(fs) => Formula::or(fs.iter().map(|f| f.restrict(keep)).collect()),
+        }
+    }
+
+    /// The formula with every value read as `rename` says (a head's
+    /// parameters as the values an edge into it passes).
+    pub fn rename(&self, rename: &dyn Fn(Value) -> Value) -> Formula {
+        match self {
+            Formula::Bool(b) => Formula::Bool(*b),
+            Formula::Cmp { pred, ty, lhs, rhs } => {
+                Formula::Cmp { pred: *pred, ty: *ty, lhs: lhs.rename(rename), rhs: rhs.rename(rename) }
+            }
+            Formula::Not(f) => Formula::Not(Box::new(f.rename(rename))),
+            Formula::And(fs) => Formula::And(fs.iter().map(|f| f.rename(rename)).collect()),
+            Formula::Or(fs) => Formula::Or(fs.iter().map(|f| f.rename(rename)).collect()),
         }
     }
 
@@ -347,5 +375,84 @@ impl LinearEquality {
             Some(lhs) => Formula::Cmp { pred: CmpPred::Eq, ty: self.ty, lhs, rhs: k(self.constant.wrapping_neg()) },
             None => Formula::Bool(self.constant == 0),
         }
+    }
+}
+
+/// Equalities over values `keep` accepts that follow from `equalities`
+/// (all holding at one point): each value `keep` rejects is eliminated by
+/// substitution, through an equality where its coefficient is 1 or -1 (so
+/// the step is exact in wrapping arithmetic); equalities still reading a
+/// rejected value are left out. A witness states a loop head's equalities
+/// over the C variables in scope there, where an analysis found them over
+/// earlier loops' values.
+pub fn restate_equalities(
+    equalities: &[LinearEquality],
+    dm: crate::DataModel,
+    keep: &dyn Fn(Value) -> bool,
+) -> Vec<LinearEquality> {
+    let mut rows: Vec<LinearEquality> = equalities.to_vec();
+    loop {
+        // A rejected value with a unit coefficient in some row: the pivot.
+        let pivot = rows.iter().enumerate().find_map(|(r, e)| {
+            e.terms.iter().find(|&&(c, v)| (c == 1 || c == -1) && !keep(v)).map(|&(c, v)| (r, c, v))
+        });
+        let Some((r, c, u)) = pivot else { break };
+        let p = rows.swap_remove(r);
+        for e in rows.iter_mut().filter(|e| e.ty == p.ty) {
+            // e - (e_u / c) * p, with 1/c == c for c = ±1.
+            let Some(k) = e.terms.iter().find(|t| t.1 == u).map(|t| t.0.wrapping_mul(c)) else { continue };
+            for &(pc, pv) in &p.terms {
+                let d = k.wrapping_mul(pc);
+                match e.terms.iter_mut().find(|t| t.1 == pv) {
+                    Some(t) => t.0 = t.0.wrapping_sub(d),
+                    None => e.terms.push((d.wrapping_neg(), pv)),
+                }
+            }
+            e.constant = e.constant.wrapping_sub(k.wrapping_mul(p.constant));
+            let mask = if p.ty.bits(dm) >= 64 { u64::MAX } else { (1u64 << p.ty.bits(dm)) - 1 };
+            e.terms.retain(|t| (t.0 as u64) & mask != 0);
+        }
+    }
+    rows.retain(|e| !e.terms.is_empty() && e.terms.iter().all(|t| keep(t.1)));
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn eq(terms: &[(i64, u32)], constant: i64) -> LinearEquality {
+        LinearEquality {
+            func: FuncId::from_u32(0),
+            block: Block::from_u32(0),
+            terms: terms.iter().map(|&(c, v)| (c, Value::from_u32(v))).collect(),
+            constant,
+            ty: Type::I32,
+        }
+    }
+
+    #[test]
+    fn an_earlier_loops_value_is_eliminated() {
+        // n - y1 - x1 == 0 and x + z - x1 - y1 == 0, with x1 unnamed:
+        // x + z - n == 0.
+        let named = |v: Value| v.as_u32() != 1;
+        let out = restate_equalities(
+            &[eq(&[(1, 0), (-1, 2), (-1, 1)], 0), eq(&[(1, 3), (1, 4), (-1, 1), (-1, 2)], 0)],
+            crate::DataModel::LP64,
+            &named,
+        );
+        assert_eq!(out.len(), 1);
+        let mut terms = out[0].terms.clone();
+        terms.sort_by_key(|t| t.1);
+        assert_eq!(terms, vec![(-1, Value::from_u32(0)), (1, Value::from_u32(3)), (1, Value::from_u32(4))]);
+        assert_eq!(out[0].constant, 0);
+    }
+
+    #[test]
+    fn a_value_without_a_unit_coefficient_stays_out() {
+        let named = |v: Value| v.as_u32() != 1;
+        let out =
+            restate_equalities(&[eq(&[(2, 1), (1, 0)], 3), eq(&[(1, 2), (1, 0)], 0)], crate::DataModel::LP64, &named);
+        assert_eq!(out, vec![eq(&[(1, 2), (1, 0)], 0)]);
     }
 }

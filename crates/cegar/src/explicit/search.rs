@@ -240,6 +240,12 @@ impl<'m> Search<'m> {
         }
     }
 
+    /// The states kept so far: each loop head of the model with its
+    /// parameters' values (in the order of the model's state parameters).
+    pub fn head_states(&self) -> impl Iterator<Item = (Block, &[u128])> {
+        self.states.iter().map(|k| (k.key.block, k.key.params.as_slice()))
+    }
+
     /// Explores the states from the program's start until the frontier is
     /// empty or a reason to give up.
     pub fn run(&mut self, hooks: &mut dyn Hooks) -> Result<SearchEnd, CegarError> {
