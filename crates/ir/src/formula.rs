@@ -358,17 +358,21 @@ impl LinearEquality {
     /// `rename` says (the block's parameters as the values an edge passes).
     pub fn formula(&self, dm: crate::DataModel, rename: &dyn Fn(Value) -> Value) -> Formula {
         let k = |c: i64| Term::Operand(Operand::Const(Const::int(self.ty, c, dm)));
+        // Terms with a positive coefficient first, so that `-1 * x` after
+        // them reads as a subtraction (the same in wrapping arithmetic).
+        let mut terms = self.terms.clone();
+        terms.sort_by_key(|&(c, _)| c < 0);
         let mut sum: Option<Term> = None;
-        for &(c, v) in &self.terms {
+        for (c, v) in terms {
             let x = Term::value(rename(v));
-            let x = if c == 1 {
-                x
-            } else {
-                Term::Bin { op: BinOp::Mul, ty: self.ty, lhs: Box::new(k(c)), rhs: Box::new(x) }
+            let (op, x) = match (c, &sum) {
+                (1, _) => (BinOp::Add, x),
+                (-1, Some(_)) => (BinOp::Sub, x),
+                _ => (BinOp::Add, Term::Bin { op: BinOp::Mul, ty: self.ty, lhs: Box::new(k(c)), rhs: Box::new(x) }),
             };
             sum = Some(match sum {
                 None => x,
-                Some(s) => Term::Bin { op: BinOp::Add, ty: self.ty, lhs: Box::new(s), rhs: Box::new(x) },
+                Some(s) => Term::Bin { op, ty: self.ty, lhs: Box::new(s), rhs: Box::new(x) },
             });
         }
         match sum {
