@@ -192,37 +192,12 @@ pub fn write_witness(
         .into_iter()
         .flatten()
         .collect();
+        let unwound = reach.iter().all(|g| complete_unwinding(&snap.goals[g.index()].verdict));
         let namer = Namer { program, sources };
         let candidates = head_candidates(&certificates, provers.equalities, &heads, &namer);
-        if std::env::var_os("WALKDOWN_WITNESS_DEBUG").is_some() {
-            for c in &candidates {
-                let l = sources.loop_at(c.func, c.block).map_or(0, |l| l.keyword.line);
-                let text = c_expression(&c.formula, &|v| namer.name_of(c.func, c.block, v));
-                eprintln!("witness: candidate at line {l}: {}", text.unwrap_or_else(|| format!("{:?}", c.formula)));
-            }
-        }
-        let unwound = reach.iter().all(|g| complete_unwinding(&snap.goals[g.index()].verdict));
-        match (provers.induction_check)(&candidates, &reach) {
-            Some(r) if r.settled && (r.excluded || unwound) => {
-                let method = if r.excluded { STEP } else { UNWINDING_BOUNDS };
-                match namer.entries(&r.kept) {
-                    Ok((entries, checks)) => {
-                        checked = Some(Checked { entries, checks, queries: r.queries, method });
-                    }
-                    Err(why) => failures.push(format!("induction step: {why}")),
-                }
-            }
-            Some(r) => failures.push(format!(
-                "induction step: {} of {} candidate invariants checked, {}",
-                r.kept.len(),
-                candidates.len(),
-                match (&r.skipped, r.settled) {
-                    (Some(why), _) => format!("no step case ({why})"),
-                    (None, false) => "not settled in the time left".to_string(),
-                    (None, true) => "the kept ones do not exclude reach_error within one iteration".to_string(),
-                }
-            )),
-            None => failures.push("induction step: no time left".into()),
+        match houdini_witness(&namer, &candidates, &reach, unwound, provers.induction_check) {
+            Ok(c) => checked = Some(c),
+            Err(why) => failures.push(format!("induction step: {why}")),
         }
     }
     if checked.is_none() {
@@ -257,23 +232,9 @@ pub fn write_witness(
             snap.tests.len()
         ));
     }
-    let hash = match std::fs::read(program_file) {
-        Ok(bytes) => walkdown_formats::batch::sha256_hex(&bytes),
-        Err(e) => return not_written(format!("cannot read {}: {e}", program_file.display())),
-    };
-    let task = WitnessTask {
-        input_file: program_file.display().to_string(),
-        input_file_sha256: hash,
-        data_model: program.data_model,
-        producer: ("walkdown".into(), producer_version.into()),
-        creation_time: walkdown_formats::metadata::utc_timestamp(std::time::SystemTime::now()),
-        error_function: if program.func_by_name("reach_error").is_none()
-            && program.func_by_name("__VERIFIER_error").is_some()
-        {
-            "__VERIFIER_error".into()
-        } else {
-            "reach_error".into()
-        },
+    let task = match witness_task(program_file, program, producer_version) {
+        Ok(t) => t,
+        Err(why) => return not_written(why),
     };
     let path = out.join(WITNESS_FILE);
     if let Err(e) = write_correctness_witness(&path, &task, &checked.entries) {
@@ -282,34 +243,84 @@ pub fn write_witness(
     Some(WitnessEntry {
         file: WITNESS_FILE.into(),
         status: "written".into(),
-        reason: if heads.is_empty() {
-            format!(
-                "every reach_error goal ({}) is proved unreachable; the program has no loops, so the invariant set is empty ({})",
-                reach.len(),
-                if checked.method == UNWINDING {
-                    format!("proved by {UNWINDING}")
-                } else {
-                    format!("the proof was checked with invariants from {}", checked.method)
-                }
-            )
-        } else if checked.method == UNWINDING_BOUNDS {
-            format!(
-                "every reach_error goal ({}) is proved unreachable by {UNWINDING}; the invariants are the \
-                 candidates the induction step kept inductive (Houdini): loop bounds and other facts a validator \
-                 may use, which do not exclude reach_error on their own",
-                reach.len(),
-            )
-        } else {
-            format!(
-                "every reach_error goal ({}) is proved unreachable; the invariants are from {}",
-                reach.len(),
-                checked.method
-            )
-        },
+        reason: reason(&checked, reach.len(), heads.is_empty()),
         loop_invariants: checked.entries.len(),
         tests_checked,
         inductiveness_queries: checked.queries,
     })
+}
+
+/// The task a witness names: the program's file, its hash, the producer.
+fn witness_task(program_file: &Path, program: &Program, producer_version: &str) -> Result<WitnessTask, String> {
+    let hash = match std::fs::read(program_file) {
+        Ok(bytes) => walkdown_formats::batch::sha256_hex(&bytes),
+        Err(e) => return Err(format!("cannot read {}: {e}", program_file.display())),
+    };
+    let old_style = program.func_by_name("reach_error").is_none() && program.func_by_name("__VERIFIER_error").is_some();
+    Ok(WitnessTask {
+        input_file: program_file.display().to_string(),
+        input_file_sha256: hash,
+        data_model: program.data_model,
+        producer: ("walkdown".into(), producer_version.into()),
+        creation_time: walkdown_formats::metadata::utc_timestamp(std::time::SystemTime::now()),
+        error_function: if old_style { "__VERIFIER_error" } else { "reach_error" }.into(),
+    })
+}
+
+/// The report's reason for a written witness: where its invariants come
+/// from, for `goals` proved goals.
+fn reason(checked: &Checked, goals: usize, loop_free: bool) -> String {
+    if loop_free {
+        let how = if checked.method == UNWINDING {
+            format!("proved by {UNWINDING}")
+        } else {
+            format!("the proof was checked with invariants from {}", checked.method)
+        };
+        format!(
+            "every reach_error goal ({goals}) is proved unreachable; the program has no loops, so the invariant set is empty ({how})"
+        )
+    } else if checked.method == UNWINDING_BOUNDS {
+        format!(
+            "every reach_error goal ({goals}) is proved unreachable by {UNWINDING}; the invariants are the \
+             candidates the induction step kept inductive (Houdini): loop bounds and other facts a validator \
+             may use, which do not exclude reach_error on their own"
+        )
+    } else {
+        format!("every reach_error goal ({goals}) is proved unreachable; the invariants are from {}", checked.method)
+    }
+}
+
+/// The candidates the induction step keeps (Houdini), when they exclude
+/// every `reach_error` check or every such goal was proved by complete
+/// unwinding (`unwound`); else why not.
+fn houdini_witness(
+    namer: &Namer<'_>,
+    candidates: &[BlockInvariant],
+    reach: &[GoalId],
+    unwound: bool,
+    check: &mut InductionCheck<'_>,
+) -> Result<Checked, String> {
+    if std::env::var_os("WALKDOWN_WITNESS_DEBUG").is_some() {
+        for c in candidates {
+            let l = namer.sources.loop_at(c.func, c.block).map_or(0, |l| l.keyword.line);
+            let text = c_expression(&c.formula, &|v| namer.name_of(c.func, c.block, v));
+            eprintln!("witness: candidate at line {l}: {}", text.unwrap_or_else(|| format!("{:?}", c.formula)));
+        }
+    }
+    let Some(r) = check(candidates, reach) else {
+        return Err("no time left".into());
+    };
+    if r.settled && (r.excluded || unwound) {
+        let method = if r.excluded { STEP } else { UNWINDING_BOUNDS };
+        let (entries, checks) = namer.entries(&r.kept)?;
+        return Ok(Checked { entries, checks, queries: r.queries, method });
+    }
+    let why = match (&r.skipped, r.settled) {
+        (Some(why), _) => format!("no step case ({why})"),
+        (None, false) => "not settled in the time left".to_string(),
+        (None, true) => "the kept ones do not exclude reach_error within one iteration".to_string(),
+    };
+    Err(format!("{} of {} candidate invariants kept, {why}", r.kept.len(), candidates.len()))
 }
 
 /// The certificate's invariants at the loop heads as C can state them,
