@@ -61,10 +61,9 @@ pub fn inductive_subset(
     candidates: &[LinearEquality],
 ) -> Result<Checked, BmcError> {
     let dm = base.data_model;
-    let as_invariants: Vec<BlockInvariant> = candidates.iter().map(|c| as_invariant(c, dm)).collect();
+    let as_invariants: Vec<BlockInvariant> = candidates.iter().map(|c| c.invariant(dm)).collect();
     let run = houdini(&InCampaign::new(ctx), settings, base, &as_invariants, &[], MAX_ROUNDS)?;
-    let kept = if run.settled { run.kept.iter().map(|&k| candidates[k].clone()).collect() } else { Vec::new() };
-    Ok(Checked { kept, rounds: run.rounds, queries: run.queries })
+    Ok(Checked { kept: run.kept_of(candidates), rounds: run.rounds, queries: run.queries })
 }
 
 /// The outcome of [`check_witness`].
@@ -107,9 +106,8 @@ pub fn check_witness(
         })
         .collect();
     let run = houdini(&Alone { interp, deadline }, settings, program, candidates, &sites, WITNESS_ROUNDS)?;
-    let kept = if run.settled { run.kept.iter().map(|&k| candidates[k].clone()).collect() } else { Vec::new() };
     Ok(WitnessCheck {
-        kept,
+        kept: run.kept_of(candidates),
         settled: run.settled,
         excluded: run.settled && run.sites_excluded,
         skipped: run.skipped,
@@ -127,6 +125,17 @@ struct Run {
     skipped: Option<String>,
     rounds: u32,
     queries: u64,
+}
+
+impl Run {
+    /// The candidates kept, once the run settled (none before).
+    fn kept_of<T: Clone>(&self, candidates: &[T]) -> Vec<T> {
+        if self.settled {
+            self.kept.iter().map(|&k| candidates[k].clone()).collect()
+        } else {
+            Vec::new()
+        }
+    }
 }
 
 fn houdini(
@@ -180,15 +189,10 @@ fn houdini(
     Ok(out)
 }
 
-/// An equality as the formula it states at its head.
-fn as_invariant(c: &LinearEquality, dm: walkdown_ir::DataModel) -> BlockInvariant {
-    BlockInvariant { func: c.func, block: c.block, formula: c.formula(dm, &|v| v), loc: Loc::UNKNOWN }
-}
-
 /// `program` with the candidates kept, as `assume`s at their heads.
 pub fn assume_kept(program: &Program, kept: &[LinearEquality]) -> Program {
     let dm = program.data_model;
-    let invariants: Vec<BlockInvariant> = kept.iter().map(|c| as_invariant(c, dm)).collect();
+    let invariants: Vec<BlockInvariant> = kept.iter().map(|c| c.invariant(dm)).collect();
     walkdown_ir::formula::instrument_assumes(program, &invariants)
 }
 

@@ -10,24 +10,31 @@ mod common;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use walkdown_bmc::houdini::check_witness;
+use walkdown_bmc::houdini::{check_witness, WitnessCheck};
 use walkdown_bmc::BmcSettings;
 use walkdown_ir::formula::{BlockInvariant, Formula, Term};
 use walkdown_ir::goals::{ErrorSite, GoalId, GoalKind, Goals};
-use walkdown_ir::{CheckKind, CmpPred, Const, DataModel, Loc, Operand, Program, Type};
+use walkdown_ir::{CheckKind, CmpPred, Const, DataModel, Operand, Program, Type};
 
-fn load() -> Program {
+/// The program, its goals, and its `reach_error` goals.
+fn load() -> (Program, Goals, Vec<GoalId>) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/deepening/unsigned_transfer.c");
-    common::load(&path, DataModel::LP64)
-}
-
-fn reach_errors(goals: &Goals) -> Vec<GoalId> {
-    goals
+    let program = common::load(&path, DataModel::LP64);
+    let goals = Goals::compute(&program);
+    let targets = goals
         .goals
         .iter()
         .filter(|(_, g)| matches!(g.kind, GoalKind::Error { site: ErrorSite::Check(CheckKind::ReachError), .. }))
         .map(|(id, _)| id)
-        .collect()
+        .collect();
+    (program, goals, targets)
+}
+
+/// [`check_witness`] on the program with these candidates, 20 s at most.
+fn check(program: &Program, goals: &Goals, targets: &[GoalId], candidates: &[BlockInvariant]) -> WitnessCheck {
+    let interp = walkdown_interp::Interpreter::new(program, goals).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    check_witness(program, goals, &interp, &BmcSettings::default(), candidates, targets, deadline).unwrap()
 }
 
 /// The candidate equalities a run ignoring wrapping proposes (the one the
@@ -37,13 +44,7 @@ fn candidates(program: &Program) -> (Vec<BlockInvariant>, BlockInvariant) {
     let dm = program.data_model;
     let equalities = walkdown_absint::candidate_loop_equalities(program, Default::default());
     assert!(!equalities.is_empty(), "the analysis proposes the transfer's equality");
-    let as_invariant = |e: &walkdown_ir::formula::LinearEquality| BlockInvariant {
-        func: e.func,
-        block: e.block,
-        formula: e.formula(dm, &|v| v),
-        loc: Loc::UNKNOWN,
-    };
-    let good: Vec<BlockInvariant> = equalities.iter().map(as_invariant).collect();
+    let good: Vec<BlockInvariant> = equalities.iter().map(|e| e.invariant(dm)).collect();
     let head = &good[0];
     let body = program.funcs[head.func].body.as_ref().unwrap();
     let first = body.blocks[head.block].params[0];
@@ -63,16 +64,12 @@ fn candidates(program: &Program) -> (Vec<BlockInvariant>, BlockInvariant) {
 
 #[test]
 fn houdini_keeps_the_inductive_candidates_and_they_exclude_the_error() {
-    let program = load();
-    let goals = Goals::compute(&program);
-    let interp = walkdown_interp::Interpreter::new(&program, &goals).unwrap();
-    let targets = reach_errors(&goals);
+    let (program, goals, targets) = load();
     assert_eq!(targets.len(), 1);
     let (good, false_one) = candidates(&program);
     let mut all = good.clone();
     all.push(false_one.clone());
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let r = check_witness(&program, &goals, &interp, &BmcSettings::default(), &all, &targets, deadline).unwrap();
+    let r = check(&program, &goals, &targets, &all);
     assert!(r.settled, "{r:?}");
     assert!(!r.kept.contains(&false_one), "the false candidate was kept: {r:?}");
     assert!(good.iter().all(|c| r.kept.contains(c)), "an inductive candidate was dropped: {r:?}");
@@ -82,14 +79,9 @@ fn houdini_keeps_the_inductive_candidates_and_they_exclude_the_error() {
 
 #[test]
 fn without_the_equality_the_error_is_not_excluded() {
-    let program = load();
-    let goals = Goals::compute(&program);
-    let interp = walkdown_interp::Interpreter::new(&program, &goals).unwrap();
-    let targets = reach_errors(&goals);
+    let (program, goals, targets) = load();
     let (_, false_one) = candidates(&program);
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let r =
-        check_witness(&program, &goals, &interp, &BmcSettings::default(), &[false_one], &targets, deadline).unwrap();
+    let r = check(&program, &goals, &targets, &[false_one]);
     assert!(r.settled && r.kept.is_empty(), "{r:?}");
     assert!(!r.excluded, "nothing but the step case excludes the error: {r:?}");
 }

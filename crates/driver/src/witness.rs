@@ -349,19 +349,16 @@ fn state_invariants(
             last_failure = format!("the invariants as C can state them are not inductive: {}", report.failure);
             continue;
         }
-        let stated: Vec<BlockInvariant> = invariants
-            .iter()
-            .map(|inv| BlockInvariant {
-                func: inv.func,
-                block: inv.head,
-                formula: inv.formula.clone(),
-                loc: Loc::UNKNOWN,
-            })
-            .collect();
+        let stated: Vec<BlockInvariant> = invariants.into_iter().map(at_head).collect();
         let (entries, checks) = namer.entries(&stated)?;
         return Ok(Checked { entries, checks, queries, method });
     }
     Err(last_failure)
+}
+
+/// A certificate's invariant at a loop head, as the invariant of that block.
+fn at_head(inv: walkdown_cegar::HeadInvariant) -> BlockInvariant {
+    BlockInvariant { func: inv.func, block: inv.head, formula: inv.formula, loc: Loc::UNKNOWN }
 }
 
 /// The C names of the values at the source loops' heads.
@@ -450,7 +447,7 @@ fn head_candidates(
         let holding: Vec<LinearEquality> =
             equalities.iter().filter(|e| e.func == func && dom.dominates(e.block, head)).cloned().collect();
         for e in restate_equalities(&holding, dm, &|v| namer.keep(func, head, v)) {
-            push(BlockInvariant { func, block: head, formula: e.formula(dm, &|v| v), loc: Loc::UNKNOWN });
+            push(BlockInvariant { block: head, ..e.invariant(dm) });
         }
     }
     for c in certificates {

@@ -354,6 +354,11 @@ pub struct LinearEquality {
 }
 
 impl LinearEquality {
+    /// The equality as the invariant it states at its block.
+    pub fn invariant(&self, dm: crate::DataModel) -> BlockInvariant {
+        BlockInvariant { func: self.func, block: self.block, formula: self.formula(dm, &|v| v), loc: Loc::UNKNOWN }
+    }
+
     /// The equality in wrapping arithmetic of `ty`, each value read as
     /// `rename` says (the block's parameters as the values an edge passes).
     pub fn formula(&self, dm: crate::DataModel, rename: &dyn Fn(Value) -> Value) -> Formula {
